@@ -1,0 +1,28 @@
+/** Trade and asset statistics of invited users, for an affiliate (agent) account (interface.md §4.5). */
+import { Context, Effect, Layer, Option, Stream } from "effect"
+import type { AffiliatePage, AffiliateStatsRequest, AffiliateUserStats } from "./AffiliateUserStats.js"
+import * as Endpoints from "./Endpoints.js"
+import type { TradeDeskError } from "./Errors.js"
+import { TradingHttp } from "./TradingHttp.js"
+
+export class AffiliateStats extends Context.Tag("@tradedesk/core/AffiliateStats")<AffiliateStats, {
+  readonly page: (params?: AffiliateStatsRequest) => Effect.Effect<AffiliatePage, TradeDeskError>
+  /** Every record of every page from `params.page` (default 1) to the last page the exchange reports. */
+  readonly allRecords: (params?: AffiliateStatsRequest) => Stream.Stream<AffiliateUserStats, TradeDeskError>
+}>() {}
+
+const make = Effect.map(TradingHttp, (http) => {
+  const page = Effect.fn("AffiliateStats.page")((params?: AffiliateStatsRequest) => http.call(Endpoints.affiliateStats, params ?? {}))
+
+  const allRecords = (params: AffiliateStatsRequest = {}): Stream.Stream<AffiliateUserStats, TradeDeskError> =>
+    Stream.paginateEffect(params.page ?? 1, (number) =>
+      Effect.map(page({ ...params, page: number }), (result) => [
+        result.records,
+        number < result.pages && result.records.length > 0 ? Option.some(number + 1) : Option.none<number>()
+      ] as const)
+    ).pipe(Stream.flattenIterables)
+
+  return AffiliateStats.of({ page, allRecords })
+})
+
+export const layer: Layer.Layer<AffiliateStats, never, TradingHttp> = Layer.effect(AffiliateStats, make)

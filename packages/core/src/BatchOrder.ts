@@ -1,0 +1,126 @@
+/**
+ * Batch order placement (interface.md §2.2, §2.3, §4.2): up to 20 orders for one futures symbol in one call.
+ */
+import { BigDecimal, Schema } from "effect"
+import * as Decimal from "./Decimal.js"
+import * as W from "./internal/wireRecord.js"
+import { FuturesSymbol } from "./Params.js"
+import { ExecutionFromCode, OrderTypeCodes } from "./PlanOrder.js"
+
+export const MAX_BATCH_ORDERS = 20
+
+/** A new order opens or closes a position: `type` codes 1–4. */
+const { "1": openLong, "2": openShort, "3": closeLong, "4": closeShort } = OrderTypeCodes
+export const NewOrderType = W.codeSchema({ "1": openLong, "2": openShort, "3": closeLong, "4": closeShort })
+export type NewOrderType = Schema.Schema.Type<typeof NewOrderType>
+
+/** Wire `match_price`: `"0"` uses the order's price (limit), `"1"` the market price. */
+export const PriceModeFromCode = W.codeSchema({ "0": "limit", "1": "market" })
+export type PriceMode = Schema.Schema.Type<typeof PriceModeFromCode>
+
+/** Wire `marginMode`: 1 cross, 3 isolated. */
+export const MarginModeFromCode = Schema.transformLiterals([1, "cross"], [3, "isolated"])
+export type MarginMode = Schema.Schema.Type<typeof MarginModeFromCode>
+
+export const ClientOid = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_-]{1,40}$/, {
+    message: (issue) => `client_oid must be 1–40 letters, digits, _ or -, got ${JSON.stringify(issue.actual)}`
+  })
+)
+
+const PositiveDecimal = Decimal.DecimalFromString.pipe(
+  Schema.filter((value) => BigDecimal.isPositive(value) || "must be greater than zero")
+)
+
+/** One order to place (wire: an element of `orderDataList`). */
+export const OrderRequest = Schema.Struct({
+  /** wire `client_oid`: your identifier, used to reconcile an order whose response was lost */
+  clientOid: ClientOid.pipe(Schema.propertySignature, Schema.fromKey("client_oid")),
+  type: NewOrderType,
+  size: PositiveDecimal,
+  /** wire `order_type` */
+  execution: ExecutionFromCode.pipe(Schema.propertySignature, Schema.fromKey("order_type")),
+  /** wire `match_price` */
+  priceMode: PriceModeFromCode.pipe(Schema.propertySignature, Schema.fromKey("match_price")),
+  /** required for limit orders */
+  price: Schema.optional(PositiveDecimal),
+  /** wire `presetTakeProfitPrice` */
+  takeProfitPrice: Schema.optional(PositiveDecimal).pipe(Schema.fromKey("presetTakeProfitPrice")),
+  /** wire `presetStopLossPrice` */
+  stopLossPrice: Schema.optional(PositiveDecimal).pipe(Schema.fromKey("presetStopLossPrice"))
+}).pipe(
+  Schema.filter((order) =>
+    order.priceMode === "market" || order.price !== undefined
+      ? true
+      : { path: ["price"], message: "price is required for a limit order (priceMode \"limit\")" }
+  )
+)
+export type OrderRequest = Schema.Schema.Type<typeof OrderRequest>
+/** What callers pass: `execution` defaults to `"normal"`, `priceMode` to `"limit"`. */
+export type OrderInput = Omit<OrderRequest, "execution" | "priceMode"> & Partial<Pick<OrderRequest, "execution" | "priceMode">>
+
+
+export const BatchOrdersRequest = Schema.Struct({
+  symbol: FuturesSymbol,
+  /** wire `orderDataList` */
+  orders: Schema.Array(OrderRequest).pipe(
+    Schema.minItems(1, { message: () => "at least one order is needed" }),
+    Schema.maxItems(MAX_BATCH_ORDERS, { message: () => `at most ${MAX_BATCH_ORDERS} orders fit in one batch` }),
+    Schema.filter((orders) => {
+      const seen = new Set<string>()
+      for (const [index, order] of orders.entries()) {
+        if (seen.has(order.clientOid)) return { path: [index, "clientOid"], message: `client_oid ${order.clientOid} appears twice in the batch` }
+        seen.add(order.clientOid)
+      }
+      return true
+    }),
+    Schema.propertySignature,
+    Schema.fromKey("orderDataList")
+  ),
+  marginMode: Schema.optional(MarginModeFromCode)
+})
+export type BatchOrdersRequest = Schema.Schema.Type<typeof BatchOrdersRequest>
+export interface BatchOrdersInput {
+  readonly symbol: string
+  readonly orders: ReadonlyArray<OrderInput>
+  readonly marginMode?: MarginMode
+}
+
+/**
+ * Fills each order's defaults. Anything malformed (from untyped callers) is passed on as it is, for the request
+ * schema to refuse with an InputError naming the field.
+ */
+export const withDefaults = (batch: BatchOrdersInput): BatchOrdersRequest => {
+  const orders: unknown = batch?.orders
+  return {
+    ...batch,
+    orders: Array.isArray(orders)
+      ? orders.map((order: OrderInput) => ({ execution: "normal", priceMode: "limit", ...order }))
+      : orders
+  } as BatchOrdersRequest
+}
+
+const resultRecord = W.record({
+  /** wire `order_id`: empty when the order was refused */
+  orderId: W.textOrEmpty("order_id"),
+  /** wire `client_oid` */
+  clientOid: W.textOrEmpty("client_oid"),
+  /** wire `result`: whether this order was accepted */
+  accepted: W.boolean("result"),
+  /** wire `error_code`, verbatim; empty when accepted */
+  errorCode: W.textOrEmpty("error_code"),
+  /** wire `error_message`, verbatim; empty when accepted */
+  errorMessage: W.textOrEmpty("error_message")
+})
+export const OrderResult = resultRecord.schema
+export type OrderResult = Schema.Schema.Type<typeof OrderResult>
+
+const responseRecord = W.record({
+  /** wire `order_info`: one result per submitted order */
+  orders: W.records("order_info", resultRecord),
+  /** wire `result`: the exchange's overall outcome; a batch may still be partly accepted, see each order */
+  accepted: W.boolean("result")
+})
+export const BatchOrdersResponse = responseRecord.schema
+export type BatchOrdersResponse = Schema.Schema.Type<typeof BatchOrdersResponse>
+export const BatchOrdersResult = W.one(responseRecord)

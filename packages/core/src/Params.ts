@@ -1,0 +1,56 @@
+/**
+ * Building blocks of request parameters: what callers pass (Type) and what goes on the wire (Encoded).
+ * Encoding a request validates it, so bad input is refused before any request is made.
+ */
+import { DateTime, Schema } from "effect"
+
+/** Futures symbols are lower case with the `cmt_` prefix, e.g. `cmt_btcusdt`. */
+export const FuturesSymbol = Schema.String.pipe(
+  Schema.pattern(/^cmt_[a-z0-9]{2,30}$/, {
+    message: (issue) => `expected a futures symbol like cmt_btcusdt, got ${JSON.stringify(issue.actual)}`
+  })
+)
+
+/** A point in time as callers have it: a `DateTime`, a `Date` or epoch milliseconds. */
+export const TimeInput = Schema.Union(
+  Schema.DateTimeUtcFromSelf,
+  Schema.ValidDateFromSelf,
+  Schema.NonNegativeInt.annotations({ message: () => "expected epoch milliseconds, a Date or a DateTime" })
+)
+export type TimeInput = Schema.Schema.Type<typeof TimeInput>
+
+export const toMillis = (time: TimeInput): number =>
+  typeof time === "number" ? time : time instanceof Date ? time.getTime() : DateTime.toEpochMillis(time)
+
+/** Epoch milliseconds as a query string value. */
+export const MillisQuery = Schema.transform(Schema.NumberFromString, TimeInput, {
+  strict: false,
+  decode: (millis) => DateTime.unsafeMake(millis),
+  encode: (time) => toMillis(time as TimeInput)
+})
+
+/** Epoch milliseconds as a JSON number in a request body. */
+export const MillisBody = Schema.transform(Schema.Number, TimeInput, {
+  strict: false,
+  decode: (millis) => DateTime.unsafeMake(millis),
+  encode: (time) => toMillis(time as TimeInput)
+})
+
+/** An integer within bounds, as a query string value. */
+export const IntQuery = (min: number, max: number) =>
+  Schema.NumberFromString.pipe(Schema.compose(Schema.Int.pipe(Schema.between(min, max))))
+
+/** A decimal digit string, for identifiers typed Long by the spec. */
+export const DigitString = Schema.String.pipe(
+  Schema.pattern(/^\d{1,20}$/, { message: (issue) => `expected digits, got ${JSON.stringify(issue.actual)}` })
+)
+
+/** Rejects a window whose start is after its end; the error names the start field. */
+export const orderedWindow = <K1 extends string, K2 extends string>(startKey: K1, endKey: K2) =>
+<A extends { readonly [k in K1 | K2]?: TimeInput | undefined }>(params: A) => {
+  const start = params[startKey]
+  const end = params[endKey]
+  return start === undefined || end === undefined || toMillis(start) <= toMillis(end)
+    ? true
+    : { path: [startKey], message: `${startKey} must not be after ${endKey}` }
+}

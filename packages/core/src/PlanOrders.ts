@@ -1,0 +1,64 @@
+/** Current plan (trigger) orders (interface.md §4.1), one page or walked over a time range. */
+import { Context, Effect, Layer, Stream } from "effect"
+import * as Endpoints from "./Endpoints.js"
+import type { TradeDeskError } from "./Errors.js"
+import { toMillis } from "./Params.js"
+import type { TimeInput } from "./Params.js"
+import { MAX_PLAN_ORDERS_LIMIT } from "./PlanOrder.js"
+import type { PlanOrder, PlanOrdersRequest } from "./PlanOrder.js"
+import { TradingHttp } from "./TradingHttp.js"
+
+export interface TimeRange {
+  readonly symbol?: string
+  readonly startTime: TimeInput
+  readonly endTime: TimeInput
+  /** width of the first windows asked for (default one day); a full window is split in two and asked again */
+  readonly windowMillis?: number
+}
+
+export class PlanOrders extends Context.Tag("@tradedesk/core/PlanOrders")<PlanOrders, {
+  readonly list: (params?: PlanOrdersRequest) => Effect.Effect<ReadonlyArray<PlanOrder>, TradeDeskError>
+  /** Every plan order created within the range, oldest window first, each once. */
+  readonly inRange: (range: TimeRange) => Stream.Stream<PlanOrder, TradeDeskError>
+}>() {}
+
+const DAY = 86_400_000
+
+const make = Effect.map(TradingHttp, (http) => {
+  const list = Effect.fn("PlanOrders.list")((params?: PlanOrdersRequest) => http.call(Endpoints.planOrders, params ?? {}))
+
+  const inRange = (range: TimeRange): Stream.Stream<PlanOrder, TradeDeskError> => {
+    const width = Math.max(2, Math.floor(range.windowMillis ?? DAY))
+    const start = toMillis(range.startTime)
+    const end = toMillis(range.endTime)
+    // Windows share their boundary millisecond, so an order there is found whether the exchange treats the end as
+    // inclusive or not; the ids seen remove the double. A window that comes back full is split and asked again.
+    const windowOrders = (from: number, to: number): Stream.Stream<PlanOrder, TradeDeskError> =>
+      Stream.unwrap(
+        Effect.map(
+          list({ symbol: range.symbol, startTime: from, endTime: to, limit: MAX_PLAN_ORDERS_LIMIT }),
+          (orders) => {
+            if (orders.length < MAX_PLAN_ORDERS_LIMIT || to - from < 2) return Stream.fromIterable(orders)
+            const middle = from + Math.floor((to - from) / 2)
+            return Stream.concat(windowOrders(from, middle), windowOrders(middle, to))
+          }
+        )
+      )
+    const windows = Stream.iterate(start, (from) => from + width).pipe(
+      Stream.takeUntil((from) => from + width >= end),
+      Stream.flatMap((from) => windowOrders(from, Math.min(end, from + width)))
+    )
+    return Stream.suspend(() => {
+      const seen = new Set<string>()
+      return windows.pipe(Stream.filter((order) => {
+        if (seen.has(order.orderId)) return false
+        seen.add(order.orderId)
+        return true
+      }))
+    })
+  }
+
+  return PlanOrders.of({ list, inRange })
+})
+
+export const layer: Layer.Layer<PlanOrders, never, TradingHttp> = Layer.effect(PlanOrders, make)

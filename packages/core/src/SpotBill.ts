@@ -1,0 +1,61 @@
+/**
+ * Spot account bills, the ledger (interface.md §2.5, §4.4).
+ */
+import { Schema } from "effect"
+import * as W from "./internal/wireRecord.js"
+import { MillisBody, orderedWindow } from "./Params.js"
+
+/** Business types listed by the spec (interface.md §4.4). */
+export const BizTypes = [
+  "deposit",
+  "withdraw",
+  "transfer_in",
+  "transfer_out",
+  "trade_in",
+  "trade_out",
+  "order_fill_fee_income",
+  "order_liquidate_fee_income"
+] as const
+export type BizType = (typeof BizTypes)[number]
+export const BizType = Schema.Literal(...BizTypes)
+
+const record = W.record({
+  billId: W.text("billId"),
+  coinId: W.integer("coinId"),
+  coinName: W.text("coinName"),
+  /**
+   * Kept as sent: the spec lists the values callers may filter by, and a ledger entry of a type added later must
+   * not make a whole page unreadable.
+   */
+  bizType: W.text("bizType"),
+  fillSize: W.decimal("fillSize"),
+  fillValue: W.decimal("fillValue"),
+  /** balance change, signed */
+  deltaAmount: W.decimal("deltaAmount"),
+  /** balance after the change */
+  afterAmount: W.decimal("afterAmount"),
+  fees: W.decimal("fees"),
+  /** wire `cTime` */
+  createdAt: W.timestamp("cTime")
+})
+
+export const SpotBill = record.schema
+export type SpotBill = Schema.Schema.Type<typeof SpotBill>
+export type SpotBillWire = Schema.Schema.Encoded<typeof SpotBill>
+export const SpotBillList = W.many(record)
+
+export const MAX_BILLS_LIMIT = 100
+
+/** Body of `POST /api/v2/account/bills`; every field optional. */
+export const SpotBillsRequest = Schema.Struct({
+  coinId: Schema.optional(Schema.NonNegativeInt),
+  bizType: Schema.optional(
+    BizType.annotations({ message: () => `expected one of ${BizTypes.join(", ")}` })
+  ),
+  /** bills created after this time */
+  after: Schema.optional(MillisBody),
+  /** bills created before this time */
+  before: Schema.optional(MillisBody),
+  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_BILLS_LIMIT)))
+}).pipe(Schema.filter(orderedWindow("after", "before")))
+export type SpotBillsRequest = Schema.Schema.Type<typeof SpotBillsRequest>

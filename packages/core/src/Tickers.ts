@@ -1,0 +1,15 @@
+/** Market tickers of every futures pair (interface.md §4.3): public, weight 40. */
+import { Context, Effect, Layer } from "effect"
+import * as Endpoints from "./Endpoints.js"
+import type { TradeDeskError } from "./Errors.js"
+import type { Ticker } from "./Ticker.js"
+import { TradingHttp } from "./TradingHttp.js"
+
+export class Tickers extends Context.Tag("@tradedesk/core/Tickers")<Tickers, {
+  readonly all: () => Effect.Effect<ReadonlyArray<Ticker>, TradeDeskError>
+}>() {}
+
+export const layer: Layer.Layer<Tickers, never, TradingHttp> = Layer.effect(
+  Tickers,
+  Effect.map(TradingHttp, (http) => Tickers.of({ all: Effect.fn("Tickers.all")(() => http.call(Endpoints.tickers, {})) }))
+)

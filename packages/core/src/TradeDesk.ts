@@ -1,0 +1,43 @@
+/**
+ * All five services over one transport, one rate limiter and one HTTP client: the layer an application provides.
+ */
+import type { HttpClient } from "@effect/platform"
+import { Layer } from "effect"
+import * as AffiliateStats from "./AffiliateStats.js"
+import * as BatchOrders from "./BatchOrders.js"
+import type { ConfigError } from "./Errors.js"
+import * as PlanOrders from "./PlanOrders.js"
+import * as RateLimit from "./RateLimit.js"
+import * as SpotBills from "./SpotBills.js"
+import * as Tickers from "./Tickers.js"
+import * as TradeDeskConfig from "./TradeDeskConfig.js"
+import * as TradingHttp from "./TradingHttp.js"
+import * as UndiciHttpClient from "./UndiciHttpClient.js"
+
+export type Services =
+  | Tickers.Tickers
+  | PlanOrders.PlanOrders
+  | BatchOrders.BatchOrders
+  | SpotBills.SpotBills
+  | AffiliateStats.AffiliateStats
+
+const services = Layer.mergeAll(Tickers.layer, PlanOrders.layer, BatchOrders.layer, SpotBills.layer, AffiliateStats.layer)
+
+/** The services given a configuration, an HTTP client and a rate limiter (to swap any of them, e.g. in tests). */
+export const layerWith: Layer.Layer<
+  Services,
+  never,
+  TradeDeskConfig.TradeDeskConfig | RateLimit.RateLimit | HttpClient.HttpClient
+> = Layer.provide(services, TradingHttp.layer)
+
+/** The services given a configuration: undici HTTP client, in-memory rate limiter. */
+export const layerConfigured: Layer.Layer<Services, never, TradeDeskConfig.TradeDeskConfig> = layerWith.pipe(
+  Layer.provide(Layer.merge(RateLimit.layer, UndiciHttpClient.layer))
+)
+
+/** Everything from options in code. */
+export const layer = (options: TradeDeskConfig.Options = {}): Layer.Layer<Services, ConfigError> =>
+  Layer.provide(layerConfigured, TradeDeskConfig.layer(options))
+
+/** Everything from the `TRADEDESK_*` environment variables. */
+export const layerFromEnv: Layer.Layer<Services, ConfigError> = Layer.provide(layerConfigured, TradeDeskConfig.layerFromEnv)

@@ -1,0 +1,162 @@
+/**
+ * Client configuration: hosts, credentials (always `Redacted`), locale, timeout, clock offset, rate-limit budgets.
+ * Given in code with `layer(options)` or read from the environment with `layerFromEnv`.
+ */
+import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { ConfigError } from "./Errors.js"
+
+export const PRODUCTION_FUTURES_BASE_URL = "https://api-contract.weex.com"
+export const PRODUCTION_SPOT_BASE_URL = "https://api-spot.weex.com"
+
+export interface Credentials {
+  readonly apiKey: Redacted.Redacted<string>
+  readonly apiSecret: Redacted.Redacted<string>
+  readonly apiPassphrase: Redacted.Redacted<string>
+}
+
+export interface RateLimitSettings {
+  /** weight allowed per window for all processes behind one IP (default 500) */
+  readonly ipWeightPerWindow: number
+  /** weight allowed per window for one API key (default 500) */
+  readonly uidWeightPerWindow: number
+  readonly window: Duration.Duration
+  /** order-placing requests per second (default 10) */
+  readonly orderRequestsPerSecond: number
+  /** `wait` for room in the budget (default) or `fail` at once with a RateLimitError */
+  readonly onExceeded: "wait" | "fail"
+  /** pause after the exchange answered 429 without Retry-After (default 10 s) */
+  readonly penalty: Duration.Duration
+}
+
+export interface Settings {
+  readonly futuresBaseUrl: string
+  readonly spotBaseUrl: string
+  readonly credentials: Option.Option<Credentials>
+  /** the `locale` header; none sends no header */
+  readonly locale: Option.Option<string>
+  readonly timeout: Duration.Duration
+  /** added to the local clock for ACCESS-TIMESTAMP, for a machine whose clock is off from the exchange's */
+  readonly clockOffsetMillis: number
+  /** false: no client-side limiting, for callers that limit upstream */
+  readonly rateLimit: RateLimitSettings | false
+  /** attempts after the first, for reads that failed transiently */
+  readonly readRetries: number
+}
+
+/** The options shape shared by `layer` and the Promise facade's `createClient`. */
+export interface Options {
+  readonly futuresBaseUrl?: string
+  readonly spotBaseUrl?: string
+  readonly apiKey?: string | Redacted.Redacted<string>
+  readonly apiSecret?: string | Redacted.Redacted<string>
+  readonly apiPassphrase?: string | Redacted.Redacted<string>
+  /** default `en-US`; `""` sends no locale header */
+  readonly locale?: string
+  readonly timeoutMs?: number
+  readonly clockOffsetMs?: number
+  readonly readRetries?: number
+  readonly rateLimit?:
+    | {
+      readonly ipWeightPerWindow?: number
+      readonly uidWeightPerWindow?: number
+      readonly windowMs?: number
+      readonly orderRequestsPerSecond?: number
+      readonly onExceeded?: "wait" | "fail"
+      readonly penaltyMs?: number
+    }
+    | false
+}
+
+export class TradeDeskConfig extends Context.Tag("@tradedesk/core/TradeDeskConfig")<TradeDeskConfig, Settings>() {}
+
+const secret = (value: string | Redacted.Redacted<string> | undefined) =>
+  value === undefined || value === "" ? undefined : Redacted.isRedacted(value) ? value : Redacted.make(value)
+
+const positive = (name: string, value: number | undefined, fallback: number): number => {
+  const chosen = value ?? fallback
+  if (!Number.isFinite(chosen) || chosen <= 0) throw new ConfigError({ reason: `${name} must be a positive number, got ${value}` })
+  return chosen
+}
+
+const baseUrl = (name: string, value: string | undefined, fallback: string): string => {
+  const chosen = (value ?? fallback).replace(/\/+$/, "")
+  if (!/^https?:\/\/[^\s/]+/.test(chosen)) throw new ConfigError({ reason: `${name} must be an http(s) URL, got ${JSON.stringify(value)}` })
+  return chosen
+}
+
+/** Validates options into settings; a ConfigError names what is wrong (never a secret's value). */
+export const resolve = (options: Options): Effect.Effect<Settings, ConfigError> =>
+  Effect.try({
+    try: (): Settings => {
+      const apiKey = secret(options.apiKey)
+      const apiSecret = secret(options.apiSecret)
+      const apiPassphrase = secret(options.apiPassphrase)
+      const given = [apiKey, apiSecret, apiPassphrase].filter((value) => value !== undefined).length
+      if (given !== 0 && given !== 3) {
+        const missing = [["apiKey", apiKey], ["apiSecret", apiSecret], ["apiPassphrase", apiPassphrase]]
+          .filter(([, value]) => value === undefined)
+          .map(([name]) => name)
+        throw new ConfigError({ reason: `incomplete API credentials: ${missing.join(", ")} missing` })
+      }
+      const limits = options.rateLimit
+      return {
+        futuresBaseUrl: baseUrl("futuresBaseUrl", options.futuresBaseUrl, PRODUCTION_FUTURES_BASE_URL),
+        spotBaseUrl: baseUrl("spotBaseUrl", options.spotBaseUrl, PRODUCTION_SPOT_BASE_URL),
+        credentials: apiKey && apiSecret && apiPassphrase ? Option.some({ apiKey, apiSecret, apiPassphrase }) : Option.none(),
+        locale: options.locale === "" ? Option.none() : Option.some(options.locale ?? "en-US"),
+        timeout: Duration.millis(positive("timeoutMs", options.timeoutMs, 10_000)),
+        clockOffsetMillis: options.clockOffsetMs ?? 0,
+        readRetries: Math.max(0, Math.floor(options.readRetries ?? 2)),
+        rateLimit: limits === false ? false : {
+          ipWeightPerWindow: positive("rateLimit.ipWeightPerWindow", limits?.ipWeightPerWindow, 500),
+          uidWeightPerWindow: positive("rateLimit.uidWeightPerWindow", limits?.uidWeightPerWindow, 500),
+          window: Duration.millis(positive("rateLimit.windowMs", limits?.windowMs, 10_000)),
+          orderRequestsPerSecond: positive("rateLimit.orderRequestsPerSecond", limits?.orderRequestsPerSecond, 10),
+          onExceeded: limits?.onExceeded ?? "wait",
+          penalty: Duration.millis(positive("rateLimit.penaltyMs", limits?.penaltyMs, 10_000))
+        }
+      }
+    },
+    catch: (error) => (error instanceof ConfigError ? error : new ConfigError({ reason: String(error) }))
+  })
+
+export const layer = (options: Options = {}): Layer.Layer<TradeDeskConfig, ConfigError> =>
+  Layer.effect(TradeDeskConfig, resolve(options))
+
+const optionalNumber = (name: string) => Config.option(Config.number(name)).pipe(Config.map(Option.getOrUndefined))
+const optionalString = (name: string) => Config.option(Config.string(name)).pipe(Config.map(Option.getOrUndefined))
+const optionalSecret = (name: string) => Config.option(Config.redacted(name)).pipe(Config.map(Option.getOrUndefined))
+
+/**
+ * Options from the environment: `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
+ * `TRADEDESK_API_SECRET`, `TRADEDESK_API_PASSPHRASE`, `TRADEDESK_LOCALE`, `TRADEDESK_TIMEOUT_MS`,
+ * `TRADEDESK_CLOCK_OFFSET_MS`, `TRADEDESK_IP_WEIGHT_PER_WINDOW`, `TRADEDESK_UID_WEIGHT_PER_WINDOW`,
+ * `TRADEDESK_RATE_WINDOW_MS`, `TRADEDESK_RATE_LIMIT` (`wait`, `fail` or `off`).
+ */
+export const optionsFromEnv: Config.Config<Options> = Config.all({
+  futuresBaseUrl: optionalString("TRADEDESK_FUTURES_BASE_URL"),
+  spotBaseUrl: optionalString("TRADEDESK_SPOT_BASE_URL"),
+  apiKey: optionalSecret("TRADEDESK_API_KEY"),
+  apiSecret: optionalSecret("TRADEDESK_API_SECRET"),
+  apiPassphrase: optionalSecret("TRADEDESK_API_PASSPHRASE"),
+  locale: optionalString("TRADEDESK_LOCALE"),
+  timeoutMs: optionalNumber("TRADEDESK_TIMEOUT_MS"),
+  clockOffsetMs: optionalNumber("TRADEDESK_CLOCK_OFFSET_MS"),
+  ipWeightPerWindow: optionalNumber("TRADEDESK_IP_WEIGHT_PER_WINDOW"),
+  uidWeightPerWindow: optionalNumber("TRADEDESK_UID_WEIGHT_PER_WINDOW"),
+  windowMs: optionalNumber("TRADEDESK_RATE_WINDOW_MS"),
+  mode: Config.option(Config.literal("wait", "fail", "off")("TRADEDESK_RATE_LIMIT")).pipe(Config.map(Option.getOrUndefined))
+}).pipe(
+  Config.map(({ ipWeightPerWindow, mode, uidWeightPerWindow, windowMs, ...rest }): Options => ({
+    ...rest,
+    rateLimit: mode === "off" ? false : { ipWeightPerWindow, uidWeightPerWindow, windowMs, onExceeded: mode }
+  }))
+)
+
+export const layerFromEnv: Layer.Layer<TradeDeskConfig, ConfigError> = Layer.effect(
+  TradeDeskConfig,
+  Effect.flatMap(
+    Effect.mapError(optionsFromEnv, (error) => new ConfigError({ reason: String(error) })),
+    resolve
+  )
+)

@@ -1,0 +1,206 @@
+/**
+ * The transport: the only code that touches `HttpClient`. For one call it validates and encodes the parameters,
+ * charges the rate limiter, signs the exact query and body it then sends, checks the status and envelope, decodes the
+ * answer, and maps every failure to a `TradeDeskError` in one place.
+ */
+import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
+import type { HttpClientError } from "@effect/platform"
+import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Redacted, Schedule, Schema } from "effect"
+import type { Endpoint } from "./Endpoints.js"
+import {
+  categoryOf,
+  ConfigError,
+  DecodeError,
+  ExchangeApiError,
+  HttpStatusError,
+  InputError,
+  isTransient,
+  RateLimitError,
+  TransportError
+} from "./Errors.js"
+import type { TradeDeskError } from "./Errors.js"
+import { accountKey, RateLimit } from "./RateLimit.js"
+import * as Signer from "./Signer.js"
+import { TradeDeskConfig } from "./TradeDeskConfig.js"
+
+export class TradingHttp extends Context.Tag("@tradedesk/core/TradingHttp")<TradingHttp, {
+  readonly call: <P, A>(endpoint: Endpoint<P, A>, params: P) => Effect.Effect<A, TradeDeskError>
+}>() {}
+
+const EXCERPT_LENGTH = 200
+const excerpt = (text: string) => (text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text)
+
+const SECRET_HEADERS = ["access-key", "access-sign", "access-passphrase"]
+
+const inputError = (endpoint: Endpoint<any, any>, error: ParseResult.ParseError) => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  return new InputError({
+    endpoint: endpoint.name,
+    field: issue === undefined || issue.path.length === 0 ? "parameters" : issue.path.join("."),
+    reason: issue?.message ?? "invalid parameters"
+  })
+}
+
+/** The parameters as the wire query string or JSON body text: the exact bytes that are signed and sent. */
+const encodeParams = <P>(endpoint: Endpoint<P, any>, params: P): Either.Either<{ query: string; body: string }, InputError> =>
+  Either.match(Schema.encodeUnknownEither(endpoint.request, { errors: "first" })(params ?? {}), {
+    onLeft: (error) => Either.left(inputError(endpoint, error)),
+    onRight: (wire: Record<string, unknown>) => {
+      if (endpoint.location === "body") return Either.right({ query: "", body: JSON.stringify(wire) })
+      const query = new URLSearchParams()
+      for (const [key, value] of Object.entries(wire)) if (value !== undefined) query.append(key, String(value))
+      return Either.right({ query: query.toString(), body: "" })
+    }
+  })
+
+const transportError = (endpoint: Endpoint<any, any>, error: HttpClientError.HttpClientError): TransportError => {
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined
+  const code = typeof cause?.code === "string" ? cause.code : undefined
+  const detail = code === "ECONNREFUSED"
+    ? "connection refused"
+    : code ?? (typeof cause?.message === "string" ? cause.message : error.reason)
+  return new TransportError({ endpoint: endpoint.name, kind: "connection", detail })
+}
+
+interface ExchangeErrorBody {
+  readonly code: string
+  readonly msg: string
+}
+
+/** `{ code, msg }` with the code as a string or a number, as error bodies come. */
+const errorBodyOf = (json: unknown): ExchangeErrorBody | undefined => {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined
+  const { code, msg, message } = json as Record<string, unknown>
+  if (typeof code !== "string" && typeof code !== "number") return undefined
+  const text = typeof msg === "string" ? msg : typeof message === "string" ? message : ""
+  return { code: String(code), msg: text }
+}
+
+const SUCCESS_CODE = { spot: "00000", affiliate: "200" } as const
+
+const retryAfterMillis = (headers: Headers.Headers): number | undefined => {
+  const value = headers["retry-after"]
+  if (value === undefined) return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+}
+
+const make = Effect.gen(function*() {
+  const settings = yield* TradeDeskConfig
+  const limiter = yield* RateLimit
+  const client = yield* HttpClient.HttpClient
+  const account = Option.map(settings.credentials, (credentials) => accountKey(Redacted.value(credentials.apiKey)))
+  const localeHeader = Option.match(settings.locale, { onNone: () => ({}), onSome: (locale) => ({ locale }) })
+
+  /** Maps one answer: status, JSON, envelope, then the response decoder. */
+  const interpret = <A>(endpoint: Endpoint<any, A>, status: number, headers: Headers.Headers, text: string) => {
+    let json: unknown
+    let parsed = false
+    if (text.length > 0) {
+      try {
+        json = JSON.parse(text)
+        parsed = true
+      } catch {
+        // not JSON: a gateway page or a truncated answer, reported below
+      }
+    }
+    const errorBody = parsed ? errorBodyOf(json) : undefined
+    if (status === 429 || errorBody?.code === "429") {
+      return Effect.flatMap(
+        limiter.penalize(endpoint, endpoint.signed ? Option.getOrUndefined(account) : undefined, retryAfterMillis(headers)),
+        (millis) => Effect.fail(new RateLimitError({ endpoint: endpoint.name, source: "server", budget: "exchange", retryAfterMillis: millis }))
+      )
+    }
+    if (status < 200 || status >= 300) {
+      return Effect.fail(
+        errorBody === undefined
+          ? new HttpStatusError({ endpoint: endpoint.name, status, bodyExcerpt: excerpt(text) })
+          : new ExchangeApiError({ endpoint: endpoint.name, status, code: errorBody.code, msg: errorBody.msg, category: categoryOf(errorBody.code) })
+      )
+    }
+    if (!parsed) {
+      return Effect.fail(new DecodeError({
+        endpoint: endpoint.name,
+        detail: text.length === 0 ? "empty body" : "the body is not JSON",
+        bodyExcerpt: excerpt(text)
+      }))
+    }
+    let payload = json
+    if (endpoint.envelope === "bare") {
+      // a bare-JSON operation answers errors as `{ code, msg }` in place of its array or object
+      if (errorBody !== undefined && typeof (json as Record<string, unknown>).msg === "string") {
+        return Effect.fail(new ExchangeApiError({ endpoint: endpoint.name, status, code: errorBody.code, msg: errorBody.msg, category: categoryOf(errorBody.code) }))
+      }
+    } else {
+      if (errorBody === undefined) {
+        return Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: "the response envelope has no code", bodyExcerpt: excerpt(text) }))
+      }
+      if (errorBody.code !== SUCCESS_CODE[endpoint.envelope]) {
+        return Effect.fail(new ExchangeApiError({ endpoint: endpoint.name, status, code: errorBody.code, msg: errorBody.msg, category: categoryOf(errorBody.code) }))
+      }
+      payload = (json as Record<string, unknown>).data
+    }
+    return Either.match(endpoint.response.decode(payload), {
+      onLeft: (error) =>
+        Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: ParseResult.TreeFormatter.formatErrorSync(error), bodyExcerpt: excerpt(text) })),
+      onRight: (value) => Effect.succeed(value)
+    })
+  }
+
+  const send = <A>(endpoint: Endpoint<any, A>, wire: { query: string; body: string }) =>
+    Effect.gen(function*() {
+      let headers: Record<string, string> = { "Content-Type": "application/json", ...localeHeader }
+      if (endpoint.signed) {
+        const credentials = yield* Option.match(settings.credentials, {
+          onNone: () => Effect.fail(new ConfigError({ endpoint: endpoint.name, reason: "this operation is signed: set the API key, secret and passphrase" })),
+          onSome: Effect.succeed
+        })
+        yield* limiter.guard(endpoint, Option.getOrUndefined(account))
+        const timestamp = String((yield* Clock.currentTimeMillis) + settings.clockOffsetMillis)
+        headers = {
+          ...headers,
+          "ACCESS-KEY": Redacted.value(credentials.apiKey),
+          "ACCESS-SIGN": Signer.sign(credentials.apiSecret, { timestamp, method: endpoint.method, path: endpoint.path, ...wire }),
+          "ACCESS-PASSPHRASE": Redacted.value(credentials.apiPassphrase),
+          "ACCESS-TIMESTAMP": timestamp
+        }
+      } else {
+        yield* limiter.guard(endpoint, undefined)
+      }
+      const base = endpoint.api === "futures" ? settings.futuresBaseUrl : settings.spotBaseUrl
+      const url = `${base}${endpoint.path}${wire.query.length > 0 ? `?${wire.query}` : ""}`
+      let request = HttpClientRequest.make(endpoint.method)(url).pipe(HttpClientRequest.setHeaders(headers))
+      if (endpoint.method === "POST") request = HttpClientRequest.bodyText(request, wire.body, "application/json")
+      const answer = yield* client.execute(request).pipe(
+        Effect.flatMap((response) => Effect.map(response.text, (text) => ({ status: response.status, headers: response.headers, text }))),
+        Effect.mapError((error) => transportError(endpoint, error)),
+        Effect.timeoutFail({
+          duration: settings.timeout,
+          onTimeout: () => new TransportError({ endpoint: endpoint.name, kind: "timeout", detail: `no answer within ${settings.timeout}` })
+        })
+      )
+      return yield* interpret(endpoint, answer.status, answer.headers, answer.text)
+    })
+
+  const retryReads = Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(settings.readRetries)))
+
+  const call = <P, A>(endpoint: Endpoint<P, A>, params: P): Effect.Effect<A, TradeDeskError> =>
+    Either.match(encodeParams(endpoint, params), {
+      onLeft: (error): Effect.Effect<A, TradeDeskError> => Effect.fail(error),
+      onRight: (wire) => {
+        const once = send(endpoint, wire)
+        // order placement is never repeated: a lost answer is reconciled by client_oid, not by sending again
+        return endpoint.placesOrders ? once : Effect.retry(once, { schedule: retryReads, while: isTransient })
+      }
+    }).pipe(
+      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...SECRET_HEADERS]),
+      Effect.withSpan(`TradingHttp.${endpoint.name}`, { attributes: { "tradedesk.endpoint": endpoint.name } })
+    )
+
+  return TradingHttp.of({ call })
+})
+
+/** The transport over a supplied HttpClient and RateLimit. */
+export const layer: Layer.Layer<TradingHttp, never, TradeDeskConfig | RateLimit | HttpClient.HttpClient> = Layer.effect(TradingHttp, make)

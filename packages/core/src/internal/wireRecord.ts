@@ -1,0 +1,249 @@
+/**
+ * Records declared once as a field table, from which come both the Schema (wire ⇄ domain, used for encoding,
+ * arbitraries and precise error reports) and a compiled fast decoder for the hot path.
+ *
+ * Decoding thousands of records through Schema's generic interpreter costs several times the HTTP round trip, so a
+ * response is first decoded by the fast decoder, which checks the same rules field by field; only when it rejects a
+ * value does the full Schema run, to accept what it accepts or to report exactly what is wrong.
+ */
+import { DateTime, Either, Option, ParseResult, Schema } from "effect"
+import type { BigDecimal } from "effect"
+import * as Decimal from "../Decimal.js"
+
+const INVALID: unique symbol = Symbol.for("@tradedesk/core/invalid")
+type Invalid = typeof INVALID
+
+export interface Field<S extends Schema.Struct.Field, A> {
+  readonly wireKey: string
+  readonly signature: S
+  readonly fast: (wire: unknown) => A | Invalid
+}
+
+type AnyField = Field<Schema.Struct.Field, unknown>
+
+const renamed = <S extends Schema.Schema.All>(schema: S, wireKey: string) =>
+  Schema.propertySignature(schema).pipe(Schema.fromKey(wireKey))
+
+const DIGITS = /^\d{1,16}$/
+
+/** Epoch milliseconds as a digit string on the wire, a UTC date-time in the domain. */
+export const EpochMillisString: Schema.Schema<DateTime.Utc, string> = Schema.transformOrFail(
+  Schema.String,
+  Schema.DateTimeUtcFromSelf,
+  {
+    strict: true,
+    decode: (text, _, ast) =>
+      DIGITS.test(text)
+        ? ParseResult.succeed(DateTime.unsafeMake(Number(text)))
+        : ParseResult.fail(new ParseResult.Type(ast, text, `Expected epoch milliseconds as digits, got ${JSON.stringify(text)}`)),
+    encode: (value) => ParseResult.succeed(String(DateTime.toEpochMillis(value)))
+  }
+).annotations({ identifier: "EpochMillisString" })
+
+const fastDecimal = (wire: unknown): BigDecimal.BigDecimal | Invalid =>
+  typeof wire === "string" ? (Decimal.parse(wire) ?? INVALID) : INVALID
+
+const fastMillis = (wire: unknown): DateTime.Utc | Invalid =>
+  typeof wire === "string" && DIGITS.test(wire) ? DateTime.unsafeMake(Number(wire)) : INVALID
+
+/** A string kept as it is. */
+export const text = (wireKey: string) => ({
+  wireKey,
+  signature: renamed(Schema.String, wireKey),
+  fast: (wire: unknown): string | Invalid => (typeof wire === "string" ? wire : INVALID)
+})
+
+/** A string that may be missing or `null` on the wire; both read as `""` (the exchange's "no value"). */
+export const textOrEmpty = (wireKey: string) => ({
+  wireKey,
+  signature: Schema.optionalWith(Schema.String, { nullable: true, default: () => "" }).pipe(Schema.fromKey(wireKey)),
+  fast: (wire: unknown): string | Invalid => (wire === undefined || wire === null ? "" : typeof wire === "string" ? wire : INVALID)
+})
+
+export const integer = (wireKey: string) => ({
+  wireKey,
+  signature: renamed(Schema.Int, wireKey),
+  fast: (wire: unknown): number | Invalid => (Number.isSafeInteger(wire) ? (wire as number) : INVALID)
+})
+
+export const boolean = (wireKey: string) => ({
+  wireKey,
+  signature: renamed(Schema.Boolean, wireKey),
+  fast: (wire: unknown): boolean | Invalid => (typeof wire === "boolean" ? wire : INVALID)
+})
+
+/** An exact decimal that is always present. */
+export const decimal = (wireKey: string) => ({
+  wireKey,
+  signature: renamed(Decimal.DecimalFromString, wireKey),
+  fast: fastDecimal
+})
+
+const MaybeDecimal: Schema.Schema<Option.Option<BigDecimal.BigDecimal>, string | null> = Schema.transformOrFail(
+  Schema.NullOr(Schema.String),
+  Schema.OptionFromSelf(Schema.BigDecimalFromSelf),
+  {
+    strict: true,
+    decode: (wire, _, ast) => {
+      if (wire === null || wire === "") return ParseResult.succeed(Option.none())
+      const value = Decimal.parse(wire)
+      return value === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, wire, `Expected a decimal string or "", got ${JSON.stringify(wire)}`))
+        : ParseResult.succeed(Option.some(value))
+    },
+    encode: (value) => ParseResult.succeed(Option.match(value, { onNone: () => "", onSome: Decimal.format }))
+  }
+)
+
+/** A decimal the exchange sends as `""` (or `null`) when there is none yet, e.g. the average price of an unfilled order. */
+export const maybeDecimal = (wireKey: string) => ({
+  wireKey,
+  signature: renamed(MaybeDecimal, wireKey),
+  fast: (wire: unknown): Option.Option<BigDecimal.BigDecimal> | Invalid => {
+    if (wire === null || wire === "") return Option.none()
+    const value = fastDecimal(wire)
+    return value === INVALID ? INVALID : Option.some(value)
+  }
+})
+
+/** A decimal field the exchange may omit altogether (or send as `null`). */
+export const optionalDecimal = (wireKey: string) => ({
+  wireKey,
+  signature: Schema.optionalWith(Decimal.DecimalFromString, { nullable: true, as: "Option" }).pipe(Schema.fromKey(wireKey)),
+  fast: (wire: unknown): Option.Option<BigDecimal.BigDecimal> | Invalid => {
+    if (wire === undefined || wire === null) return Option.none()
+    const value = fastDecimal(wire)
+    return value === INVALID ? INVALID : Option.some(value)
+  }
+})
+
+export const timestamp = (wireKey: string) => ({
+  wireKey,
+  signature: renamed(EpochMillisString, wireKey),
+  fast: fastMillis
+})
+
+const MaybeTimestamp: Schema.Schema<Option.Option<DateTime.Utc>, string | null> = Schema.transformOrFail(
+  Schema.NullOr(Schema.String),
+  Schema.OptionFromSelf(Schema.DateTimeUtcFromSelf),
+  {
+    strict: true,
+    decode: (wire, _, ast) => {
+      if (wire === null || wire === "") return ParseResult.succeed(Option.none())
+      return DIGITS.test(wire)
+        ? ParseResult.succeed(Option.some(DateTime.unsafeMake(Number(wire))))
+        : ParseResult.fail(new ParseResult.Type(ast, wire, `Expected epoch milliseconds as digits or "", got ${JSON.stringify(wire)}`))
+    },
+    encode: (value) => ParseResult.succeed(Option.match(value, { onNone: () => "", onSome: (t) => String(DateTime.toEpochMillis(t)) }))
+  }
+)
+
+/** A time the exchange sends as `""` (or `null`) until the event happened, e.g. when a plan order triggered. */
+export const maybeTimestamp = (wireKey: string) => ({
+  wireKey,
+  signature: renamed(MaybeTimestamp, wireKey),
+  fast: (wire: unknown): Option.Option<DateTime.Utc> | Invalid => {
+    if (wire === null || wire === "") return Option.none()
+    const value = fastMillis(wire)
+    return value === INVALID ? INVALID : Option.some(value)
+  }
+})
+
+/** A closed table of wire codes and their domain names, e.g. `{ "1": "open_long" }`. */
+export const codeSchema = <const T extends Record<string, string>>(table: T) => {
+  const pairs = Object.entries(table).map(([wire, name]) => [wire, name] as const)
+  return Schema.transformLiterals(...(pairs as unknown as ReadonlyArray<readonly [keyof T & string, T[keyof T]]>))
+}
+
+export const code = <const T extends Record<string, string>>(wireKey: string, table: T) => {
+  const names = new Map<unknown, T[keyof T]>(Object.entries(table).map(([wire, name]) => [wire, name as T[keyof T]]))
+  return {
+    wireKey,
+    signature: renamed(codeSchema(table), wireKey),
+    fast: (wire: unknown): T[keyof T] | Invalid => names.get(wire) ?? INVALID
+  }
+}
+
+/** Open string values listed by the spec, kept under the same names in the domain (e.g. `bizType`). */
+export const literal = <const L extends ReadonlyArray<string>>(wireKey: string, values: L) => {
+  const allowed = new Set<unknown>(values)
+  return {
+    wireKey,
+    signature: renamed(Schema.Literal(...values), wireKey),
+    fast: (wire: unknown): L[number] | Invalid => (allowed.has(wire) ? (wire as L[number]) : INVALID)
+  }
+}
+
+/** A nested array of records. */
+export const records = <S extends Schema.Schema.Any, A>(wireKey: string, codec: RecordCodec<S, A>) => ({
+  wireKey,
+  signature: renamed(Schema.Array(codec.schema), wireKey),
+  fast: (wire: unknown): ReadonlyArray<A> | Invalid => fastArray(codec.fast, wire)
+})
+
+export interface RecordCodec<S extends Schema.Schema.Any, A> {
+  readonly schema: S
+  readonly fast: (wire: unknown) => A | Invalid
+}
+
+const fastArray = <A>(item: (wire: unknown) => A | Invalid, wire: unknown): ReadonlyArray<A> | Invalid => {
+  if (!Array.isArray(wire)) return INVALID
+  const out = new Array<A>(wire.length)
+  for (let i = 0; i < wire.length; i++) {
+    const value = item(wire[i])
+    if (value === INVALID) return INVALID
+    out[i] = value
+  }
+  return out
+}
+
+type Signatures<F extends Record<string, AnyField>> = { readonly [K in keyof F]: F[K]["signature"] }
+
+/** Builds a record from its field table: the Struct schema (Type = domain, Encoded = wire) and its fast decoder. */
+export const record = <F extends Record<string, AnyField>>(fields: F) => {
+  const signatures = {} as Record<string, Schema.Struct.Field>
+  for (const [name, field] of Object.entries(fields)) signatures[name] = field.signature
+  const schema = Schema.Struct(signatures as Signatures<F>)
+  type Domain = Schema.Schema.Type<typeof schema>
+  const plan = Object.entries(fields).map(([name, field]) => ({ name, wireKey: field.wireKey, fast: field.fast }))
+  const fast = (wire: unknown): Domain | Invalid => {
+    if (typeof wire !== "object" || wire === null || Array.isArray(wire)) return INVALID
+    const source = wire as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const step of plan) {
+      const value = step.fast(source[step.wireKey])
+      if (value === INVALID) return INVALID
+      out[step.name] = value
+    }
+    return out as Domain
+  }
+  return { schema, fast }
+}
+
+export type Codec<A, I> = {
+  readonly schema: Schema.Schema<A, I>
+  /** Decodes a parsed JSON body: the fast path first, the full Schema only to confirm a rejection and explain it. */
+  readonly decode: (wire: unknown) => Either.Either<A, ParseResult.ParseError>
+}
+
+const withFallback = <A, I>(schema: Schema.Schema<A, I>, fast: (wire: unknown) => A | Invalid): Codec<A, I> => {
+  const full = Schema.decodeUnknownEither(schema, { errors: "first" })
+  return {
+    schema,
+    decode: (wire) => {
+      const value = fast(wire)
+      return value === INVALID ? full(wire) : Either.right(value)
+    }
+  }
+}
+
+/** A response body that is one record. */
+export const one = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) =>
+  withFallback<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(codec.schema, codec.fast)
+
+/** A response body that is a bare array of records. */
+export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) =>
+  withFallback<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>>(
+    Schema.Array(codec.schema as Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>),
+    (wire) => fastArray(codec.fast, wire)
+  )
