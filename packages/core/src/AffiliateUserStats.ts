@@ -42,8 +42,8 @@ export const AffiliateStatsRequest = Schema.Struct({
   startTime: Schema.optional(MillisQuery),
   endTime: Schema.optional(MillisQuery),
   /** starts at 1 */
-  page: Schema.optional(IntQuery(1, Number.MAX_SAFE_INTEGER)),
+  page: Schema.optional(IntQuery(1)),
   /** the service states no maximum; it answers with its own error when one applies */
-  pageSize: Schema.optional(IntQuery(1, Number.MAX_SAFE_INTEGER))
+  pageSize: Schema.optional(IntQuery(1))
 }).pipe(Schema.filter(orderedWindow("startTime", "endTime")))
 export type AffiliateStatsRequest = Schema.Schema.Type<typeof AffiliateStatsRequest>

@@ -19,7 +19,11 @@ export const PriceModeFromCode = W.codeSchema({ "0": "limit", "1": "market" })
 export type PriceMode = Schema.Schema.Type<typeof PriceModeFromCode>
 
 /** Wire `marginMode`: 1 cross, 3 isolated. */
-export const MarginModeFromCode = Schema.transformLiterals([1, "cross"], [3, "isolated"])
+export const MarginModeFromCode = Schema.transform(
+  Schema.Literal(1, 3),
+  Schema.Literal("cross", "isolated").annotations({ message: W.oneOf(["cross", "isolated"]) }),
+  { strict: true, decode: (code) => (code === 1 ? "cross" : "isolated"), encode: (mode) => (mode === "cross" ? 1 : 3) }
+)
 export type MarginMode = Schema.Schema.Type<typeof MarginModeFromCode>
 
 export const ClientOid = Schema.String.pipe(
@@ -63,7 +67,7 @@ export type OrderInput = Omit<OrderRequest, "execution" | "priceMode"> & Partial
 export const BatchOrdersRequest = Schema.Struct({
   symbol: FuturesSymbol,
   /** wire `orderDataList` */
-  orders: Schema.Array(OrderRequest).pipe(
+  orders: Schema.Array(OrderRequest).annotations({ message: () => "expected a list of orders" }).pipe(
     Schema.minItems(1, { message: () => "at least one order is needed" }),
     Schema.maxItems(MAX_BATCH_ORDERS, { message: () => `at most ${MAX_BATCH_ORDERS} orders fit in one batch` }),
     Schema.filter((orders) => {

@@ -30,10 +30,18 @@ export const format = (value: BigDecimal.BigDecimal): string => {
   return `${negative ? "-" : ""}${digits.slice(0, point)}.${digits.slice(point)}`
 }
 
+/** Exact decimals as the exchange sends them: any digits, scale 0 to 18 (for property tests). */
+export const BigDecimalValue = Schema.BigDecimalFromSelf.annotations({
+  message: () => "expected an exact decimal (a BigDecimal, e.g. from Decimal.parse(\"0.01\")), not a float",
+  arbitrary: () => (fc) =>
+    fc.tuple(fc.bigInt({ min: -(10n ** 24n), max: 10n ** 24n }), fc.integer({ min: 0, max: 18 }))
+      .map(([digits, scale]) => BigDecimal.make(digits, scale))
+})
+
 /** A decimal string on the wire, an exact `BigDecimal` in the domain; encoding restores the same string. */
 export const DecimalFromString: Schema.Schema<BigDecimal.BigDecimal, string> = Schema.transformOrFail(
   Schema.String,
-  Schema.BigDecimalFromSelf,
+  BigDecimalValue,
   {
     strict: true,
     decode: (text, _, ast) => {

@@ -15,8 +15,8 @@ export const FuturesSymbol = Schema.String.pipe(
 export const TimeInput = Schema.Union(
   Schema.DateTimeUtcFromSelf,
   Schema.ValidDateFromSelf,
-  Schema.NonNegativeInt.annotations({ message: () => "expected epoch milliseconds, a Date or a DateTime" })
-)
+  Schema.NonNegativeInt
+).annotations({ message: () => ({ message: "expected a time: epoch milliseconds (≥ 0), a Date or a DateTime", override: true }) })
 export type TimeInput = Schema.Schema.Type<typeof TimeInput>
 
 export const toMillis = (time: TimeInput): number =>
@@ -36,9 +36,11 @@ export const MillisBody = Schema.transform(Schema.Number, TimeInput, {
   encode: (time) => toMillis(time as TimeInput)
 })
 
-/** An integer within bounds, as a query string value. */
-export const IntQuery = (min: number, max: number) =>
-  Schema.NumberFromString.pipe(Schema.compose(Schema.Int.pipe(Schema.between(min, max))))
+/** An integer of at least `min` (and at most `max`), as a query string value. */
+export const IntQuery = (min: number, max?: number) =>
+  Schema.NumberFromString.pipe(
+    Schema.compose(max === undefined ? Schema.Int.pipe(Schema.greaterThanOrEqualTo(min)) : Schema.Int.pipe(Schema.between(min, max)))
+  )
 
 /** A decimal digit string, for identifiers typed Long by the spec. */
 export const DigitString = Schema.String.pipe(

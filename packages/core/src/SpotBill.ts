@@ -49,9 +49,7 @@ export const MAX_BILLS_LIMIT = 100
 /** Body of `POST /api/v2/account/bills`; every field optional. */
 export const SpotBillsRequest = Schema.Struct({
   coinId: Schema.optional(Schema.NonNegativeInt),
-  bizType: Schema.optional(
-    BizType.annotations({ message: () => `expected one of ${BizTypes.join(", ")}` })
-  ),
+  bizType: Schema.optional(BizType.annotations({ message: W.oneOf(BizTypes) })),
   /** bills created after this time */
   after: Schema.optional(MillisBody),
   /** bills created before this time */

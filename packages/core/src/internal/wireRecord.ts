@@ -26,10 +26,15 @@ const renamed = <S extends Schema.Schema.All>(schema: S, wireKey: string) =>
 
 const DIGITS = /^\d{1,16}$/
 
+/** A UTC time from the epoch on (for property tests: the wire has no negative times). */
+const UtcValue = Schema.DateTimeUtcFromSelf.annotations({
+  arbitrary: () => (fc) => fc.integer({ min: 0, max: 4_102_444_800_000 }).map((millis) => DateTime.unsafeMake(millis))
+})
+
 /** Epoch milliseconds as a digit string on the wire, a UTC date-time in the domain. */
 export const EpochMillisString: Schema.Schema<DateTime.Utc, string> = Schema.transformOrFail(
   Schema.String,
-  Schema.DateTimeUtcFromSelf,
+  UtcValue,
   {
     strict: true,
     decode: (text, _, ast) =>
@@ -81,7 +86,7 @@ export const decimal = (wireKey: string) => ({
 
 const MaybeDecimal: Schema.Schema<Option.Option<BigDecimal.BigDecimal>, string | null> = Schema.transformOrFail(
   Schema.NullOr(Schema.String),
-  Schema.OptionFromSelf(Schema.BigDecimalFromSelf),
+  Schema.OptionFromSelf(Decimal.BigDecimalValue),
   {
     strict: true,
     decode: (wire, _, ast) => {
@@ -125,7 +130,7 @@ export const timestamp = (wireKey: string) => ({
 
 const MaybeTimestamp: Schema.Schema<Option.Option<DateTime.Utc>, string | null> = Schema.transformOrFail(
   Schema.NullOr(Schema.String),
-  Schema.OptionFromSelf(Schema.DateTimeUtcFromSelf),
+  Schema.OptionFromSelf(UtcValue),
   {
     strict: true,
     decode: (wire, _, ast) => {
@@ -149,10 +154,24 @@ export const maybeTimestamp = (wireKey: string) => ({
   }
 })
 
+/** A message listing the allowed values, in place of Schema's "Expected <first value>". */
+export const oneOf = (values: ReadonlyArray<unknown>) => (issue: ParseResult.ParseIssue) => ({
+  message: `expected one of ${values.join(", ")}, got ${JSON.stringify(issue.actual)}`,
+  override: true
+})
+
 /** A closed table of wire codes and their domain names, e.g. `{ "1": "open_long" }`. */
 export const codeSchema = <const T extends Record<string, string>>(table: T) => {
-  const pairs = Object.entries(table).map(([wire, name]) => [wire, name] as const)
-  return Schema.transformLiterals(...(pairs as unknown as ReadonlyArray<readonly [keyof T & string, T[keyof T]]>))
+  type Code = keyof T & string
+  type Name = T[Code]
+  const codes = Object.keys(table) as Array<Code>
+  const names = codes.map((code) => table[code]) as Array<Name>
+  const codeOf = new Map<Name, Code>(codes.map((code) => [table[code], code]))
+  return Schema.transform(
+    Schema.Literal(...codes),
+    Schema.Literal(...names).annotations({ message: oneOf(names) }),
+    { strict: true, decode: (code) => table[code]!, encode: (name) => codeOf.get(name)! }
+  )
 }
 
 export const code = <const T extends Record<string, string>>(wireKey: string, table: T) => {

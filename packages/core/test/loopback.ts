@@ -1,0 +1,70 @@
+/** A loopback HTTP server on port 0 that records requests and answers with a handler, for transport tests. */
+import { createServer } from "node:http"
+import type { IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+
+export interface Recorded {
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+export interface Reply {
+  readonly status?: number
+  readonly body?: string
+  readonly headers?: Record<string, string>
+  /** answer after this many milliseconds */
+  readonly delayMs?: number
+  /** close the connection without answering */
+  readonly drop?: boolean
+}
+
+export interface Loopback {
+  readonly url: string
+  readonly requests: Array<Recorded>
+  handle: (request: Recorded) => Reply
+  readonly close: () => Promise<void>
+}
+
+export const json = (value: unknown, status = 200): Reply => ({ status, body: JSON.stringify(value) })
+
+export const startLoopback = async (handle: (request: Recorded) => Reply = () => json([])): Promise<Loopback> => {
+  const requests: Array<Recorded> = []
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      const [path = "", query = ""] = (req.url ?? "").split("?", 2)
+      const recorded: Recorded = { method: req.method ?? "", path, query, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }
+      requests.push(recorded)
+      const reply = loopback.handle(recorded)
+      const send = () => {
+        if (reply.drop) return req.socket.destroy()
+        res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers })
+        res.end(reply.body ?? "")
+      }
+      if (reply.delayMs) setTimeout(send, reply.delayMs).unref()
+      else send()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  const loopback: Loopback = {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    handle,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+  return loopback
+}
+
+export const fixture = async (name: string): Promise<string> => {
+  const { readFile } = await import("node:fs/promises")
+  return readFile(new URL(`./fixtures/${name}`, import.meta.url), "utf8")
+}

@@ -1,0 +1,138 @@
+import { Arbitrary, BigDecimal, DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import * as AffiliateUserStats from "../src/AffiliateUserStats.js"
+import * as BatchOrder from "../src/BatchOrder.js"
+import * as Decimal from "../src/Decimal.js"
+import * as PlanOrder from "../src/PlanOrder.js"
+import * as SpotBill from "../src/SpotBill.js"
+import * as Ticker from "../src/Ticker.js"
+import { fixture } from "./loopback.js"
+
+const decimal = (text: string) => Decimal.parse(text)!
+
+describe("Decimal", () => {
+  it("keeps the scale the exchange sent", () => {
+    for (const text of ["0", "65000.10", "-0.00100", "12", "-3.5", "0.000000001"]) {
+      expect(Decimal.format(decimal(text))).toBe(text)
+    }
+  })
+
+  it("is exact where a float is not", () => {
+    const sum = BigDecimal.sum(decimal("0.1"), decimal("0.2"))
+    expect(BigDecimal.equals(sum, decimal("0.3"))).toBe(true)
+  })
+
+  it("reads exponent forms and refuses what is not a number", () => {
+    expect(BigDecimal.equals(decimal("1E-8"), decimal("0.00000001"))).toBe(true)
+    for (const bad of ["", "abc", "1.2.3", "NaN", " 1", "1,5"]) expect(Decimal.parse(bad)).toBeUndefined()
+  })
+
+  it("round-trips any plain decimal string", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 18 }), (digits, scale) => {
+        const text = Decimal.format(BigDecimal.make(digits, scale))
+        expect(Decimal.format(decimal(text))).toBe(text)
+      })
+    )
+  })
+})
+
+describe("decoding the fixtures", () => {
+  it("tickers: decimals exact, time in UTC, mark/index optional, unknown fields ignored", async () => {
+    const result = Ticker.TickerList.decode(JSON.parse(await fixture("tickers.json")))
+    const [btc, eth] = Either.getOrThrow(result)
+    expect(btc!.symbol).toBe("cmt_btcusdt")
+    expect(Decimal.format(btc!.bestBid)).toBe("65001.0")
+    expect(DateTime.toEpochMillis(btc!.timestamp)).toBe(1716710918113)
+    expect(Option.map(btc!.markPrice, Decimal.format)).toEqual(Option.some("65000.80"))
+    expect(Decimal.format(eth!.priceChangeRatio)).toBe("-0.0061")
+    expect(Option.isNone(eth!.markPrice)).toBe(true)
+    expect(eth).not.toHaveProperty("somethingNew")
+  })
+
+  it("plan orders: named codes, empty price and trigger time, extra nulls tolerated", async () => {
+    const [resting, filled] = Either.getOrThrow(PlanOrder.PlanOrderList.decode(JSON.parse(await fixture("currentPlan.json"))))
+    expect(resting).toMatchObject({ type: "open_long", execution: "normal", status: "pending", triggerPriceType: "LIMIT" })
+    expect(Option.isNone(resting!.priceAvg)).toBe(true)
+    expect(Option.isNone(resting!.triggeredAt)).toBe(true)
+    expect(filled).toMatchObject({ type: "close_short", execution: "ioc", status: "filled", triggerPriceType: "" })
+    expect(Option.isNone(filled!.price)).toBe(true)
+    expect(Decimal.format(filled!.totalProfits)).toBe("-12.5")
+  })
+
+  it("batch results: per-order outcome with the exchange's code verbatim", async () => {
+    const response = Either.getOrThrow(BatchOrder.BatchOrdersResult.decode(JSON.parse(await fixture("batchOrders.json"))))
+    expect(response.accepted).toBe(true)
+    expect(response.orders.map((order) => [order.clientOid, order.accepted, order.errorCode])).toEqual([
+      ["tdk-a1", true, ""],
+      ["tdk-a2", false, "43008"]
+    ])
+  })
+
+  it("spot bills and affiliate pages (the envelope's data)", async () => {
+    const bills = Either.getOrThrow(SpotBill.SpotBillList.decode(JSON.parse(await fixture("bills.json")).data))
+    expect(bills.map((bill) => [bill.bizType, bill.coinId, Decimal.format(bill.deltaAmount)])).toEqual([
+      ["deposit", 2, "1000.00000000"],
+      ["trade_out", 1, "-0.01"]
+    ])
+    const page = Either.getOrThrow(AffiliateUserStats.AffiliatePageResult.decode(JSON.parse(await fixture("affiliate.json")).data))
+    expect(page).toMatchObject({ pages: 3, pageSize: 2, total: 5 })
+    expect(Decimal.format(page.records[0]!.commission)).toBe("84.33")
+  })
+
+  it("names the field at fault when a record is malformed", () => {
+    const result = Ticker.TickerList.decode([{ symbol: "cmt_btcusdt", best_ask: 1 }])
+    expect(Either.isLeft(result)).toBe(true)
+    if (Either.isLeft(result)) expect(result.left.message).toContain("best_ask")
+  })
+})
+
+const schemas = {
+  ticker: Ticker.Ticker,
+  planOrder: PlanOrder.PlanOrder,
+  orderResult: BatchOrder.OrderResult,
+  spotBill: SpotBill.SpotBill,
+  affiliatePage: AffiliateUserStats.AffiliatePage
+} as const
+
+const fastDecoders = {
+  ticker: Ticker.TickerList,
+  planOrder: PlanOrder.PlanOrderList,
+  spotBill: SpotBill.SpotBillList
+} as const
+
+describe("schema round trips", () => {
+  for (const [name, schema] of Object.entries(schemas)) {
+    it(`${name}: encoding a domain value and decoding it gives it back; the wire form is exact`, () => {
+      const s = schema as Schema.Schema<unknown, unknown>
+      const encode = Schema.encodeSync(s)
+      const decode = Schema.decodeUnknownSync(s)
+      fc.assert(
+        fc.property(Arbitrary.make(s), (value) => {
+          const wire = encode(value)
+          expect(decode(wire)).toEqual(value)
+          expect(encode(decode(JSON.parse(JSON.stringify(wire))))).toEqual(wire)
+        }),
+        { numRuns: 200 }
+      )
+    })
+  }
+
+  for (const [name, codec] of Object.entries(fastDecoders)) {
+    it(`${name}: the fast decoder agrees with the schema`, () => {
+      const item = (schemas as Record<string, Schema.Schema<unknown, unknown>>)[name]!
+      const list = Schema.Array(item)
+      // random wire records (mostly invalid) and encoded domain records (valid)
+      const wires = fc.oneof(Arbitrary.make(Schema.encodedSchema(list)), Arbitrary.make(list).map(Schema.encodeSync(list)))
+      fc.assert(
+        fc.property(wires, (wire) => {
+          const fast = (codec as { decode: (u: unknown) => Either.Either<unknown, unknown> }).decode(wire)
+          const full = Schema.decodeUnknownEither(list)(wire)
+          expect(Either.isRight(fast)).toBe(Either.isRight(full))
+          if (Either.isRight(fast) && Either.isRight(full)) expect(fast.right).toEqual(full.right)
+        }),
+        { numRuns: 200 }
+      )
+    })
+  }
+})
