@@ -6,17 +6,60 @@
  */
 import { BigDecimal, ParseResult, Schema } from "effect"
 
-const PLAIN_DECIMAL = /^-?\d+(?:\.\d+)?$/
-
-/** Parses a plain decimal string (`"-12.3400"`) without normalising it; also accepts exponent forms (`"1E-8"`). */
-export const parse = (text: string): BigDecimal.BigDecimal | undefined => {
-  if (PLAIN_DECIMAL.test(text)) {
-    const dot = text.indexOf(".")
-    return dot < 0
-      ? BigDecimal.make(BigInt(text), 0)
-      : BigDecimal.make(BigInt(text.slice(0, dot) + text.slice(dot + 1)), text.length - dot - 1)
+/**
+ * Scale of a plain decimal string (`-12.340` → 3), or -1 when it is not one. One pass, no regex: it runs for every
+ * amount of every record the exchange sends.
+ */
+const plainScale = (text: string): number => {
+  const length = text.length
+  let i = length > 0 && text.charCodeAt(0) === 45 ? 1 : 0
+  if (i === length) return -1
+  let dot = -1
+  for (; i < length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 46) {
+      if (dot >= 0 || i === 0 || text.charCodeAt(i - 1) === 45) return -1
+      dot = i
+    } else if (c < 48 || c > 57) {
+      return -1
+    }
   }
-  if (text.length === 0 || text.length > 64) return undefined
+  if (dot === length - 1) return -1
+  return dot < 0 ? 0 : length - dot - 1
+}
+
+const TEXT: unique symbol = Symbol.for("@tradedesk/core/Decimal/text")
+
+/**
+ * A `BigDecimal` whose `value` (the bigint) is computed from the exchange's text on first read. Building thousands of
+ * bigints per answer costs more than the HTTP round trip, and a bot reads only a few fields of a few records. The
+ * object is a real BigDecimal (same prototype, `scale` set, `value` materialized on demand), so every BigDecimal
+ * function, Equal and Hash work on it unchanged.
+ */
+const LazyProto = Object.create(Object.getPrototypeOf(BigDecimal.make(0n, 0)), {
+  value: {
+    configurable: true,
+    get(this: { [TEXT]: string }) {
+      const text = this[TEXT]
+      const dot = text.indexOf(".")
+      const value = BigInt(dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1))
+      Object.defineProperty(this, "value", { value, enumerable: true })
+      return value
+    }
+  }
+})
+
+/** Parses a decimal string (`"-12.3400"`) without normalising it; also accepts exponent forms (`"1E-8"`). */
+export const parse = (text: string): BigDecimal.BigDecimal | undefined => {
+  const scale = plainScale(text)
+  if (scale >= 0) {
+    const decimal = Object.create(LazyProto)
+    decimal.scale = scale
+    decimal[TEXT] = text
+    return decimal
+  }
+  // exponent forms such as "1E-8" (a Java BigDecimal's toString) are rare: read them the slower way
+  if (text.length > 64 || !/^-?\d+(?:\.\d+)?[eE][-+]?\d+$/.test(text)) return undefined
   const parsed = BigDecimal.fromString(text)
   return parsed._tag === "Some" ? parsed.value : undefined
 }

@@ -90,7 +90,8 @@ const retryAfterMillis = (headers: Headers.Headers): number | undefined => {
 const make = Effect.gen(function*() {
   const settings = yield* TradeDeskConfig
   const limiter = yield* RateLimit
-  const client = yield* HttpClient.HttpClient
+  // each service method has its span (`Tickers.all`, …); a second span per request from the client is overhead
+  const client = HttpClient.withTracerDisabledWhen(yield* HttpClient.HttpClient, () => true)
   const account = Option.map(settings.credentials, (credentials) => accountKey(Redacted.value(credentials.apiKey)))
   const localeHeader = Option.match(settings.locale, { onNone: () => ({}), onSome: (locale) => ({ locale }) })
 
@@ -194,10 +195,7 @@ const make = Effect.gen(function*() {
         // order placement is never repeated: a lost answer is reconciled by client_oid, not by sending again
         return endpoint.placesOrders ? once : Effect.retry(once, { schedule: retryReads, while: isTransient })
       }
-    }).pipe(
-      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...SECRET_HEADERS]),
-      Effect.withSpan(`TradingHttp.${endpoint.name}`, { attributes: { "tradedesk.endpoint": endpoint.name } })
-    )
+    }).pipe(Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...SECRET_HEADERS]))
 
   return TradingHttp.of({ call })
 })

@@ -1,13 +1,12 @@
 /**
- * An `HttpClient` over undici's `request`, the fastest HTTP client on Node (see `npm run bench` in core): the whole
- * body is read into memory, which suits the exchange's JSON answers.
+ * An `HttpClient` over undici's `request`, with each answer read whole into memory. It suits the exchange's JSON
+ * answers and skips the web `Response` and stream machinery, which cost more than the round trip on large ticker
+ * lists (see `npm run bench` in core).
  */
-import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
-import type { HttpBody } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Cookies, Headers, HttpClient, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "@effect/platform"
+import type { HttpBody, HttpClientRequest } from "@effect/platform"
+import { Effect, Inspectable, Layer, Option, Stream } from "effect"
 import { Agent, request } from "undici"
-
-const NO_BODY_STATUSES = new Set([101, 204, 205, 304])
 
 /** The transport sends JSON text only; other body kinds are not needed by the exchange. */
 const bodyOf = (body: HttpBody.HttpBody): Uint8Array | string | undefined => {
@@ -21,6 +20,69 @@ const bodyOf = (body: HttpBody.HttpBody): Uint8Array | string | undefined => {
   }
 }
 
+class BufferedResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
+  readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
+  readonly remoteAddress = Option.none<string>()
+
+  constructor(
+    readonly request: HttpClientRequest.HttpClientRequest,
+    readonly status: number,
+    readonly headers: Headers.Headers,
+    private readonly body: Buffer
+  ) {
+    super()
+  }
+
+  private fail(reason: "Decode" | "EmptyBody", cause: unknown) {
+    return new HttpClientError.ResponseError({ request: this.request, response: this, reason, cause })
+  }
+
+  get cookies(): Cookies.Cookies {
+    const setCookie = this.headers["set-cookie"]
+    return Cookies.fromSetCookie(setCookie === undefined ? [] : setCookie.split(/,(?=\s*[^;,\s]+=)/))
+  }
+
+  get text(): Effect.Effect<string, HttpClientError.ResponseError> {
+    return Effect.succeed(this.body.toString("utf8"))
+  }
+
+  get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
+    return Effect.try({
+      try: () => (this.body.length === 0 ? null : JSON.parse(this.body.toString("utf8")) as unknown),
+      catch: (cause) => this.fail("Decode", cause)
+    })
+  }
+
+  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
+    return Effect.succeed(this.body.buffer.slice(this.body.byteOffset, this.body.byteOffset + this.body.byteLength) as ArrayBuffer)
+  }
+
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
+    return Effect.succeed(UrlParams.fromInput(new URLSearchParams(this.body.toString("utf8"))))
+  }
+
+  get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
+    return Effect.fail(this.fail("Decode", "form data answers are not supported"))
+  }
+
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
+    return Stream.succeed(new Uint8Array(this.body.buffer, this.body.byteOffset, this.body.byteLength))
+  }
+
+  toJSON(): unknown {
+    return { _id: "@tradedesk/core/UndiciHttpClient/BufferedResponse", request: this.request.toJSON(), status: this.status }
+  }
+}
+
+const headersOf = (raw: Record<string, string | Array<string> | undefined>): Headers.Headers => {
+  const flat: Record<string, string> = {}
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return Headers.fromInput(flat)
+}
+
 /** A client with its own connection pool, closed with the layer's scope. */
 export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
   HttpClient.HttpClient,
@@ -32,20 +94,9 @@ export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
     return HttpClient.make((req, url, signal) =>
       Effect.tryPromise({
         try: async () => {
-          const res = await request(url, {
-            method: req.method,
-            headers: req.headers,
-            body: bodyOf(req.body),
-            signal,
-            dispatcher
-          })
-          const buffer = NO_BODY_STATUSES.has(res.statusCode) ? null : await res.body.arrayBuffer()
-          const headers = new Headers()
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value === undefined) continue
-            for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
-          }
-          return HttpClientResponse.fromWeb(req, new Response(buffer, { status: res.statusCode, headers }))
+          const res = await request(url, { method: req.method, headers: req.headers, body: bodyOf(req.body), signal, dispatcher })
+          const body = Buffer.from(await res.body.arrayBuffer())
+          return new BufferedResponse(req, res.statusCode, headersOf(res.headers), body)
         },
         catch: (cause) => new HttpClientError.RequestError({ request: req, reason: "Transport", cause })
       })

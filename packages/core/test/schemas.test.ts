@@ -22,9 +22,20 @@ describe("Decimal", () => {
     expect(BigDecimal.equals(sum, decimal("0.3"))).toBe(true)
   })
 
+  it("a parsed decimal is a full BigDecimal: its digits are read on demand, then kept", () => {
+    const price = decimal("65000.10")
+    expect(BigDecimal.isBigDecimal(price)).toBe(true)
+    expect(price.scale).toBe(2)
+    expect(price.value).toBe(6500010n)
+    expect(Object.getOwnPropertyDescriptor(price, "value")?.value).toBe(6500010n)
+    expect(BigDecimal.format(BigDecimal.multiply(price, decimal("2")))).toBe("130000.2")
+    expect(BigDecimal.equals(decimal("-0.50"), BigDecimal.make(-5n, 1))).toBe(true)
+    expect(BigDecimal.lessThan(decimal("-3.5"), decimal("0.01"))).toBe(true)
+  })
+
   it("reads exponent forms and refuses what is not a number", () => {
     expect(BigDecimal.equals(decimal("1E-8"), decimal("0.00000001"))).toBe(true)
-    for (const bad of ["", "abc", "1.2.3", "NaN", " 1", "1,5"]) expect(Decimal.parse(bad)).toBeUndefined()
+    for (const bad of ["", "abc", "1.2.3", "NaN", " 1", "1,5", "-", ".5", "5.", "-.5", "1e", "--1"]) expect(Decimal.parse(bad)).toBeUndefined()
   })
 
   it("round-trips any plain decimal string", () => {

@@ -1,0 +1,114 @@
+/**
+ * Benchmark: the tickers call for 2,000 symbols, decoded to domain values by core, against raw HTTP clients that only
+ * `JSON.parse`, all against the same loopback server in the same run. Prints medians and ratios to raw undici.
+ *
+ * Target: core (undici client) ≤ 1.5× raw `undici.request` + `JSON.parse`.
+ */
+import { FetchHttpClient } from "@effect/platform"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Agent, request } from "undici"
+import * as RateLimit from "../src/RateLimit.js"
+import * as Ticker from "../src/Ticker.js"
+import { Tickers } from "../src/Tickers.js"
+import * as TradeDesk from "../src/TradeDesk.js"
+import * as TradeDeskConfig from "../src/TradeDeskConfig.js"
+
+const SYMBOLS = 2000
+const WARMUP = 30
+const ROUNDS = 60
+
+/** Deterministic tickers with realistic decimal strings. */
+const makeTickers = () => {
+  let seed = 42
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+  return Array.from({ length: SYMBOLS }, (_, i) => {
+    const price = 0.001 + next() * 70_000
+    const digits = price > 100 ? 1 : price > 1 ? 3 : 6
+    const ticker: Record<string, string> = {
+      symbol: `cmt_sym${i}usdt`,
+      best_ask: (price * 1.0001).toFixed(digits),
+      best_bid: (price * 0.9999).toFixed(digits),
+      high_24h: (price * 1.05).toFixed(digits),
+      last: price.toFixed(digits),
+      low_24h: (price * 0.95).toFixed(digits),
+      timestamp: String(1_716_710_918_113 + i),
+      volume_24h: (next() * 1e7).toFixed(4),
+      priceChangePercent: ((next() - 0.5) / 10).toFixed(4),
+      base_volume: (next() * 1e5).toFixed(4)
+    }
+    if (i % 10 !== 0) {
+      ticker["markPrice"] = price.toFixed(digits)
+      ticker["indexPrice"] = (price * 1.0002).toFixed(digits)
+    }
+    return ticker
+  })
+}
+
+const median = (values: Array<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+const main = async () => {
+  const body = JSON.stringify(makeTickers())
+  const server = createServer((_, res) => {
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end(body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const url = `${base}/capi/v2/market/tickers`
+  const agent = new Agent({ keepAliveTimeout: 10_000 })
+
+  const options: TradeDeskConfig.Options = { futuresBaseUrl: base, rateLimit: { ipWeightPerWindow: 1e12 } }
+  const coreUndici = ManagedRuntime.make(TradeDesk.layer(options))
+  const coreFetch = ManagedRuntime.make(
+    TradeDesk.layerWith.pipe(
+      Layer.provide(Layer.mergeAll(RateLimit.layer, FetchHttpClient.layer)),
+      Layer.provide(TradeDeskConfig.layer(options))
+    )
+  )
+  const viaCore = (runtime: typeof coreUndici) => () => runtime.runPromise(Effect.flatMap(Tickers, (service) => service.all()))
+  const eager = Schema.decodeUnknownSync(Schema.Array(Ticker.Ticker))
+
+  const variants: Record<string, () => Promise<unknown>> = {
+    "undici.request + JSON.parse (baseline)": async () => JSON.parse(await (await request(url, { dispatcher: agent })).body.text()),
+    "fetch + JSON.parse": async () => (await fetch(url)).json(),
+    "core, undici client (default)": viaCore(coreUndici),
+    "core, fetch client": viaCore(coreFetch),
+    "undici + eager Schema.decodeUnknownSync (reference)": async () => eager(JSON.parse(await (await request(url, { dispatcher: agent })).body.text()))
+  }
+
+  for (const run of Object.values(variants)) {
+    const decoded = await run()
+    if (!Array.isArray(decoded) || decoded.length !== SYMBOLS) throw new Error("a variant did not return every ticker")
+  }
+  const times: Record<string, Array<number>> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]))
+  for (let round = 0; round < WARMUP + ROUNDS; round++) {
+    // interleaved, so drift in machine load touches every variant alike
+    for (const [name, run] of Object.entries(variants)) {
+      const start = performance.now()
+      await run()
+      if (round >= WARMUP) times[name]!.push(performance.now() - start)
+    }
+  }
+
+  const baseline = median(times["undici.request + JSON.parse (baseline)"]!)
+  console.log(`tickers: ${SYMBOLS} symbols, ${(body.length / 1024).toFixed(0)} KiB, median of ${ROUNDS} rounds after ${WARMUP} warm-up`)
+  for (const [name, samples] of Object.entries(times)) {
+    const value = median(samples)
+    console.log(`${name.padEnd(52)} ${value.toFixed(2).padStart(8)} ms  ${(value / baseline).toFixed(2)}×`)
+  }
+  const ratio = median(times["core, undici client (default)"]!) / baseline
+  console.log(`target core ≤ 1.5× raw undici: ${ratio <= 1.5 ? "met" : "NOT met"} (${ratio.toFixed(2)}×)`)
+
+  await Promise.all([coreUndici.dispose(), coreFetch.dispose(), agent.close()])
+  server.close()
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})
