@@ -1,4 +1,4 @@
-import { Effect, Either, Option, Redacted } from "effect"
+import { Effect, Either, Option, Redacted, TestClock, TestContext } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { AffiliateStats } from "../src/AffiliateStats.js"
 import { BatchOrders } from "../src/BatchOrders.js"
@@ -253,5 +253,25 @@ describe("configuration", () => {
     const settings = await Effect.runPromise(Effect.provide(TradeDeskConfig, layer(CREDENTIALS)))
     const shown = `${JSON.stringify(settings)} ${String(Option.getOrUndefined(settings.credentials)?.apiSecret)}`
     for (const secret of Object.values(CREDENTIALS)) expect(shown).not.toContain(secret)
+  })
+})
+
+describe("signing time", () => {
+  it("ACCESS-TIMESTAMP comes from the Effect Clock, so a TestClock drives it", async () => {
+    server.handle = () => json([])
+    server.requests.length = 0
+    const program = Effect.gen(function*() {
+      yield* TestClock.setTime(1_659_076_670_000)
+      return yield* Effect.flatMap(PlanOrders, (s) => s.list({ symbol: "cmt_btcusdt" }))
+    })
+    await Effect.runPromise(
+      program.pipe(
+        Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, ...CREDENTIALS, readRetries: 0 })),
+        Effect.provide(TestContext.TestContext)
+      )
+    )
+    const [request] = server.requests
+    expect(request!.headers["access-timestamp"]).toBe("1659076670000")
+    expectSigned(request!)
   })
 })
