@@ -24,29 +24,10 @@ type AnyField = Field<Schema.Struct.Field, unknown>
 const renamed = <S extends Schema.Schema.All>(schema: S, wireKey: string) =>
   Schema.propertySignature(schema).pipe(Schema.fromKey(wireKey))
 
-const DIGITS = /^\d{1,16}$/
-
 /** A UTC time from the epoch on (for property tests: the wire has no negative times). */
 const UtcValue = Schema.DateTimeUtcFromSelf.annotations({
   arbitrary: () => (fc) => fc.integer({ min: 0, max: 4_102_444_800_000 }).map((millis) => DateTime.unsafeMake(millis))
 })
-
-/** Epoch milliseconds as a digit string on the wire, a UTC date-time in the domain. */
-export const EpochMillisString: Schema.Schema<DateTime.Utc, string> = Schema.transformOrFail(
-  Schema.String,
-  UtcValue,
-  {
-    strict: true,
-    decode: (text, _, ast) =>
-      DIGITS.test(text)
-        ? ParseResult.succeed(DateTime.unsafeMake(Number(text)))
-        : ParseResult.fail(new ParseResult.Type(ast, text, `Expected epoch milliseconds as digits, got ${JSON.stringify(text)}`)),
-    encode: (value) => ParseResult.succeed(String(DateTime.toEpochMillis(value)))
-  }
-).annotations({ identifier: "EpochMillisString" })
-
-const fastDecimal = (wire: unknown): BigDecimal.BigDecimal | Invalid =>
-  typeof wire === "string" ? (Decimal.parse(wire) ?? INVALID) : INVALID
 
 const isDigits = (text: string): boolean => {
   const length = text.length
@@ -58,8 +39,83 @@ const isDigits = (text: string): boolean => {
   return true
 }
 
-const fastMillis = (wire: unknown): DateTime.Utc | Invalid =>
-  typeof wire === "string" && isDigits(wire) ? DateTime.unsafeFromDate(new Date(Number(wire))) : INVALID
+const parseMillis = (text: string): DateTime.Utc | undefined =>
+  isDigits(text) ? DateTime.unsafeFromDate(new Date(Number(text))) : undefined
+
+/** Epoch milliseconds as a digit string on the wire, a UTC date-time in the domain. */
+export const EpochMillisString: Schema.Schema<DateTime.Utc, string> = Schema.transformOrFail(
+  Schema.String,
+  UtcValue,
+  {
+    strict: true,
+    decode: (text, _, ast) => {
+      const value = parseMillis(text)
+      return value === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, text, `Expected epoch milliseconds as digits, got ${JSON.stringify(text)}`))
+        : ParseResult.succeed(value)
+    },
+    encode: (value) => ParseResult.succeed(String(DateTime.toEpochMillis(value)))
+  }
+).annotations({ identifier: "EpochMillisString" })
+
+/** A value the wire carries as a string: its schema, and the same rule as a plain function for the fast path. */
+interface Scalar<A> {
+  readonly schema: Schema.Schema<A, string>
+  readonly parse: (text: string) => A | undefined
+}
+
+const DecimalScalar: Scalar<BigDecimal.BigDecimal> = { schema: Decimal.DecimalFromString, parse: Decimal.parse }
+const MillisScalar: Scalar<DateTime.Utc> = { schema: EpochMillisString, parse: parseMillis }
+
+const fastScalar = <A>(scalar: Scalar<A>) => (wire: unknown): A | Invalid =>
+  typeof wire === "string" ? (scalar.parse(wire) ?? INVALID) : INVALID
+
+/** Always present. */
+const required = <A>(scalar: Scalar<A>) => (wireKey: string) => ({
+  wireKey,
+  signature: renamed(scalar.schema, wireKey),
+  fast: fastScalar(scalar)
+})
+
+/** `""` or `null` on the wire when there is no value (yet): none in the domain, and none encodes as `""`. */
+const emptyAsNone = <A>(scalar: Scalar<A>): Schema.Schema<Option.Option<A>, string | null> =>
+  Schema.transformOrFail(Schema.NullOr(Schema.String), Schema.OptionFromSelf(Schema.typeSchema(scalar.schema)), {
+    strict: true,
+    decode: (wire, options) =>
+      wire === null || wire === ""
+        ? ParseResult.succeed(Option.none())
+        : ParseResult.map(ParseResult.decodeUnknown(scalar.schema)(wire, options), Option.some),
+    encode: (value, options) =>
+      Option.match(value, { onNone: () => ParseResult.succeed(""), onSome: (a) => ParseResult.encodeUnknown(scalar.schema)(a, options) })
+  })
+
+const maybe = <A>(scalar: Scalar<A>) => {
+  const schema = emptyAsNone(scalar)
+  const fast = fastScalar(scalar)
+  return (wireKey: string) => ({
+    wireKey,
+    signature: renamed(schema, wireKey),
+    fast: (wire: unknown): Option.Option<A> | Invalid => {
+      if (wire === null || wire === "") return Option.none()
+      const value = fast(wire)
+      return value === INVALID ? INVALID : Option.some(value)
+    }
+  })
+}
+
+/** Missing (or `null`) on the wire when there is no value: none in the domain, and none encodes as absent. */
+const optional = <A>(scalar: Scalar<A>) => {
+  const fast = fastScalar(scalar)
+  return (wireKey: string) => ({
+    wireKey,
+    signature: Schema.optionalWith(scalar.schema, { nullable: true, as: "Option" }).pipe(Schema.fromKey(wireKey)),
+    fast: (wire: unknown): Option.Option<A> | Invalid => {
+      if (wire === undefined || wire === null) return Option.none()
+      const value = fast(wire)
+      return value === INVALID ? INVALID : Option.some(value)
+    }
+  })
+}
 
 /** A string kept as it is. */
 export const text = (wireKey: string) => ({
@@ -88,81 +144,15 @@ export const boolean = (wireKey: string) => ({
 })
 
 /** An exact decimal that is always present. */
-export const decimal = (wireKey: string) => ({
-  wireKey,
-  signature: renamed(Decimal.DecimalFromString, wireKey),
-  fast: fastDecimal
-})
-
-const MaybeDecimal: Schema.Schema<Option.Option<BigDecimal.BigDecimal>, string | null> = Schema.transformOrFail(
-  Schema.NullOr(Schema.String),
-  Schema.OptionFromSelf(Decimal.BigDecimalValue),
-  {
-    strict: true,
-    decode: (wire, _, ast) => {
-      if (wire === null || wire === "") return ParseResult.succeed(Option.none())
-      const value = Decimal.parse(wire)
-      return value === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, wire, `Expected a decimal string or "", got ${JSON.stringify(wire)}`))
-        : ParseResult.succeed(Option.some(value))
-    },
-    encode: (value) => ParseResult.succeed(Option.match(value, { onNone: () => "", onSome: Decimal.format }))
-  }
-)
-
+export const decimal = required(DecimalScalar)
 /** A decimal the exchange sends as `""` (or `null`) when there is none yet, e.g. the average price of an unfilled order. */
-export const maybeDecimal = (wireKey: string) => ({
-  wireKey,
-  signature: renamed(MaybeDecimal, wireKey),
-  fast: (wire: unknown): Option.Option<BigDecimal.BigDecimal> | Invalid => {
-    if (wire === null || wire === "") return Option.none()
-    const value = fastDecimal(wire)
-    return value === INVALID ? INVALID : Option.some(value)
-  }
-})
-
-/** A decimal field the exchange may omit altogether (or send as `null`). */
-export const optionalDecimal = (wireKey: string) => ({
-  wireKey,
-  signature: Schema.optionalWith(Decimal.DecimalFromString, { nullable: true, as: "Option" }).pipe(Schema.fromKey(wireKey)),
-  fast: (wire: unknown): Option.Option<BigDecimal.BigDecimal> | Invalid => {
-    if (wire === undefined || wire === null) return Option.none()
-    const value = fastDecimal(wire)
-    return value === INVALID ? INVALID : Option.some(value)
-  }
-})
-
-export const timestamp = (wireKey: string) => ({
-  wireKey,
-  signature: renamed(EpochMillisString, wireKey),
-  fast: fastMillis
-})
-
-const MaybeTimestamp: Schema.Schema<Option.Option<DateTime.Utc>, string | null> = Schema.transformOrFail(
-  Schema.NullOr(Schema.String),
-  Schema.OptionFromSelf(UtcValue),
-  {
-    strict: true,
-    decode: (wire, _, ast) => {
-      if (wire === null || wire === "") return ParseResult.succeed(Option.none())
-      return DIGITS.test(wire)
-        ? ParseResult.succeed(Option.some(DateTime.unsafeMake(Number(wire))))
-        : ParseResult.fail(new ParseResult.Type(ast, wire, `Expected epoch milliseconds as digits or "", got ${JSON.stringify(wire)}`))
-    },
-    encode: (value) => ParseResult.succeed(Option.match(value, { onNone: () => "", onSome: (t) => String(DateTime.toEpochMillis(t)) }))
-  }
-)
-
+export const maybeDecimal = maybe(DecimalScalar)
+/** A decimal the exchange may omit altogether (or send as `null`), e.g. a ticker's mark price. */
+export const optionalDecimal = optional(DecimalScalar)
+/** Epoch milliseconds, always present. */
+export const timestamp = required(MillisScalar)
 /** A time the exchange sends as `""` (or `null`) until the event happened, e.g. when a plan order triggered. */
-export const maybeTimestamp = (wireKey: string) => ({
-  wireKey,
-  signature: renamed(MaybeTimestamp, wireKey),
-  fast: (wire: unknown): Option.Option<DateTime.Utc> | Invalid => {
-    if (wire === null || wire === "") return Option.none()
-    const value = fastMillis(wire)
-    return value === INVALID ? INVALID : Option.some(value)
-  }
-})
+export const maybeTimestamp = maybe(MillisScalar)
 
 /** A message listing the allowed values, in place of Schema's "Expected <first value>". */
 export const oneOf = (values: ReadonlyArray<unknown>) => (issue: ParseResult.ParseIssue) => ({
