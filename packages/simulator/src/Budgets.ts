@@ -1,0 +1,62 @@
+/**
+ * The server's weight budgets (FACTS.md "Rate limits"): per IP and per UID, a sliding window of charged weights.
+ * A request that would go over its budget is refused with 429 and starts a penalty during which every request of
+ * that budget is refused.
+ */
+export interface BudgetSettings {
+  readonly ipWeightPerWindow: number
+  readonly uidWeightPerWindow: number
+  readonly windowMs: number
+  readonly penaltyMs: number
+}
+
+interface Budget {
+  /** charge times and weights, oldest first */
+  readonly charges: Array<{ readonly time: number; readonly weight: number }>
+  used: number
+  penaltyUntil: number
+}
+
+export const DEFAULT_BUDGETS: BudgetSettings = { ipWeightPerWindow: 500, uidWeightPerWindow: 500, windowMs: 10_000, penaltyMs: 10_000 }
+
+export class Budgets {
+  private readonly budgets = new Map<string, Budget>()
+
+  constructor(private readonly settings: BudgetSettings | false) {}
+
+  /** Charges the IP budget; false when refused. */
+  chargeIp(ip: string, weight: number, now: number): boolean {
+    return this.settings === false || this.charge(`ip:${ip}`, weight, this.settings.ipWeightPerWindow, now)
+  }
+
+  /** Charges the UID budget; false when refused. */
+  chargeUid(uid: string, weight: number, now: number): boolean {
+    return this.settings === false || this.charge(`uid:${uid}`, weight, this.settings.uidWeightPerWindow, now)
+  }
+
+  /** Forgets every charge and penalty. */
+  reset(): void {
+    this.budgets.clear()
+  }
+
+  private charge(key: string, weight: number, limit: number, now: number): boolean {
+    if (weight <= 0 || this.settings === false) return true
+    let budget = this.budgets.get(key)
+    if (budget === undefined) {
+      budget = { charges: [], used: 0, penaltyUntil: 0 }
+      this.budgets.set(key, budget)
+    }
+    if (now < budget.penaltyUntil) return false
+    const windowStart = now - this.settings.windowMs
+    let expired = 0
+    while (expired < budget.charges.length && budget.charges[expired]!.time <= windowStart) budget.used -= budget.charges[expired++]!.weight
+    budget.charges.splice(0, expired)
+    if (budget.used + weight > limit) {
+      budget.penaltyUntil = now + this.settings.penaltyMs
+      return false
+    }
+    budget.charges.push({ time: now, weight })
+    budget.used += weight
+    return true
+  }
+}

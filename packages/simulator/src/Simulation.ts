@@ -1,0 +1,72 @@
+/**
+ * Everything one simulator holds: the exchange's state, the accounts, budgets, faults and request counters. The HTTP
+ * servers, the admin routes and the `RunningSimulator` handle all work through it.
+ */
+import * as Accounts from "./accounts.js"
+import { Budgets } from "./Budgets.js"
+import type { BudgetSettings } from "./Budgets.js"
+import { Exchange } from "./Exchange.js"
+import { Faults } from "./Faults.js"
+import { OPERATION_NAMES } from "./operations.js"
+import type { DemoAccount, Fault, OperationName } from "./types.js"
+
+export interface SimulationOptions {
+  readonly seed: number
+  readonly symbols: number
+  readonly now: () => number
+  readonly budgets: BudgetSettings | false
+  readonly faults: Partial<Record<OperationName, Fault>>
+}
+
+/** ticks one call may ask for, so a typo cannot hang the process */
+export const MAX_TICKS_PER_CALL = 100_000
+
+export class Simulation {
+  readonly exchange: Exchange
+  readonly budgets: Budgets
+  readonly faults = new Faults()
+  readonly now: () => number
+  readonly accounts: ReadonlyMap<string, DemoAccount> = new Map(Accounts.all.map((account) => [account.apiKey, account]))
+  private readonly requests: Record<OperationName, number> = {
+    tickers: 0,
+    planOrders: 0,
+    batchOrders: 0,
+    spotBills: 0,
+    affiliateStats: 0,
+    placePlanOrder: 0,
+    time: 0
+  }
+
+  constructor(options: SimulationOptions) {
+    this.now = options.now
+    this.budgets = new Budgets(options.budgets)
+    this.exchange = new Exchange({ seed: options.seed, symbols: options.symbols, now: options.now(), accounts: Accounts.all })
+    for (const name of OPERATION_NAMES) this.faults.set(name, options.faults[name])
+  }
+
+  tick(times = 1): void {
+    if (!Number.isSafeInteger(times) || times < 0 || times > MAX_TICKS_PER_CALL) {
+      throw new RangeError(`ticks must be an integer from 0 to ${MAX_TICKS_PER_CALL}, got ${times}`)
+    }
+    for (let i = 0; i < times; i++) this.exchange.tick(this.now())
+  }
+
+  count(operation: OperationName): void {
+    this.requests[operation]++
+  }
+
+  counters(): Readonly<Record<OperationName, number>> {
+    return { ...this.requests }
+  }
+
+  /** client_oids the account placed (every account's when no key is given; none for an unknown key). */
+  placedClientOids(apiKey?: string): ReadonlyArray<string> {
+    if (apiKey === undefined) return [...this.exchange.placedClientOids()]
+    const account = this.accounts.get(apiKey)
+    return account === undefined ? [] : [...this.exchange.placedClientOids(account.uid)]
+  }
+
+  setFault(operation: OperationName, fault: Fault | undefined): void {
+    this.faults.set(operation, fault)
+  }
+}

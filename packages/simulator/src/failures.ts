@@ -1,0 +1,21 @@
+/**
+ * Refusals as the exchange answers them: an HTTP status and a body `{ code, msg, requestTime }`, the code a string
+ * from FACTS.md's table.
+ */
+export interface Failure {
+  readonly _tag: "Failure"
+  readonly status: number
+  readonly code: string
+  readonly msg: string
+}
+
+export const failure = (code: string, msg: string, status = 400): Failure => ({ _tag: "Failure", status, code, msg })
+
+export const isFailure = (value: unknown): value is Failure =>
+  typeof value === "object" && value !== null && "_tag" in value && value._tag === "Failure"
+
+export const badParameter = (detail: string): Failure => failure("40017", `Parameter verification failed: ${detail}`)
+
+export const tooFrequent: Failure = failure("429", "Request is too frequent", 429)
+
+export const body = (refusal: Failure, requestTime: number) => ({ code: refusal.code, msg: refusal.msg, requestTime })

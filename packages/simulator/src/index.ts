@@ -1,0 +1,2 @@
+export { startSimulator } from "./simulator.js"
+export type { DemoAccount, Fault, OperationName, RunningSimulator, SimulatorOptions } from "./types.js"

@@ -1,0 +1,147 @@
+/**
+ * The HTTP side: routes a request to its operation, reads the body (at most 64 KiB), applies the operation's fault,
+ * charges the IP budget, authenticates, charges the UID budget, runs the operation and answers. Every failure is a
+ * JSON error body; nothing a client sends can crash the process or leave a request hanging.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http"
+import { handleAdmin, isAdminPath } from "./admin.js"
+import { authenticate } from "./auth.js"
+import { failure, isFailure, tooFrequent } from "./failures.js"
+import { MAX_BODY_BYTES, readBody, send, sendFailure } from "./http.js"
+import { operations } from "./operations.js"
+import type { Operation } from "./operations.js"
+import { isFields } from "./requests.js"
+import type { Simulation } from "./Simulation.js"
+import type { Fault } from "./types.js"
+
+const NUMERIC = /^-?\d+(?:\.\d+)?$/
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+export type Served = "futures" | "spot" | "both"
+
+const STATUS_TEXT: Readonly<Record<number, string>> = { 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" }
+
+/** What a gateway in front of the exchange answers: an HTML page, not the exchange's JSON. */
+const gatewayPage = (status: number) => {
+  const title = `${status} ${STATUS_TEXT[status] ?? "Error"}`
+  return `<html><head><title>${title}</title></head><body><center><h1>${title}</h1></center><hr><center>nginx</center></body></html>`
+}
+
+/** Numeric strings become numbers (the classic drift of a wire format); an empty list gets a null record. */
+const numbersForStrings = (value: unknown): unknown => {
+  if (typeof value === "string") return NUMERIC.test(value) ? Number(value) : value
+  if (Array.isArray(value)) return value.length === 0 ? [null] : value.map(numbersForStrings)
+  if (isFields(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, numbersForStrings(item)]))
+  return value
+}
+
+/** The answer as a `malformed` or `truncated` fault changes it. */
+const corrupt = (operation: Operation, text: string, fault: Fault | undefined): string => {
+  if (fault?.kind === "truncated") return text.slice(0, Math.max(1, Math.floor(text.length / 2)))
+  if (fault?.kind !== "malformed") return text
+  const json: unknown = JSON.parse(text)
+  // the envelope stays valid: the payload inside it is what goes wrong
+  return JSON.stringify(operation.envelope !== "bare" && isFields(json) ? { ...json, data: numbersForStrings(json["data"]) } : numbersForStrings(json))
+}
+
+const isJsonContent = (value: string | undefined) => value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim())
+
+const remoteIp = (req: IncomingMessage) => req.socket.remoteAddress ?? "unknown"
+
+export const createListener = (simulation: Simulation, served: Served, pending: Set<NodeJS.Timeout>): RequestListener => {
+  const routes = new Map<string, Operation>()
+  for (const operation of operations) if (served === "both" || operation.api === served) routes.set(operation.path, operation)
+
+  /** After the body was read and the fault drawn: budgets, authentication, the operation. */
+  const answer = (operation: Operation, req: IncomingMessage, res: ServerResponse, query: string, bytes: Buffer, fault: Fault | undefined) => {
+    const now = simulation.now()
+    if (!simulation.budgets.chargeIp(remoteIp(req), operation.ipWeight, now)) return sendFailure(res, tooFrequent, now)
+    const path = operation.path
+    const account = operation.signed
+      ? authenticate({ method: req.method ?? "", path, query, body: bytes, headers: req.headers }, simulation.accounts, now)
+      : undefined
+    if (isFailure(account)) return sendFailure(res, account, now)
+    if (account !== undefined) {
+      if (!simulation.budgets.chargeUid(account.uid, operation.uidWeight, now)) return sendFailure(res, tooFrequent, now)
+      if (operation.agentOnly && !account.agent) return sendFailure(res, failure("40014", "Insufficient permissions: not an agent account"), now)
+    }
+    if (operation.method === "POST" && !isJsonContent(req.headers["content-type"])) {
+      return sendFailure(res, failure("40007", "Invalid Content-Type, please use application/json"), now)
+    }
+    let text: string
+    try {
+      text = utf8.decode(bytes)
+    } catch {
+      return sendFailure(res, failure("40017", "Parameter verification failed: the body is not UTF-8"), now)
+    }
+    const result = operation.run(simulation.exchange, { account, query, body: text, now })
+    if (isFailure(result)) return sendFailure(res, result, now)
+    send(res, 200, corrupt(operation, result, fault))
+  }
+
+  const serveOperation = async (operation: Operation, req: IncomingMessage, res: ServerResponse, query: string) => {
+    simulation.count(operation.name)
+    const body = await readBody(req)
+    if (body._tag === "Aborted") return
+    if (body._tag === "TooLarge") {
+      return sendFailure(res, failure("40017", `Request body too large: at most ${MAX_BODY_BYTES} bytes`, 413), simulation.now())
+    }
+    const fault = simulation.faults.take(operation.name)
+    switch (fault?.kind) {
+      case "drop":
+        req.socket.destroy()
+        return
+      case "status":
+        return send(res, fault.status, gatewayPage(fault.status), "text/html")
+      case "rateLimit":
+        return sendFailure(res, tooFrequent, simulation.now())
+      case "latency": {
+        const timer = setTimeout(() => {
+          pending.delete(timer)
+          guarded(res, () => answer(operation, req, res, query, body.bytes, fault))
+        }, fault.ms)
+        pending.add(timer)
+        return
+      }
+      default:
+        return answer(operation, req, res, query, body.bytes, fault)
+    }
+  }
+
+  /** An unexpected exception is a bug in the simulator: answered as the exchange's system error, logged. */
+  const guarded = (res: ServerResponse, work: () => void | Promise<void>) => {
+    const onDefect = (defect: unknown) => {
+      console.error("simulator defect:", defect)
+      sendFailure(res, failure("40015", "System error", 500), simulation.now())
+    }
+    try {
+      const result = work()
+      if (result instanceof Promise) result.catch(onDefect)
+    } catch (defect) {
+      onDefect(defect)
+    }
+  }
+
+  return (req, res) => {
+    guarded(res, async () => {
+      const url = req.url ?? "/"
+      const mark = url.indexOf("?")
+      const path = mark < 0 ? url : url.slice(0, mark)
+      const query = mark < 0 ? "" : url.slice(mark + 1)
+      if (isAdminPath(path)) {
+        const body = await readBody(req)
+        if (body._tag === "Aborted") return
+        return handleAdmin(simulation, req, res, path, query, body)
+      }
+      const operation = routes.get(path)
+      if (operation === undefined || operation.method !== req.method) {
+        const body = await readBody(req)
+        if (body._tag === "Aborted") return
+        return operation === undefined
+          ? sendFailure(res, failure("404", `Not Found: no operation at ${req.method} ${path}`, 404), simulation.now())
+          : sendFailure(res, failure("405", `Method Not Allowed: ${path} takes ${operation.method}`, 405), simulation.now())
+      }
+      return serveOperation(operation, req, res, query)
+    })
+  }
+}

@@ -1,0 +1,144 @@
+/** Starting and stopping a simulator: one HTTP server (or one each for futures and spot) over one Simulation. */
+import { Either, ParseResult, Schema } from "effect"
+import { createServer } from "node:http"
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as Accounts from "./accounts.js"
+import { ADMIN_PREFIX } from "./admin.js"
+import { DEFAULT_BUDGETS } from "./Budgets.js"
+import type { BudgetSettings } from "./Budgets.js"
+import { FaultSchema } from "./Faults.js"
+import { OPERATION_NAMES } from "./operations.js"
+import { createListener } from "./server.js"
+import { Simulation } from "./Simulation.js"
+import type { Fault, OperationName, RunningSimulator, SimulatorOptions } from "./types.js"
+
+const DEFAULT_SYMBOLS = 240
+const MAX_SYMBOLS = 5000
+
+const integerIn = (name: string, value: number | undefined, fallback: number, min: number, max: number): number => {
+  const chosen = value ?? fallback
+  if (!Number.isSafeInteger(chosen) || chosen < min || chosen > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`)
+  }
+  return chosen
+}
+
+const positive = (name: string, value: number | undefined, fallback: number): number => {
+  const chosen = value ?? fallback
+  if (!Number.isFinite(chosen) || chosen <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`)
+  return chosen
+}
+
+const budgetsOf = (budget: SimulatorOptions["budget"]): BudgetSettings | false =>
+  budget === false ? false : {
+    ipWeightPerWindow: positive("budget.ipWeightPerWindow", budget?.ipWeightPerWindow, DEFAULT_BUDGETS.ipWeightPerWindow),
+    uidWeightPerWindow: positive("budget.uidWeightPerWindow", budget?.uidWeightPerWindow, DEFAULT_BUDGETS.uidWeightPerWindow),
+    windowMs: positive("budget.windowMs", budget?.windowMs, DEFAULT_BUDGETS.windowMs),
+    penaltyMs: positive("budget.penaltyMs", budget?.penaltyMs, DEFAULT_BUDGETS.penaltyMs)
+  }
+
+const isOperation = (name: string): name is OperationName => OPERATION_NAMES.some((operation) => operation === name)
+
+/** Faults from options, checked like those sent to the admin route (callers may not be TypeScript). */
+const faultsOf = (faults: SimulatorOptions["faults"]): Partial<Record<OperationName, Fault>> => {
+  const checked: Partial<Record<OperationName, Fault>> = {}
+  for (const [name, fault] of Object.entries(faults ?? {})) {
+    if (!isOperation(name)) throw new RangeError(`faults: no operation ${name}; one of ${OPERATION_NAMES.join(", ")}`)
+    if (fault === undefined) continue
+    const decoded = Schema.decodeUnknownEither(FaultSchema)(fault)
+    if (Either.isLeft(decoded)) throw new RangeError(`faults.${name}: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+    checked[name] = decoded.right
+  }
+  return checked
+}
+
+const listen = (server: Server, port: number, host: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, host, () => {
+      server.off("error", reject)
+      const address = server.address()
+      if (address === null || typeof address === "string") reject(new Error("the server has no TCP address"))
+      else resolve((address satisfies AddressInfo).port)
+    })
+  })
+
+const shut = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    if (!server.listening) return resolve()
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })
+
+const makeServer = (listener: ReturnType<typeof createListener>): Server => {
+  const server = createServer(listener)
+  // a client that stalls is cut off rather than holding the request open
+  server.requestTimeout = 30_000
+  server.headersTimeout = 20_000
+  server.keepAliveTimeout = 5_000
+  server.on("clientError", (_error, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"code\":\"40017\",\"msg\":\"Malformed HTTP request\"}")
+    else socket.destroy()
+  })
+  return server
+}
+
+/**
+ * Starts a simulator on 127.0.0.1 (or `host`): futures, spot and affiliate on one port, or spot and affiliate on
+ * `spotPort`. Rejects with a RangeError for invalid options or the listen error (e.g. a port in use).
+ */
+export const startSimulator = async (options: SimulatorOptions = {}): Promise<RunningSimulator> => {
+  const host = options.host ?? "127.0.0.1"
+  const port = integerIn("port", options.port, 0, 0, 65_535)
+  const spotPort = options.spotPort === undefined ? undefined : integerIn("spotPort", options.spotPort, 0, 0, 65_535)
+  const tickMs = options.tickMs ?? 1000
+  if (!Number.isFinite(tickMs) || tickMs < 0) throw new RangeError(`tickMs must be 0 or more, got ${options.tickMs}`)
+  const simulation = new Simulation({
+    seed: integerIn("seed", options.seed, 1, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+    symbols: integerIn("symbols", options.symbols, DEFAULT_SYMBOLS, 1, MAX_SYMBOLS),
+    now: options.now ?? Date.now,
+    budgets: budgetsOf(options.budget),
+    faults: faultsOf(options.faults)
+  })
+
+  const pending = new Set<NodeJS.Timeout>()
+  const futures = makeServer(createListener(simulation, spotPort === undefined ? "both" : "futures", pending))
+  const spot = spotPort === undefined ? undefined : makeServer(createListener(simulation, "spot", pending))
+  const servers = spot === undefined ? [futures] : [futures, spot]
+  let futuresPort: number
+  let spotListening: number
+  try {
+    futuresPort = await listen(futures, port, host)
+    spotListening = spot === undefined ? futuresPort : await listen(spot, spotPort ?? 0, host)
+  } catch (error) {
+    await Promise.all(servers.map(shut))
+    throw error
+  }
+
+  const ticker = tickMs > 0 ? setInterval(() => simulation.tick(1), tickMs) : undefined
+  ticker?.unref()
+  const urlHost = host.includes(":") ? `[${host}]` : host
+  const futuresBaseUrl = `http://${urlHost}:${futuresPort}`
+  let closing: Promise<void> | undefined
+
+  return {
+    futuresBaseUrl,
+    spotBaseUrl: `http://${urlHost}:${spotListening}`,
+    adminUrl: `${futuresBaseUrl}${ADMIN_PREFIX}`,
+    accounts: { trader: Accounts.trader, agent: Accounts.agent },
+    tick: (times) => simulation.tick(times),
+    setFault: (operation, fault) => simulation.setFault(operation, fault === undefined ? undefined : faultsOf({ [operation]: fault })[operation]),
+    counters: () => simulation.counters(),
+    placedClientOids: (apiKey) => simulation.placedClientOids(apiKey),
+    close: () => {
+      closing ??= (async () => {
+        if (ticker !== undefined) clearInterval(ticker)
+        for (const timer of pending) clearTimeout(timer)
+        pending.clear()
+        await Promise.all(servers.map(shut))
+      })()
+      return closing
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/** The simulator's public contract (the bot and core's integration tests rely on it). */
+
+export interface DemoAccount {
+  readonly apiKey: string
+  readonly apiSecret: string
+  readonly apiPassphrase: string
+  readonly uid: string
+  /** an agent (affiliate) account may read the affiliate statistics */
+  readonly agent: boolean
+}
+
+export type OperationName = "tickers" | "planOrders" | "batchOrders" | "spotBills" | "affiliateStats" | "placePlanOrder" | "time"
+
+/** `times`: the fault applies to the next N requests of the operation only, then clears itself. */
+export type Fault = (
+  | { readonly kind: "latency"; readonly ms: number }
+  | { readonly kind: "status"; readonly status: number }
+  | { readonly kind: "malformed" }
+  | { readonly kind: "truncated" }
+  | { readonly kind: "drop" }
+  | { readonly kind: "rateLimit" }
+) & { readonly times?: number }
+
+export interface SimulatorOptions {
+  /** default 0 (a free port); the host is 127.0.0.1 unless `host` is given */
+  readonly port?: number
+  /** when set, spot and affiliate are served by a second server on this port (0: a free one) */
+  readonly spotPort?: number
+  readonly host?: string
+  /** default 1 */
+  readonly seed?: number
+  /** number of futures symbols, default 240 */
+  readonly symbols?: number
+  /** market tick interval, default 1000; 0 = only manual ticks */
+  readonly tickMs?: number
+  /** injectable clock (ms), default Date.now */
+  readonly now?: () => number
+  /** weight budgets (default 500 weight / 10 s per IP and per UID, 10 s penalty); false: no limits */
+  readonly budget?: {
+    readonly ipWeightPerWindow?: number
+    readonly uidWeightPerWindow?: number
+    readonly windowMs?: number
+    readonly penaltyMs?: number
+  } | false
+  readonly faults?: Partial<Record<OperationName, Fault>>
+}
+
+export interface RunningSimulator {
+  /** e.g. http://127.0.0.1:PORT (no trailing slash) */
+  readonly futuresBaseUrl: string
+  readonly spotBaseUrl: string
+  /** e.g. http://127.0.0.1:PORT/__sim */
+  readonly adminUrl: string
+  readonly accounts: { readonly trader: DemoAccount; readonly agent: DemoAccount }
+  /** advances the market by `times` ticks (default 1) */
+  readonly tick: (times?: number) => void
+  readonly setFault: (operation: OperationName, fault: Fault | undefined) => void
+  /** requests received per operation, whatever their outcome */
+  readonly counters: () => Readonly<Record<OperationName, number>>
+  /** client_oids accepted by batchOrders and plan_order, in order; all accounts' when no key is given */
+  readonly placedClientOids: (apiKey?: string) => ReadonlyArray<string>
+  readonly close: () => Promise<void>
+}
