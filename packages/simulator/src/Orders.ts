@@ -1,7 +1,7 @@
 /**
  * Futures orders of every account: orders placed in batches and plan (trigger) orders. Limit orders rest until the
- * market crosses their price, then fill half of what remains per tick (status 0 → 1 → 2); market orders fill at the
- * best price at once. A plan order waits until the last price crosses its trigger price, then executes like a new
+ * market crosses their price, then fill half on that tick and the rest on a later one (status 0 → 1 → 2); market
+ * orders fill at the best price at once. A plan order waits until the last price crosses its trigger price, then executes like a new
  * order. Every fill writes its two bills to the spot ledger.
  *
  * There is no position or margin model: sizes and prices are checked against the contract's bounds only, and
@@ -180,8 +180,9 @@ export class Orders {
       if (price === undefined) continue
       const buy = sideOf(order.type) === "buy"
       if (buy ? quote.ask <= price : quote.bid >= price) {
-        const remaining = order.sizeUnits - order.filledUnits
-        this.fill(order, remaining <= 1 ? remaining : Math.ceil(remaining / 2), price, now, MAKER_FEE_BPS)
+        // half on the first touch, the rest on the next: every resting order shows "partially filled" once
+        const part = order.filledUnits === 0 ? Math.ceil(order.sizeUnits / 2) : order.sizeUnits - order.filledUnits
+        this.fill(order, part, price, now, MAKER_FEE_BPS)
       }
     }
     this.working = this.working.filter((order) => !isDone(order))
