@@ -1,0 +1,226 @@
+/** Each fault kind, from options and from the admin routes, and the admin routes themselves. */
+import { connect } from "node:net"
+import { describe, expect, it } from "vitest"
+import { json, send, signed, start } from "./helpers.js"
+
+const TICKERS = "/capi/v2/market/tickers"
+
+describe("faults", () => {
+  it("latency delays the answer, which is otherwise normal", async () => {
+    const { sim } = await start({ faults: { tickers: { kind: "latency", ms: 150 } } })
+    const started = performance.now()
+    const answer = await send(sim.futuresBaseUrl, TICKERS)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140)
+    expect(answer.status).toBe(200)
+    expect((json(answer) as Array<unknown>).length).toBe(240)
+  })
+
+  it("status answers that HTTP status with a gateway's HTML page", async () => {
+    const { sim } = await start()
+    sim.setFault("tickers", { kind: "status", status: 503 })
+    const answer = await send(sim.futuresBaseUrl, TICKERS)
+    expect(answer.status).toBe(503)
+    expect(answer.headers["content-type"]).toBe("text/html")
+    expect(answer.text).toContain("503 Service Unavailable")
+  })
+
+  it("malformed answers JSON of the wrong shape: numbers where the wire has strings, inside a valid envelope", async () => {
+    const { sim, now } = await start()
+    sim.setFault("tickers", { kind: "malformed" })
+    const tickers = json(await send(sim.futuresBaseUrl, TICKERS)) as Array<Record<string, unknown>>
+    expect(typeof tickers[0]!["last"]).toBe("number")
+    expect(tickers[0]!["symbol"]).toBe("cmt_btcusdt")
+    sim.setFault("spotBills", { kind: "malformed" })
+    const envelope = json(await signed(sim.spotBaseUrl, "/api/v2/account/bills", sim.accounts.trader, { body: "{}" }, now)) as {
+      code: unknown
+      data: Array<Record<string, unknown>>
+    }
+    expect(envelope.code).toBe("00000")
+    expect(typeof envelope.data[0]!["deltaAmount"]).toBe("number")
+    // an empty list gets a null record
+    sim.setFault("planOrders", { kind: "malformed" })
+    const plans = await signed(sim.futuresBaseUrl, "/capi/v2/order/currentPlan", sim.accounts.trader, { query: "orderId=1" }, now)
+    expect(json(plans)).toEqual([null])
+  })
+
+  it("truncated answers the first half of the JSON text", async () => {
+    const { sim } = await start()
+    const whole = await send(sim.futuresBaseUrl, TICKERS)
+    sim.setFault("tickers", { kind: "truncated" })
+    const cut = await send(sim.futuresBaseUrl, TICKERS)
+    expect(cut.status).toBe(200)
+    expect(cut.text).toBe(whole.text.slice(0, Math.floor(whole.text.length / 2)))
+    expect(() => JSON.parse(cut.text)).toThrow()
+  })
+
+  it("drop closes the connection without an answer", async () => {
+    const { sim } = await start()
+    sim.setFault("time", { kind: "drop" })
+    await expect(send(sim.futuresBaseUrl, "/capi/v2/market/time")).rejects.toThrow(/socket hang up|ECONNRESET/)
+  })
+
+  it("rateLimit answers 429 without charging or penalizing the budget", async () => {
+    const { sim } = await start({ faults: { time: { kind: "rateLimit", times: 1 } } })
+    const answer = await send(sim.futuresBaseUrl, "/capi/v2/market/time")
+    expect(answer.status).toBe(429)
+    expect(json(answer)).toMatchObject({ code: "429", msg: "Request is too frequent" })
+    expect((await send(sim.futuresBaseUrl, "/capi/v2/market/time")).status).toBe(200)
+  })
+
+  it("times applies a fault to the next N requests only; other operations are not affected", async () => {
+    const { sim } = await start()
+    sim.setFault("tickers", { kind: "status", status: 502, times: 2 })
+    expect((await send(sim.futuresBaseUrl, "/capi/v2/market/time")).status).toBe(200)
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(502)
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(502)
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
+  })
+
+  it("setFault(op, undefined) clears a fault", async () => {
+    const { sim } = await start({ faults: { tickers: { kind: "status", status: 500 } } })
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(500)
+    sim.setFault("tickers", undefined)
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
+  })
+
+  it("invalid faults are refused, in options and at run time", async () => {
+    await expect(start({ faults: { tickers: { kind: "status", status: 99 } } })).rejects.toThrow(RangeError)
+    const { sim } = await start()
+    expect(() => sim.setFault("tickers", { kind: "latency", ms: -1 })).toThrow(RangeError)
+  })
+})
+
+describe("admin routes", () => {
+  it("switch faults on and off, list them, and refuse bad ones", async () => {
+    const { sim } = await start()
+    const put = await send(sim.adminUrl, "/__sim/faults/tickers", { method: "PUT", body: JSON.stringify({ kind: "status", status: 503, times: 3 }) })
+    expect(put.status).toBe(200)
+    expect(json(put)).toEqual({ tickers: { kind: "status", status: 503, times: 3, remaining: 3 } })
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(503)
+    expect(json(await send(sim.adminUrl, "/__sim/faults"))).toEqual({ tickers: { kind: "status", status: 503, times: 3, remaining: 2 } })
+    expect(json(await send(sim.adminUrl, "/__sim/faults/tickers", { method: "DELETE" }))).toEqual({})
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
+    const bad = await send(sim.adminUrl, "/__sim/faults/tickers", { method: "PUT", body: JSON.stringify({ kind: "explode" }) })
+    expect(bad.status).toBe(400)
+    expect(json(bad)).toMatchObject({ code: "40017" })
+    expect((await send(sim.adminUrl, "/__sim/faults/nothing", { method: "PUT", body: "{}" })).status).toBe(404)
+  })
+
+  it("count requests per operation, whatever the outcome, and not their own", async () => {
+    const { sim, now } = await start()
+    await send(sim.futuresBaseUrl, TICKERS)
+    await send(sim.futuresBaseUrl, TICKERS)
+    await signed(sim.futuresBaseUrl, "/capi/v2/order/currentPlan", sim.accounts.trader, { headers: { "ACCESS-SIGN": "bad" } }, now)
+    await send(sim.futuresBaseUrl, "/unknown")
+    const counters = { tickers: 2, planOrders: 1, batchOrders: 0, spotBills: 0, affiliateStats: 0, placePlanOrder: 0, time: 0 }
+    expect(sim.counters()).toEqual(counters)
+    expect(json(await send(sim.adminUrl, "/__sim/counters"))).toEqual(counters)
+  })
+
+  it("list the client_oids placed, per account or all", async () => {
+    const { sim, now } = await start()
+    const body = (oid: string) => JSON.stringify({ symbol: "cmt_btcusdt", orderDataList: [{ client_oid: oid, size: "0.001", type: "1", order_type: "0", match_price: "1" }] })
+    await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: body("t-1") }, now)
+    await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.agent, { body: body("a-1") }, now)
+    expect(json(await send(sim.adminUrl, "/__sim/client-oids"))).toEqual({ clientOids: ["t-1", "a-1"] })
+    expect(json(await send(sim.adminUrl, "/__sim/client-oids", { query: `apiKey=${sim.accounts.agent.apiKey}` }))).toEqual({ clientOids: ["a-1"] })
+    expect(sim.placedClientOids("unknown-key")).toEqual([])
+  })
+
+  it("advance the market by N ticks", async () => {
+    const { sim } = await start()
+    const before = await send(sim.futuresBaseUrl, TICKERS)
+    expect(json(await send(sim.adminUrl, "/__sim/tick", { method: "POST", query: "times=5" }))).toEqual({ ticks: 5 })
+    expect(json(await send(sim.adminUrl, "/__sim/tick", { method: "POST", body: JSON.stringify({ times: 2 }) }))).toEqual({ ticks: 7 })
+    expect(json(await send(sim.adminUrl, "/__sim/tick", { method: "POST" }))).toEqual({ ticks: 8 })
+    expect((await send(sim.futuresBaseUrl, TICKERS)).text).not.toBe(before.text)
+    expect((await send(sim.adminUrl, "/__sim/tick", { method: "POST", query: "times=-1" })).status).toBe(400)
+    expect((await send(sim.adminUrl, "/__sim/tick", { method: "POST", query: "times=100001" })).status).toBe(400)
+  })
+
+  it("list the routes and the demo accounts; unknown admin routes are 404", async () => {
+    const { sim } = await start()
+    expect((json(await send(sim.adminUrl, "/__sim")) as { routes: Array<string> }).routes.length).toBeGreaterThan(5)
+    expect(json(await send(sim.adminUrl, "/__sim/accounts"))).toEqual({ accounts: [sim.accounts.trader, sim.accounts.agent] })
+    expect((await send(sim.adminUrl, "/__sim/nothing")).status).toBe(404)
+  })
+
+  it("answer on the spot server too when it is separate", async () => {
+    const { sim } = await start({ spotPort: 0 })
+    expect((await send(sim.spotBaseUrl, "/__sim/counters")).status).toBe(200)
+  })
+})
+
+describe("bad requests", () => {
+  it("a body that is not JSON is 40017", async () => {
+    const { sim, now } = await start()
+    for (const body of ["{not json", "[]", "\"text\""]) {
+      const answer = await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body }, now)
+      expect(answer.status).toBe(400)
+      expect(json(answer)).toMatchObject({ code: "40017" })
+    }
+  })
+
+  it("a body that is not UTF-8 is 40017", async () => {
+    const { sim, now } = await start()
+    const account = sim.accounts.trader
+    const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x7d])
+    const timestamp = String(now())
+    const { createHmac } = await import("node:crypto")
+    const sign = createHmac("sha256", account.apiSecret).update(`${timestamp}POST/api/v2/account/bills`).update(bytes).digest("base64")
+    const answer = await send(sim.spotBaseUrl, "/api/v2/account/bills", {
+      method: "POST",
+      body: bytes,
+      headers: { "ACCESS-KEY": account.apiKey, "ACCESS-SIGN": sign, "ACCESS-PASSPHRASE": account.apiPassphrase, "ACCESS-TIMESTAMP": timestamp, "Content-Type": "application/json" }
+    })
+    expect(answer.status).toBe(400)
+    expect(json(answer)).toMatchObject({ code: "40017" })
+  })
+
+  it("a body over 64 KiB is 413 with code 40017", async () => {
+    const { sim, now } = await start()
+    const body = JSON.stringify({ padding: "x".repeat(70_000) })
+    const answer = await signed(sim.spotBaseUrl, "/api/v2/account/bills", sim.accounts.trader, { body }, now)
+    expect(answer.status).toBe(413)
+    expect(json(answer)).toMatchObject({ code: "40017" })
+    expect((json(answer) as { msg: string }).msg).toContain("65536")
+  })
+
+  it("an unknown path is 404 and a wrong method 405, both JSON", async () => {
+    const { sim } = await start()
+    const missing = await send(sim.futuresBaseUrl, "/capi/v2/order/nothing")
+    expect(missing.status).toBe(404)
+    expect(json(missing)).toMatchObject({ code: "404" })
+    const wrong = await send(sim.futuresBaseUrl, TICKERS, { method: "POST", body: "{}" })
+    expect(wrong.status).toBe(405)
+    expect(json(wrong)).toMatchObject({ code: "405" })
+  })
+
+  it("garbage on the socket gets a 400 and the server keeps serving", async () => {
+    const { sim } = await start()
+    const url = new URL(sim.futuresBaseUrl)
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write("NOT HTTP AT ALL\r\n\r\n"))
+      let text = ""
+      socket.on("data", (chunk) => (text += chunk.toString()))
+      socket.on("end", () => resolve(text))
+      socket.on("error", reject)
+    })
+    expect(reply).toMatch(/^HTTP\/1\.1 400/)
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
+  })
+
+  it("odd values never crash the server", async () => {
+    const { sim, now } = await start()
+    const queries = ["startTime=99999999999999999999", "limit=1e2", "symbol=", "orderId=" + "9".repeat(30), "%zz=1", "limit=%00"]
+    for (const query of queries) {
+      const answer = await signed(sim.futuresBaseUrl, "/capi/v2/order/currentPlan", sim.accounts.trader, { query }, now)
+      expect(answer.status, query).toBeLessThan(500)
+    }
+    for (const body of ["null", "{\"after\":null}", "{\"limit\":1e400}", "{\"coinId\":{}}", "{\"__proto__\":{\"limit\":1}}"]) {
+      const answer = await signed(sim.spotBaseUrl, "/api/v2/account/bills", sim.accounts.trader, { body }, now)
+      expect(answer.status, body).toBeLessThan(500)
+    }
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
+  })
+})
