@@ -70,7 +70,7 @@ export const signed = (baseUrl: string, path: string, account: DemoAccount, call
   return send(baseUrl, path, { method, query, body, headers: present })
 }
 
-export const json = (answer: Answer): unknown => JSON.parse(answer.text)
+export const json = (answer: { readonly text: string }): unknown => JSON.parse(answer.text)
 
 /** A manually ticked simulator on a fixed clock that the test can move; closed after the test. */
 export interface Fixture {
