@@ -1,0 +1,123 @@
+/**
+ * The bot's configuration from the environment, checked as a whole: every problem is reported at once, by variable
+ * name, never with a secret's value. The exchange connection itself (`TRADEDESK_*`) is read by core.
+ */
+import { Either } from "effect"
+import { randomBytes } from "node:crypto"
+import type { AccessPolicy } from "./Access.js"
+
+export interface Webhook {
+  /** the public HTTPS address Telegram posts updates to; its path is served locally */
+  readonly url: string
+  /** checked against `X-Telegram-Bot-Api-Secret-Token` on every request */
+  readonly secret: string
+  readonly port: number
+  readonly host: string
+}
+
+export interface BotConfig {
+  /** none: the console chat */
+  readonly token: string | undefined
+  /** a self-hosted Bot API server */
+  readonly apiRoot: string | undefined
+  readonly webhook: Webhook | undefined
+  readonly access: AccessPolicy
+  /** the embedded simulator, or the service named by the `TRADEDESK_*` variables */
+  readonly exchange: "simulator" | "env"
+  /** where the console chat writes the files the bot sends */
+  readonly filesDir: string
+  /** log lines go here; none: standard error (the console chat defaults to a file beside the files) */
+  readonly logFile: string | undefined
+  readonly tickersTtlMs: number
+  readonly confirmTtlMs: number
+}
+
+export type Env = Readonly<Record<string, string | undefined>>
+
+const set = (env: Env, name: string): string | undefined => {
+  const value = env[name]?.trim()
+  return value === undefined || value === "" ? undefined : value
+}
+
+/** Reads the configuration, or every problem found. */
+export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> => {
+  const problems: Array<string> = []
+
+  const ids = (name: string): ReadonlySet<number> => {
+    const out = new Set<number>()
+    for (const part of (set(env, name) ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "")) {
+      if (/^\d{1,15}$/.test(part)) out.add(Number(part))
+      else problems.push(`${name}: ${JSON.stringify(part)} is not a Telegram user id (digits, comma-separated)`)
+    }
+    return out
+  }
+  const flag = (name: string): boolean => {
+    const value = set(env, name)?.toLowerCase()
+    if (value === undefined || value === "false" || value === "0" || value === "no") return false
+    if (value === "true" || value === "1" || value === "yes") return true
+    problems.push(`${name}: expected true or false`)
+    return false
+  }
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const value = set(env, name)
+    if (value === undefined) return fallback
+    const number = Number(value)
+    if (Number.isSafeInteger(number) && number >= min && number <= max) return number
+    problems.push(`${name}: expected a whole number from ${min} to ${max}`)
+    return fallback
+  }
+  const url = (name: string, protocols: ReadonlyArray<string>): string | undefined => {
+    const value = set(env, name)
+    if (value === undefined) return undefined
+    try {
+      const parsed = new URL(value)
+      if (protocols.includes(parsed.protocol)) return value.replace(/\/+$/, "")
+    } catch {
+      // reported below
+    }
+    problems.push(`${name}: expected an ${protocols.map((protocol) => protocol.replace(":", "")).join(" or ")} URL`)
+    return undefined
+  }
+
+  const token = set(env, "TELEGRAM_BOT_TOKEN")
+  if (token !== undefined && !/^\d+:[A-Za-z0-9_-]{20,}$/.test(token)) problems.push("TELEGRAM_BOT_TOKEN: not a bot token (from @BotFather: digits, a colon, then the key)")
+  const webhookUrl = url("TELEGRAM_WEBHOOK_URL", ["https:"])
+  const secret = set(env, "TELEGRAM_WEBHOOK_SECRET")
+  if (secret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(secret)) problems.push("TELEGRAM_WEBHOOK_SECRET: 1–256 letters, digits, _ or -")
+  const webhook: Webhook | undefined = webhookUrl === undefined ? undefined : {
+    url: webhookUrl,
+    secret: secret ?? randomBytes(24).toString("base64url"),
+    port: integer("TELEGRAM_WEBHOOK_PORT", 8443, 0, 65_535),
+    host: set(env, "TELEGRAM_WEBHOOK_HOST") ?? "0.0.0.0"
+  }
+  if (webhook !== undefined && token === undefined) problems.push("TELEGRAM_WEBHOOK_URL: needs TELEGRAM_BOT_TOKEN")
+  const filesDir = set(env, "BOT_FILES_DIR") ?? "tradedesk-files"
+  const config: BotConfig = {
+    token,
+    apiRoot: url("TELEGRAM_API_ROOT", ["http:", "https:"]),
+    webhook,
+    access: {
+      readers: ids("TELEGRAM_ALLOWED_USERS"),
+      traders: ids("TELEGRAM_TRADER_USERS"),
+      publicMarket: flag("TELEGRAM_PUBLIC_MARKET")
+    },
+    exchange: ["TRADEDESK_API_KEY", "TRADEDESK_FUTURES_BASE_URL", "TRADEDESK_SPOT_BASE_URL"].some((name) => set(env, name) !== undefined)
+      ? "env"
+      : "simulator",
+    filesDir,
+    logFile: set(env, "BOT_LOG_FILE"),
+    tickersTtlMs: integer("BOT_TICKERS_CACHE_MS", 3_000, 100, 600_000),
+    confirmTtlMs: integer("BOT_CONFIRM_TTL_MS", 300_000, 10_000, 3_600_000)
+  }
+  return problems.length === 0 ? Either.right(config) : Either.left(problems)
+}
+
+/** The secrets in the environment, to scrub from logs. */
+export const secretsOf = (env: Env, config: BotConfig): ReadonlyArray<string> =>
+  [
+    config.token,
+    config.webhook?.secret,
+    set(env, "TRADEDESK_API_KEY"),
+    set(env, "TRADEDESK_API_SECRET"),
+    set(env, "TRADEDESK_API_PASSPHRASE")
+  ].filter((value): value is string => value !== undefined)

@@ -1,0 +1,31 @@
+/**
+ * The one runtime the bot runs its exchange programs on: core's services (one transport, one rate limiter, one
+ * connection pool) and the bot's shared caches, built once at start-up and disposed at shutdown.
+ */
+import type { ConfigError, TradeDeskConfig } from "@tradedesk/core"
+import { TradeDesk } from "@tradedesk/core"
+import { Duration, Layer, ManagedRuntime } from "effect"
+import * as AffiliateBook from "./AffiliateBook.js"
+import * as CoinDirectory from "./CoinDirectory.js"
+import * as MarketData from "./MarketData.js"
+
+export type Services = TradeDesk.Services | MarketData.MarketData | AffiliateBook.AffiliateBook | CoinDirectory.CoinDirectory
+
+export type BotRuntime = ManagedRuntime.ManagedRuntime<Services, ConfigError>
+
+export interface CacheSettings {
+  /** how long one tickers answer serves every market command (default 3 s) */
+  readonly tickersTtlMs?: number
+  /** how long the affiliate users of a query are kept for paging and export (default 60 s) */
+  readonly affiliateTtlMs?: number
+}
+
+export const layer = (options: TradeDeskConfig.Options, caches: CacheSettings = {}): Layer.Layer<Services, ConfigError> =>
+  Layer.mergeAll(
+    MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
+    AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
+    CoinDirectory.layer
+  ).pipe(Layer.provideMerge(TradeDesk.layer(options)))
+
+export const make = (options: TradeDeskConfig.Options, caches: CacheSettings = {}): BotRuntime =>
+  ManagedRuntime.make(layer(options, caches))

@@ -1,0 +1,94 @@
+/**
+ * Order batches waiting for the trader's Confirm. Each batch's client_oids are fixed when its preview is made, and a
+ * batch leaves the `pending` state exactly once, so a double press, a retried callback or a press after a restart
+ * (the store is empty then) never sends it twice. A batch refused before anything was accepted (rate limited,
+ * exchange down before sending) goes back to `pending` and may be confirmed again with the same client_oids.
+ */
+import type { BatchOrder } from "@tradedesk/core"
+import { randomBytes } from "node:crypto"
+
+export interface Batch {
+  readonly symbol: string
+  readonly marginMode: BatchOrder.MarginMode | undefined
+  /** each with the client_oid fixed when the preview was made */
+  readonly orders: ReadonlyArray<BatchOrder.OrderRequest>
+}
+
+type State = "pending" | "placing" | "done" | "cancelled"
+
+interface Entry {
+  readonly owner: number
+  readonly batch: Batch
+  readonly expiresAt: number
+  state: State
+}
+
+/** What a press on Confirm or Cancel finds. */
+export type Claim =
+  | { readonly _tag: "Claimed"; readonly batch: Batch }
+  /** unknown id: long expired, or made before a restart */
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Expired" }
+  | { readonly _tag: "Busy" }
+  | { readonly _tag: "Done" }
+  | { readonly _tag: "Cancelled" }
+  | { readonly _tag: "NotYours" }
+
+/** How long a finished entry is kept, to answer late presses precisely rather than with "no longer valid". */
+const RETAIN_MILLIS = 24 * 3_600_000
+
+export class Confirmations {
+  private readonly entries = new Map<string, Entry>()
+
+  constructor(
+    readonly ttlMillis: number,
+    private readonly now: () => number = Date.now
+  ) {}
+
+  /** Stores a batch for its owner, made from the id its buttons will carry (e.g. for its client_oids). */
+  create(owner: number, make: (id: string) => Batch): { readonly id: string; readonly batch: Batch } {
+    this.sweep()
+    const id = randomBytes(8).readBigUInt64BE().toString(36).padStart(4, "0")
+    const batch = make(id)
+    this.entries.set(id, { owner, batch, expiresAt: this.now() + this.ttlMillis, state: "pending" })
+    return { id, batch }
+  }
+
+  private find(id: string, owner: number): Entry | Claim {
+    const entry = this.entries.get(id)
+    if (entry === undefined) return { _tag: "Missing" }
+    if (entry.owner !== owner) return { _tag: "NotYours" }
+    if (entry.state === "placing") return { _tag: "Busy" }
+    if (entry.state === "done") return { _tag: "Done" }
+    if (entry.state === "cancelled") return { _tag: "Cancelled" }
+    if (this.now() > entry.expiresAt) return { _tag: "Expired" }
+    return entry
+  }
+
+  /** Moves a pending batch to `placing` for its owner: only one press ever gets `Claimed`. */
+  claim(id: string, owner: number): Claim {
+    const found = this.find(id, owner)
+    if ("_tag" in found) return found
+    found.state = "placing"
+    return { _tag: "Claimed", batch: found.batch }
+  }
+
+  /** Cancels a pending batch; `Claimed` means it was cancelled now. */
+  cancel(id: string, owner: number): Claim {
+    const found = this.find(id, owner)
+    if ("_tag" in found) return found
+    found.state = "cancelled"
+    return { _tag: "Claimed", batch: found.batch }
+  }
+
+  /** After a claim: `done` when anything may have reached the exchange, `pending` again when nothing did. */
+  settle(id: string, state: "done" | "pending"): void {
+    const entry = this.entries.get(id)
+    if (entry !== undefined) entry.state = state
+  }
+
+  private sweep(): void {
+    const cutoff = this.now() - RETAIN_MILLIS
+    for (const [id, entry] of this.entries) if (entry.expiresAt < cutoff) this.entries.delete(id)
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The whole application: configuration, the exchange (the embedded simulator, or the service the `TRADEDESK_*`
+ * variables name), the runtime, the bot, and its transport — the console chat without a token, else Telegram by long
+ * polling or webhook. `stop` takes it all down in order.
+ */
+import type { TradeDeskConfig } from "@tradedesk/core"
+import { TradeDeskConfig as CoreConfig } from "@tradedesk/core"
+import type { RunningSimulator } from "@tradedesk/simulator"
+import { startSimulator } from "@tradedesk/simulator"
+import { Cause, ConfigProvider, Effect, Either, Exit, Option } from "effect"
+import { createWriteStream } from "node:fs"
+import type { WriteStream } from "node:fs"
+import { mkdir } from "node:fs/promises"
+import { dirname, relative, resolve } from "node:path"
+import type { Readable, Writable } from "node:stream"
+import * as BotConfig from "./BotConfig.js"
+import * as BotRuntime from "./BotRuntime.js"
+import { ConsoleChat } from "./ConsoleChat.js"
+import { createBot } from "./createBot.js"
+import { LocalBotApi } from "./LocalBotApi.js"
+import { jsonLogger, scrub } from "./log.js"
+import type { Logger } from "./log.js"
+import type { Running } from "./serve.js"
+import { startPolling, startWebhook } from "./serve.js"
+
+export interface AppIo {
+  readonly env: BotConfig.Env
+  /** relative paths (the files folder, the log) start here */
+  readonly cwd: string
+  /** the console chat's terminal */
+  readonly input: Readable
+  readonly output: Writable
+  /** start-up problems, and the log when it has no file */
+  readonly errors: Writable
+}
+
+export interface App {
+  /** Stops everything; safe to call more than once. */
+  readonly stop: () => Promise<void>
+  /** Resolves with the exit code once stopped: 0 after `stop` or `/quit`, 1 after a fatal transport error. */
+  readonly stopped: Promise<number>
+}
+
+/** Start-up failed for the reason given (no secret in it). */
+export class StartupError extends Error {}
+
+const CONSOLE_TOKEN = "1:console-chat-local-token"
+const CONSOLE_USER = { id: 1, first_name: "you" } as const
+
+interface Exchange {
+  readonly options: TradeDeskConfig.Options
+  readonly simulator: RunningSimulator | undefined
+  readonly label: string
+}
+
+/** The simulator's demo agent account (it can do everything), or core's options from the environment. */
+const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Promise<Exchange> => {
+  if (config.exchange === "simulator") {
+    const simulator = await startSimulator()
+    const { apiKey, apiSecret, apiPassphrase, uid } = simulator.accounts.agent
+    return {
+      simulator,
+      label: `the embedded simulator at ${simulator.futuresBaseUrl} (demo account ${uid})`,
+      options: {
+        futuresBaseUrl: simulator.futuresBaseUrl,
+        spotBaseUrl: simulator.spotBaseUrl,
+        apiKey,
+        apiSecret,
+        apiPassphrase,
+        rateLimit: { onExceeded: "fail" }
+      }
+    }
+  }
+  const provider = ConfigProvider.fromMap(new Map(Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value]]))))
+  const read = await Effect.runPromise(Effect.either(Effect.withConfigProvider(CoreConfig.optionsFromEnv, provider)))
+  if (Either.isLeft(read)) throw new StartupError(`TRADEDESK_* configuration: ${read.left.message}`)
+  const options = read.right
+  return {
+    simulator: undefined,
+    label: options.futuresBaseUrl ?? CoreConfig.PRODUCTION_FUTURES_BASE_URL,
+    // unless TRADEDESK_RATE_LIMIT says otherwise: "try again in N s" serves a chat better than a command that hangs
+    options: {
+      ...options,
+      rateLimit: options.rateLimit === false ? false : { ...options.rateLimit, onExceeded: options.rateLimit?.onExceeded ?? "fail" }
+    }
+  }
+}
+
+const openLog = async (path: string): Promise<WriteStream> => {
+  await mkdir(dirname(path), { recursive: true })
+  return createWriteStream(path, { flags: "a" })
+}
+
+export const startApp = async (io: AppIo): Promise<App> => {
+  const read = BotConfig.read(io.env)
+  if (Either.isLeft(read)) throw new StartupError(`configuration:\n  ${read.left.join("\n  ")}`)
+  const config = read.right
+  const consoleMode = config.token === undefined
+  const filesDir = resolve(io.cwd, config.filesDir)
+  const logPath = config.logFile === undefined ? (consoleMode ? resolve(filesDir, "bot.log") : undefined) : resolve(io.cwd, config.logFile)
+  const logStream = logPath === undefined ? undefined : await openLog(logPath)
+  const sink = logStream ?? io.errors
+  const secrets = BotConfig.secretsOf(io.env, config)
+  const logger: Logger = jsonLogger((line) => sink.write(`${line}\n`), secrets)
+
+  const cleanups: Array<() => Promise<void>> = []
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined)
+  }
+  try {
+    const exchange = await exchangeOf(config, io.env)
+    if (exchange.simulator !== undefined) cleanups.push(exchange.simulator.close)
+    const runtime = BotRuntime.make(exchange.options, { tickersTtlMs: config.tickersTtlMs })
+    cleanups.push(() => runtime.dispose())
+    // build core's layers now, so a misconfiguration stops the start rather than the first command
+    const built = await runtime.runtimeEffect.pipe(Effect.exit, Effect.runPromise)
+    if (Exit.isFailure(built)) {
+      const reason = Option.match(Cause.failureOption(built.cause), { onNone: () => Cause.pretty(built.cause), onSome: (error) => error.message })
+      throw new StartupError(`exchange client: ${reason}`)
+    }
+
+    let finish!: (code: number) => void
+    const stopped = new Promise<number>((resolve) => (finish = resolve))
+    let stopping: Promise<void> | undefined
+    const stopWith = (code: number) => {
+      stopping ??= (async () => {
+        await cleanUp()
+        logger.log("info", "stopped", { code })
+        logStream?.end()
+        finish(code)
+      })()
+      return stopping
+    }
+    const fatal = (error: unknown) => {
+      logger.log("error", "transport_failed", { detail: error instanceof Error ? error.message : String(error) })
+      void stopWith(1)
+    }
+
+    let running: Running
+    if (consoleMode) {
+      const api = await LocalBotApi.start({ token: CONSOLE_TOKEN })
+      cleanups.push(() => api.close())
+      const trade = createBot({
+        token: CONSOLE_TOKEN,
+        apiRoot: api.url,
+        runtime,
+        // the console user is the operator at the terminal: a trader; nobody else can reach this chat
+        access: { readers: new Set(), traders: new Set([CONSOLE_USER.id]), publicMarket: false },
+        logger,
+        pacing: { perChatIntervalMs: 0 },
+        confirmTtlMs: config.confirmTtlMs
+      })
+      running = await startPolling(trade, fatal)
+      cleanups.push(running.stop)
+      const chat = new ConsoleChat({ api, user: CONSOLE_USER, input: io.input, output: io.output, filesDir, onExit: () => void stopWith(0) })
+      cleanups.push(async () => chat.close())
+      chat.greet([
+        `tradedesk console chat, the bot's own handlers against ${exchange.label}.`,
+        "You are the console user, a trader. Type /help to begin; press a button by typing its number, e.g. [1];",
+        "for /order, put each order after a ; (e.g. /order btc; open_long 0.01 @ 65000). /quit leaves.",
+        `Files the bot sends go to ${relative(io.cwd, filesDir) || "."}/; the log is ${relative(io.cwd, logPath ?? "") || logPath}.`,
+        "Set TELEGRAM_BOT_TOKEN to serve Telegram instead."
+      ].join("\n"))
+    } else {
+      const { access } = config
+      if (access.readers.size === 0 && access.traders.size === 0) {
+        logger.log("warn", "no_users_allowed", {
+          detail: `TELEGRAM_ALLOWED_USERS and TELEGRAM_TRADER_USERS are empty: nobody may use the account commands${access.publicMarket ? "" : " or market data"}`
+        })
+      }
+      const trade = createBot({
+        token: config.token!,
+        apiRoot: config.apiRoot,
+        runtime,
+        access,
+        logger,
+        confirmTtlMs: config.confirmTtlMs
+      })
+      running = config.webhook === undefined ? await startPolling(trade, fatal) : await startWebhook(trade, config.webhook)
+      cleanups.push(running.stop)
+    }
+    logger.log("info", "started", {
+      transport: consoleMode ? "console" : config.webhook === undefined ? "polling" : "webhook",
+      exchange: exchange.label,
+      readers: config.access.readers.size,
+      traders: config.access.traders.size,
+      publicMarket: config.access.publicMarket,
+      ...(config.apiRoot === undefined ? {} : { apiRoot: config.apiRoot })
+    })
+    return { stop: () => stopWith(0), stopped }
+  } catch (error) {
+    await cleanUp()
+    logStream?.end()
+    // e.g. Telegram refused the token, or a port is taken
+    throw new StartupError(scrub(error instanceof Error ? error.message : String(error), secrets))
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The command table: one entry per command, read by the help text, the Telegram menu (`setMyCommands`), the usage
+ * replies and the authorization middleware, so they cannot disagree.
+ */
+
+/**
+ * Who may run a command. `open`: anyone (help, hints; no exchange call). `market`: market data, for the allowed
+ * users or everyone when the market is public. `account`: the account's data, allowed users in a private chat.
+ * `trade`: placing orders, trader users in a private chat.
+ */
+export type Access = "open" | "market" | "account" | "trade"
+
+export interface CommandSpec {
+  readonly name: string
+  readonly access: Access
+  /** the line shown in Telegram's command menu */
+  readonly summary: string
+  readonly usage: string
+  readonly examples: ReadonlyArray<string>
+}
+
+export const COMMANDS = [
+  {
+    name: "tickers",
+    access: "market",
+    summary: "Markets: top by 24 h volume, gainers, losers",
+    usage: "/tickers [filter] [volume|gainers|losers]",
+    examples: ["/tickers", "/tickers eth", "/tickers gainers"]
+  },
+  {
+    name: "ticker",
+    access: "market",
+    summary: "One market in detail",
+    usage: "/ticker <symbol>",
+    examples: ["/ticker btc", "/ticker ETHUSDT"]
+  },
+  {
+    name: "orders",
+    access: "account",
+    summary: "Current plan orders",
+    usage: "/orders [symbol]",
+    examples: ["/orders", "/orders btc"]
+  },
+  {
+    name: "order",
+    access: "trade",
+    summary: "Place up to 20 orders after a preview",
+    usage:
+      "/order <symbol> [cross|isolated], then one order per line (or separated by ;):\n" +
+      "<open_long|open_short|close_long|close_short> <size> (@ <price> | market) [post|fok|ioc] [tp <price>] [sl <price>]",
+    examples: ["/order btc; open_long 0.01 @ 65000 tp 70000 sl 60000; close_short 0.02 market", "/order eth isolated; open_short 0.5 @ 3500 post"]
+  },
+  {
+    name: "bills",
+    access: "account",
+    summary: "Spot ledger entries; csv for a file",
+    usage: "/bills [csv] [coin] [type] [since]",
+    examples: ["/bills", "/bills usdt deposit 7d", "/bills csv 2024-05-01"]
+  },
+  {
+    name: "affiliate",
+    access: "account",
+    summary: "Invited users' volumes and commission; csv for a file",
+    usage: "/affiliate [csv] [uid] [from] [to]",
+    examples: ["/affiliate", "/affiliate 30d", "/affiliate csv 2024-05-01 2024-05-31"]
+  },
+  {
+    name: "help",
+    access: "open",
+    summary: "What the bot does, with examples",
+    usage: "/help",
+    examples: ["/help"]
+  },
+  {
+    name: "start",
+    access: "open",
+    summary: "Start here",
+    usage: "/start",
+    examples: ["/start"]
+  }
+] as const satisfies ReadonlyArray<CommandSpec>
+
+export type CommandName = (typeof COMMANDS)[number]["name"]
+
+const BY_NAME = new Map<string, CommandSpec>(COMMANDS.map((command) => [command.name, command]))
+
+export const commandSpec = (name: CommandName): CommandSpec => BY_NAME.get(name)!
+
+/** The spec of a command as typed (telegraf matches command names exactly, so this does too). */
+export const findCommand = (name: string): CommandSpec | undefined => BY_NAME.get(name)
+
+/** The bot command at the start of a message text (`/tickers@my_bot eth` → `{ name: "tickers", target: "my_bot" }`). */
+export const commandOf = (text: string): { readonly name: string; readonly target: string | undefined } | undefined => {
+  const match = /^\/([A-Za-z0-9_]{1,64})(?:@([A-Za-z0-9_]+))?(?:\s|$)/.exec(text)
+  return match === null ? undefined : { name: match[1]!, target: match[2] }
+}

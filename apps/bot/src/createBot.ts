@@ -1,0 +1,78 @@
+/**
+ * The bot: telegraf with the paced Telegram client, the middleware in a fixed order and one composer per feature,
+ * the unknown-command hint last.
+ */
+import { Telegraf } from "telegraf"
+import type { Context } from "telegraf"
+import type { AccessPolicy } from "./Access.js"
+import { BotContext } from "./BotContext.js"
+import type { BotRuntime } from "./BotRuntime.js"
+import { Confirmations } from "./Confirmations.js"
+import { affiliate } from "./features/affiliate.js"
+import { bills } from "./features/bills.js"
+import { help, unknown } from "./features/help.js"
+import { market } from "./features/market.js"
+import { orders } from "./features/orders.js"
+import type { Logger } from "./log.js"
+import { authorize, detach, Inflight, logUpdates } from "./middleware.js"
+import { PacedTelegram } from "./PacedTelegram.js"
+import { Pacer } from "./Pacer.js"
+import type { PacerOptions } from "./Pacer.js"
+import type { Deps } from "./respond.js"
+
+export interface BotOptions {
+  readonly token: string
+  /** a self-hosted Bot API server, or the local one of the console and the tests */
+  readonly apiRoot?: string
+  readonly runtime: BotRuntime
+  readonly access: AccessPolicy
+  readonly logger: Logger
+  readonly pacing?: PacerOptions
+  /** how long an order preview may be confirmed (default 5 min) */
+  readonly confirmTtlMs?: number
+  /** show `typing…` when an exchange call takes longer than this (default 400 ms) */
+  readonly typingDelayMs?: number
+  readonly now?: () => number
+}
+
+export interface TradeBot {
+  readonly bot: Telegraf<BotContext>
+  /** Waits for the updates being handled to finish (at most `timeoutMs`). */
+  readonly drain: (timeoutMs: number) => Promise<void>
+}
+
+export const createBot = (options: BotOptions): TradeBot => {
+  const pacer = new Pacer(options.pacing)
+  const now = options.now ?? Date.now
+  // telegraf makes a fresh Telegram client per update from the bot's options; each goes through the shared pacer
+  class PacedContext extends BotContext {
+    constructor(...[update, telegram, botInfo]: ConstructorParameters<typeof Context>) {
+      super(update, new PacedTelegram(pacer, telegram.token, telegram.options), botInfo)
+    }
+  }
+  const bot = new Telegraf<BotContext>(options.token, {
+    telegram: { webhookReply: false, ...(options.apiRoot === undefined ? {} : { apiRoot: options.apiRoot }) },
+    contextType: PacedContext
+  })
+  bot.telegram = new PacedTelegram(pacer, options.token, bot.telegram.options)
+  const deps: Deps = {
+    runtime: options.runtime,
+    logger: options.logger,
+    confirmations: new Confirmations(options.confirmTtlMs ?? 5 * 60_000, now),
+    typingDelayMs: options.typingDelayMs ?? 400,
+    now
+  }
+  const inflight = new Inflight()
+  bot.use(
+    detach(inflight),
+    logUpdates(options.logger, now),
+    authorize(options.access),
+    help(options.access),
+    market(deps),
+    orders(deps),
+    bills(deps),
+    affiliate(deps),
+    unknown()
+  )
+  return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs) }
+}

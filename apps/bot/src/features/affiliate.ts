@@ -1,0 +1,33 @@
+/** `/affiliate`: totals and a paged table of invited users, or all of them as a CSV file. */
+import { Effect, Option } from "effect"
+import { Composer } from "telegraf"
+import { AffiliateBook } from "../AffiliateBook.js"
+import type { Query } from "../AffiliateBook.js"
+import type { BotContext } from "../BotContext.js"
+import { affiliateCsv, affiliateView } from "../format/affiliate.js"
+import { day } from "../format/view.js"
+import { parseAffiliate } from "../parse.js"
+import type { Deps } from "../respond.js"
+import { onButton, run, sendFile, show, withArgs } from "../respond.js"
+
+const users = (query: Query) => Effect.flatMap(AffiliateBook, (book) => book.users(query))
+
+export const affiliate = (deps: Deps): Composer<BotContext> => {
+  const composer = new Composer<BotContext>()
+
+  const showPage = async (ctx: BotContext, query: Query, page: number) => {
+    const list = await run(ctx, deps, users(query))
+    if (Option.isSome(list)) await show(ctx, affiliateView(list.value, query, page))
+  }
+
+  composer.command("affiliate", (ctx) =>
+    withArgs(ctx, "affiliate", parseAffiliate(ctx.payload, deps.now()), async ({ csv, ...query }) => {
+      if (!csv) return showPage(ctx, query, 0)
+      const list = await run(ctx, deps, users(query))
+      if (Option.isNone(list)) return
+      ctx.note("csv", `${list.value.length} users`)
+      await sendFile(ctx, `affiliate-${day(deps.now())}.csv`, affiliateCsv(list.value), `${list.value.length} invited ${list.value.length === 1 ? "user" : "users"}`)
+    }))
+  composer.use(onButton("Affiliate", (ctx, { page, ...query }) => showPage(ctx, query, page)))
+  return composer
+}

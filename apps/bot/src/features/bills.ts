@@ -1,0 +1,80 @@
+/** `/bills`: the spot ledger, a page at a time walking back with `before`, or the whole selection as a CSV file. */
+import { SpotBills } from "@tradedesk/core"
+import { Chunk, Effect, Option, Stream } from "effect"
+import { Composer } from "telegraf"
+import { code, fmt, join } from "telegraf/format"
+import type { BotContext } from "../BotContext.js"
+import { CoinDirectory } from "../CoinDirectory.js"
+import { beforeBound, BILLS_FETCH_LIMIT, billsCsv, billsView, pageOf } from "../format/bills.js"
+import type { BillsQuery } from "../format/bills.js"
+import { day, view } from "../format/view.js"
+import type { BillsArgs } from "../parse.js"
+import { parseBills } from "../parse.js"
+import type { Deps } from "../respond.js"
+import { onButton, run, send, sendFile, show, withArgs } from "../respond.js"
+
+/** rows in one CSV export at most; a narrower `since` gets older ones */
+export const MAX_CSV_BILLS = 20_000
+
+const page = (query: BillsQuery) =>
+  Effect.gen(function*() {
+    const bills = yield* SpotBills.SpotBills
+    const coins = yield* CoinDirectory
+    const fetched = yield* bills.list({
+      coinId: query.coinId,
+      bizType: query.bizType,
+      after: query.after,
+      before: beforeBound(query),
+      limit: BILLS_FETCH_LIMIT
+    })
+    yield* coins.learn(fetched)
+    const coin = query.coinId === undefined ? Option.none() : yield* coins.nameOf(query.coinId)
+    return { page: pageOf(fetched, query), coin: Option.getOrUndefined(coin) }
+  })
+
+const exportAll = (query: BillsQuery) =>
+  Effect.flatMap(SpotBills.SpotBills, (bills) =>
+    bills.walkBack({ coinId: query.coinId, bizType: query.bizType, after: query.after, limit: BILLS_FETCH_LIMIT }).pipe(
+      Stream.take(MAX_CSV_BILLS),
+      Stream.runCollect,
+      Effect.map(Chunk.toReadonlyArray)
+    ))
+
+export const bills = (deps: Deps): Composer<BotContext> => {
+  const composer = new Composer<BotContext>()
+
+  const showPage = async (ctx: BotContext, query: BillsQuery) => {
+    const result = await run(ctx, deps, page(query))
+    if (Option.isSome(result)) await show(ctx, billsView(result.value.page, query, result.value.coin))
+  }
+
+  const handle = async (ctx: BotContext, args: BillsArgs) => {
+    let coinId: number | undefined
+    if (args.coin?._tag === "id") coinId = args.coin.id
+    if (args.coin?._tag === "name") {
+      const name = args.coin.name
+      const found = await run(ctx, deps, Effect.flatMap(CoinDirectory, (coins) => Effect.zip(coins.idOf(name), coins.known)))
+      if (Option.isNone(found)) return
+      const [id, known] = found.value
+      if (Option.isNone(id)) {
+        ctx.note("unknown_coin", name)
+        const hint = known.length === 0 ? fmt`The ledger has no bills yet.` : fmt`Coins in the recent ledger: ${join(known.map((coin) => code(coin)), ", ")}.`
+        return send(ctx, view(fmt`No bills in ${code(name)} in the recent ledger. ${hint} A coin id works too, e.g. ${code("/bills 2")}.`))
+      }
+      coinId = id.value
+    }
+    const query: BillsQuery = { coinId, bizType: args.bizType, after: args.after, before: undefined, skip: 0 }
+    if (!args.csv) return showPage(ctx, query)
+    const all = await run(ctx, deps, exportAll(query))
+    if (Option.isNone(all)) return
+    const rows = all.value
+    const capped = rows.length >= MAX_CSV_BILLS ? ` (the newest ${MAX_CSV_BILLS}; use since for older ones)` : ""
+    ctx.note("csv", `${rows.length} bills`)
+    const name = `bills-${args.coin === undefined ? "all" : args.coin._tag === "id" ? args.coin.id : args.coin.name.toLowerCase()}-${day(deps.now())}.csv`
+    await sendFile(ctx, name, billsCsv(rows), `${rows.length} ${rows.length === 1 ? "bill" : "bills"}${capped}`)
+  }
+
+  composer.command("bills", (ctx) => withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args)))
+  composer.use(onButton("Bills", (ctx, data) => showPage(ctx, data)))
+  return composer
+}

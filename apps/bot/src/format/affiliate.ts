@@ -1,0 +1,58 @@
+/** Affiliate views: totals over every invited user, a page of users, and the CSV export. */
+import type { AffiliateUserStats } from "@tradedesk/core"
+import { BigDecimal } from "effect"
+import { bold, code, fmt, join, pre } from "telegraf/format"
+import type { CallbackData } from "../CallbackData.js"
+import { toCsv } from "../csv.js"
+import { day, dec, paginate, pageButtons, table, view } from "./view.js"
+import type { View } from "./view.js"
+
+export const AFFILIATE_PAGE_SIZE = 10
+
+export type AffiliateQuery = Omit<Extract<CallbackData, { _tag: "Affiliate" }>, "_tag" | "page">
+
+type User = AffiliateUserStats.AffiliateUserStats
+
+const total = (users: ReadonlyArray<User>, field: (user: User) => BigDecimal.BigDecimal) => dec(BigDecimal.sumAll(users.map(field)))
+
+const period = (query: AffiliateQuery): string =>
+  query.from === undefined && query.to === undefined
+    ? "the exchange's default period"
+    : `${query.from === undefined ? "…" : day(query.from)} → ${query.to === undefined ? "now" : day(query.to)}`
+
+export const affiliateView = (users: ReadonlyArray<User>, query: AffiliateQuery, pageIndex: number): View => {
+  const state = (index: number): CallbackData => ({ _tag: "Affiliate", ...query, page: index })
+  const scope = `${query.uid === undefined ? "" : `uid ${query.uid} · `}${period(query)}`
+  if (users.length === 0) {
+    return view(fmt`${bold("Affiliate")} · ${scope}\nNo invited users in this period.`, [[{ label: "⟳ Refresh", data: state(0) }]])
+  }
+  const totals = table([
+    ["Deposits", total(users, (user) => user.depositAmount)],
+    ["Withdrawals", total(users, (user) => user.withdrawalAmount)],
+    ["Spot volume", total(users, (user) => user.spotTradingAmount)],
+    ["Futures volume", total(users, (user) => user.futuresTradingAmount)],
+    ["Commission", total(users, (user) => user.commission)]
+  ], "lr")
+  const page = paginate(users, pageIndex, AFFILIATE_PAGE_SIZE)
+  const entries = page.items.map((user) =>
+    fmt`${bold(`UID ${user.uid}`)} · commission ${code(dec(user.commission))}
+deposit ${code(dec(user.depositAmount))} · withdrawal ${code(dec(user.withdrawalAmount))} · spot ${code(dec(user.spotTradingAmount))} · futures ${code(dec(user.futuresTradingAmount))}`
+  )
+  const text = fmt`${bold("Affiliate")} · ${scope} · ${users.length} invited ${users.length === 1 ? "user" : "users"}
+${pre("")(totals)}
+${bold(`Users · page ${page.index + 1}/${page.count}`)}
+${join(entries, "\n")}`
+  return view(text, [[{ label: "⟳ Refresh", data: state(page.index) }, ...pageButtons(page, state)]])
+}
+
+export const AFFILIATE_CSV_HEADER = ["uid", "deposit", "withdrawal", "spot_volume", "futures_volume", "commission"]
+
+export const affiliateCsv = (users: Iterable<User>): string =>
+  toCsv(AFFILIATE_CSV_HEADER, Array.from(users, (user) => [
+    user.uid,
+    dec(user.depositAmount),
+    dec(user.withdrawalAmount),
+    dec(user.spotTradingAmount),
+    dec(user.futuresTradingAmount),
+    dec(user.commission)
+  ]))

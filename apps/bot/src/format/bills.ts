@@ -1,0 +1,107 @@
+/** Spot ledger views: a page of bills walking back in time, and the CSV export. */
+import type { SpotBill } from "@tradedesk/core"
+import { DateTime } from "effect"
+import { bold, code, fmt, pre } from "telegraf/format"
+import type { CallbackData } from "../CallbackData.js"
+import { toCsv } from "../csv.js"
+import { dec, signed, shortUtc, table, utc, view } from "./view.js"
+import type { View } from "./view.js"
+
+export const BILLS_PAGE_SIZE = 10
+/** bills asked of the exchange per page shown: room to step over those already shown (the exchange's maximum) */
+export const BILLS_FETCH_LIMIT = 100
+
+export type BillsQuery = Omit<Extract<CallbackData, { _tag: "Bills" }>, "_tag">
+
+const millis = (bill: SpotBill.SpotBill) => DateTime.toEpochMillis(bill.createdAt)
+
+/** Newest first; bills of one millisecond by id, so the order is the same on every fetch. */
+const newestFirst = (a: SpotBill.SpotBill, b: SpotBill.SpotBill) =>
+  millis(b) - millis(a) || b.billId.length - a.billId.length || (b.billId < a.billId ? -1 : b.billId > a.billId ? 1 : 0)
+
+/**
+ * The exchange's `before` bound, chosen so bills at the cursor's own millisecond come back whether the exchange treats
+ * `before` as inclusive or not; `pageOf` then steps over those already shown.
+ */
+export const beforeBound = (query: BillsQuery): number | undefined => (query.before === undefined ? undefined : query.before + 1)
+
+export interface BillsPage {
+  readonly bills: ReadonlyArray<SpotBill.SpotBill>
+  /** the query of the next older page, if there may be one */
+  readonly older: BillsQuery | undefined
+}
+
+/** The page to show from what the exchange returned for `query` (fetched with `beforeBound`). */
+export const pageOf = (fetched: ReadonlyArray<SpotBill.SpotBill>, query: BillsQuery): BillsPage => {
+  const sorted = [...fetched].sort(newestFirst)
+  let candidates = sorted
+  if (query.before !== undefined) {
+    const before = query.before
+    let toSkip = query.skip
+    candidates = sorted.filter((bill) => {
+      const time = millis(bill)
+      if (time > before) return false
+      if (time === before && toSkip > 0) {
+        toSkip--
+        return false
+      }
+      return true
+    })
+  }
+  const bills = candidates.slice(0, BILLS_PAGE_SIZE)
+  const last = bills[bills.length - 1]
+  const more = candidates.length > BILLS_PAGE_SIZE || fetched.length >= BILLS_FETCH_LIMIT
+  if (last === undefined || !more) return { bills, older: undefined }
+  const oldest = millis(last)
+  const atOldest = bills.filter((bill) => millis(bill) === oldest).length
+  return { bills, older: { ...query, before: oldest, skip: atOldest + (oldest === query.before ? query.skip : 0) } }
+}
+
+const describeQuery = (query: BillsQuery, coin: string | undefined): string =>
+  [
+    coin,
+    query.bizType,
+    query.after === undefined ? undefined : `since ${utc(query.after)}`,
+    query.before === undefined ? "newest first" : `from ${utc(query.before)} back`
+  ].filter((part) => part !== undefined).join(" · ")
+
+/** `coin` names the coin filter for the title (the query holds its id). */
+export const billsView = (page: BillsPage, query: BillsQuery, coin: string | undefined): View => {
+  const toBills = (cursor: BillsQuery): CallbackData => ({ _tag: "Bills", ...cursor })
+  const newest = query.before === undefined ? [] : [{ label: "« Newest", data: toBills({ ...query, before: undefined, skip: 0 }) }]
+  const older = page.older === undefined ? [] : [{ label: "Older ›", data: toBills(page.older) }]
+  if (page.bills.length === 0) {
+    return view(fmt`${bold("Spot bills")} · ${describeQuery(query, coin)}\nNo bills match.`, [newest])
+  }
+  const rows = [
+    ["TIME UTC", "COIN", "TYPE", "CHANGE", "BALANCE", "FEE"],
+    ...page.bills.map((bill) => [
+      shortUtc(millis(bill)),
+      bill.coinName,
+      bill.bizType,
+      signed(bill.deltaAmount),
+      dec(bill.afterAmount),
+      dec(bill.fees)
+    ])
+  ]
+  return view(
+    fmt`${bold("Spot bills")} · ${describeQuery(query, coin)}\n${pre("")(table(rows, "lllrrr"))}\n${code("/bills csv …")} sends them as a file.`,
+    [[...newest, { label: "⟳ Refresh", data: toBills(query) }, ...older]]
+  )
+}
+
+export const BILLS_CSV_HEADER = ["time_utc", "bill_id", "coin", "coin_id", "type", "change", "balance_after", "fee", "fill_size", "fill_value"]
+
+export const billsCsv = (bills: Iterable<SpotBill.SpotBill>): string =>
+  toCsv(BILLS_CSV_HEADER, Array.from(bills, (bill) => [
+    new Date(millis(bill)).toISOString(),
+    bill.billId,
+    bill.coinName,
+    String(bill.coinId),
+    bill.bizType,
+    dec(bill.deltaAmount),
+    dec(bill.afterAmount),
+    dec(bill.fees),
+    dec(bill.fillSize),
+    dec(bill.fillValue)
+  ]))

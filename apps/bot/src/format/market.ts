@@ -1,0 +1,87 @@
+/** Market views: the tickers table and one market in detail. */
+import type { Ticker } from "@tradedesk/core"
+import { BigDecimal, DateTime, Option } from "effect"
+import { bold, code, fmt, join, pre } from "telegraf/format"
+import type { Snapshot } from "../MarketData.js"
+import type { TickersArgs } from "../parse.js"
+import { assets, display, suggest } from "../symbols.js"
+import { ago, compact, dec, paginate, pageButtons, percent, table, utc, view } from "./view.js"
+import type { View } from "./view.js"
+
+export const TICKERS_PAGE_SIZE = 20
+
+const SORT_TITLE = { volume: "by 24 h volume", gainers: "top gainers (24 h)", losers: "top losers (24 h)" } as const
+
+const byChange = (a: Ticker.Ticker, b: Ticker.Ticker) => BigDecimal.Order(b.priceChangeRatio, a.priceChangeRatio)
+
+/** The markets matching the filter, in the order asked for (the snapshot is already by volume). */
+export const selectTickers = (snapshot: Snapshot, args: TickersArgs): ReadonlyArray<Ticker.Ticker> => {
+  const matching = args.filter === ""
+    ? snapshot.tickers
+    : snapshot.tickers.filter((ticker) => display(ticker.symbol).toLowerCase().includes(args.filter))
+  if (args.sort === "volume") return matching
+  const sorted = [...matching].sort(byChange)
+  return args.sort === "gainers" ? sorted : sorted.reverse()
+}
+
+export const tickersView = (snapshot: Snapshot, args: TickersArgs, pageIndex: number): View => {
+  const selected = selectTickers(snapshot, args)
+  const page = paginate(selected, pageIndex, TICKERS_PAGE_SIZE)
+  const state = (index: number) => ({ _tag: "Tickers", sort: args.sort, page: index, filter: args.filter }) as const
+  const filterNote = args.filter === "" ? "" : ` matching "${args.filter}"`
+  if (selected.length === 0) {
+    return view(fmt`No market${filterNote}. Try ${code("/tickers")} for all of them.`, [[{ label: "⟳ Refresh", data: state(0) }]])
+  }
+  const rows = [
+    ["PAIR", "LAST", "24H", "VOL"],
+    ...page.items.map((ticker) => [display(ticker.symbol), dec(ticker.last), percent(ticker.priceChangeRatio, 2), compact(ticker.volume24h)])
+  ]
+  const text = fmt`${bold(`Markets ${SORT_TITLE[args.sort]}`)}${filterNote} · ${selected.length} pairs · page ${page.index + 1}/${page.count}
+${pre("")(table(rows, "lrrr"))}
+VOL is 24 h volume in the quote currency. Data fetched ${utc(snapshot.fetchedAt)}.`
+  return view(text, [[{ label: "⟳ Refresh", data: state(page.index) }, ...pageButtons(page, state)]])
+}
+
+const line = (label: string, value: string) => [label, value]
+
+/** Spread and its size relative to the mid price, in basis points (rounded; the prices themselves are exact). */
+const spread = (ticker: Ticker.Ticker): string => {
+  const width = BigDecimal.subtract(ticker.bestAsk, ticker.bestBid)
+  const mid = BigDecimal.unsafeDivide(BigDecimal.sum(ticker.bestAsk, ticker.bestBid), BigDecimal.fromBigInt(2n))
+  if (!BigDecimal.isPositive(mid)) return dec(width)
+  const bps = BigDecimal.round(BigDecimal.unsafeDivide(BigDecimal.multiply(width, BigDecimal.fromBigInt(10_000n)), mid), { scale: 2 })
+  return `${dec(width)} (${dec(bps)} bp)`
+}
+
+export const tickerView = (ticker: Ticker.Ticker, now: number): View => {
+  const { base, quote } = assets(ticker.symbol)
+  const time = DateTime.toEpochMillis(ticker.timestamp)
+  const rows = [
+    line("Last", dec(ticker.last)),
+    line("Bid / ask", `${dec(ticker.bestBid)} / ${dec(ticker.bestAsk)}`),
+    line("Spread", spread(ticker)),
+    line("24 h high", dec(ticker.high24h)),
+    line("24 h low", dec(ticker.low24h)),
+    line("24 h change", percent(ticker.priceChangeRatio)),
+    line("24 h volume", `${dec(ticker.volume24h)} ${quote}`.trim()),
+    line("", `${dec(ticker.baseVolume24h)} ${base}`),
+    ...Option.match(ticker.markPrice, { onNone: () => [], onSome: (mark) => [line("Mark", dec(mark))] }),
+    ...Option.match(ticker.indexPrice, { onNone: () => [], onSome: (index) => [line("Index", dec(index))] })
+  ]
+  const text = fmt`${bold(display(ticker.symbol))} ${code(ticker.symbol)}
+${pre("")(table(rows, "ll"))}
+Data time ${utc(time)} (${ago(time, now)}).`
+  return view(text, [[{ label: "⟳ Refresh", data: { _tag: "Ticker", symbol: ticker.symbol } }]])
+}
+
+/** An unknown symbol: what was asked, and close matches (busier markets first) as buttons. */
+export const unknownSymbolView = (snapshot: Snapshot, query: string): View => {
+  const asked = query.replace(/^cmt_/, "")
+  const suggestions = suggest(asked, snapshot.tickers.map((ticker, rank) => ({ symbol: ticker.symbol, weight: snapshot.tickers.length - rank })))
+  return suggestions.length === 0
+    ? view(fmt`No market ${code(asked.toUpperCase())}. ${code("/tickers")} lists them all.`)
+    : view(
+      fmt`No market ${code(asked.toUpperCase())}. Did you mean ${join(suggestions.map((symbol) => code(display(symbol))), ", ")}?`,
+      [suggestions.map((symbol) => ({ label: display(symbol), data: { _tag: "Ticker", symbol } }))]
+    )
+}

@@ -1,0 +1,93 @@
+/** The bot's own words: help, usage, refusals, the unknown-command hint and errors. */
+import type { TradeDeskError } from "@tradedesk/core"
+import { bold, code, fmt, join } from "telegraf/format"
+import type { FmtString } from "telegraf/format"
+import { COMMANDS } from "../commands.js"
+import type { CommandSpec } from "../commands.js"
+import { view } from "./view.js"
+import type { View } from "./view.js"
+
+/** What a user may do, as the authorization rules decided it. */
+export type Role = "trader" | "reader" | "market" | "none"
+
+const ROLE_TEXT: Readonly<Record<Role, string>> = {
+  trader: "you may read market data and the account, and place orders",
+  reader: "you may read market data and the account (orders, bills, affiliate); placing orders is for traders",
+  market: "you may read market data; the account commands are for allowed users",
+  none: "you may not use the commands yet"
+}
+
+export const helpView = (role: Role, userId: number | undefined): View => {
+  const entries = COMMANDS.filter((command) => command.access !== "open").map((command) =>
+    fmt`${code(command.usage.split("\n")[0]!)}
+${command.summary}. e.g. ${join(command.examples.map((example) => code(example)), ", ")}`
+  )
+  return view(fmt`${bold("tradedesk")} shows the exchange's markets and your account, and places orders after a preview you confirm.
+
+${join(entries, "\n\n")}
+
+Orders: ${code("/order btc")} then one order per line, e.g. ${code("open_long 0.01 @ 65000 tp 70000 sl 60000")} or ${code("close_short 0.02 market")}; add post, fok or ioc. Times are UTC: ${code("24h")}, ${code("7d")}, ${code("2024-05-01")}.
+
+Access: ${ROLE_TEXT[role]}.${userId === undefined ? "" : ` Your Telegram user id is ${userId}.`}`)
+}
+
+export const usageView = (command: CommandSpec, reason: string): View =>
+  view(fmt`${reason}.
+Usage: ${code(command.usage)}
+e.g. ${join(command.examples.map((example) => code(example)), ", ")}`)
+
+export const unknownCommandView = (): View => view(fmt`I don't know that one. ${code("/help")} lists what I can do.`)
+
+export type Denial = "not_allowed" | "private_only" | "traders_only" | "unknown_button"
+
+const DENIALS: Readonly<Record<Denial, string>> = {
+  not_allowed: "You are not allowed to use this. The operator can allow your Telegram user id",
+  private_only: "Account commands work only in a private chat with the bot",
+  traders_only: "Placing orders is for traders only",
+  unknown_button: "This button is no longer valid"
+}
+
+export const denialText = (denial: Denial, userId: number | undefined): string =>
+  denial === "not_allowed" && userId !== undefined ? `${DENIALS[denial]} (${userId}).` : `${DENIALS[denial]}.`
+
+export interface ErrorReport {
+  readonly view: View
+  /** a problem the operator must fix (configuration, credentials, a bug), logged as such */
+  readonly operator: boolean
+}
+
+const report = (text: FmtString, operator = false): ErrorReport => ({ view: view(text), operator })
+
+const MISCONFIGURED = "The bot is misconfigured, so this cannot work until the operator fixes it (the details are in the bot's log)."
+
+/** A failed exchange call in words a trader can act on; secrets and operator detail stay in the log. */
+export const errorReport = (error: TradeDeskError): ErrorReport => {
+  switch (error._tag) {
+    case "InputError":
+      return report(fmt`The request was refused before sending: ${error.field}: ${error.reason}.`)
+    case "ConfigError":
+      return report(fmt`${MISCONFIGURED}`, true)
+    case "TransportError":
+      return report(error.kind === "timeout"
+        ? fmt`The exchange did not answer in time. Try again in a moment.`
+        : fmt`The exchange cannot be reached right now. Try again in a moment.`)
+    case "HttpStatusError":
+      return report(error.status >= 500
+        ? fmt`The exchange is unavailable (HTTP ${error.status}). Try again later.`
+        : fmt`The exchange refused the request (HTTP ${error.status}).`, error.status < 500)
+    case "RateLimitError":
+      return report(fmt`The exchange is busy (rate limited). Try again in ${Math.max(1, Math.ceil(error.retryAfterMillis / 1000))} s.`)
+    case "ExchangeApiError":
+      if (error.category === "auth") return report(fmt`${MISCONFIGURED}`, true)
+      if (error.category === "permission") {
+        return report(fmt`The bot's API key may not do this: the exchange said ${code(error.code)} ${error.msg}`, true)
+      }
+      if (error.category === "rate_limit") return report(fmt`The exchange is busy (rate limited). Try again in a few seconds.`)
+      if (error.category === "server") return report(fmt`The exchange has a problem: ${code(error.code)} ${error.msg}. Try again later.`)
+      return report(fmt`The exchange refused: ${code(error.code)} ${error.msg}`)
+    case "DecodeError":
+      return report(fmt`The exchange sent an answer the bot cannot read. Try again later.`, true)
+  }
+}
+
+export const internalErrorView = (): View => view(fmt`Something went wrong on the bot's side; the operator can find the details in its log.`)

@@ -1,0 +1,160 @@
+/** Order views: the plan-order list, a batch preview and a batch result. */
+import type { BatchOrder, PlanOrder } from "@tradedesk/core"
+import { BigDecimal, DateTime, Option } from "effect"
+import { bold, code, fmt, italic, join } from "telegraf/format"
+import type { FmtString } from "telegraf/format"
+import type { Batch } from "../Confirmations.js"
+import { assets, display } from "../symbols.js"
+import { dec, paginate, pageButtons, utc, view } from "./view.js"
+import type { View } from "./view.js"
+
+export const ORDERS_PAGE_SIZE = 8
+
+const TYPE_NAMES: Readonly<Record<PlanOrder.OrderType, string>> = {
+  open_long: "Open long",
+  open_short: "Open short",
+  close_long: "Close long",
+  close_short: "Close short",
+  partial_close_long: "Partial close long",
+  partial_close_short: "Partial close short",
+  adl_close_long: "ADL close long",
+  adl_close_short: "ADL close short",
+  liquidation_close_long: "Liquidation close long",
+  liquidation_close_short: "Liquidation close short"
+}
+
+const STATUS_NAMES: Readonly<Record<PlanOrder.OrderStatus, string>> = {
+  canceled: "Canceled",
+  pending: "Pending",
+  partially_filled: "Partially filled",
+  filled: "Filled"
+}
+
+const EXECUTION_NAMES: Readonly<Record<PlanOrder.Execution, string>> = {
+  normal: "",
+  post_only: "post-only",
+  fok: "FOK",
+  ioc: "IOC"
+}
+
+const newestFirst = (a: PlanOrder.PlanOrder, b: PlanOrder.PlanOrder) =>
+  DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt)
+
+const planOrder = (order: PlanOrder.PlanOrder): FmtString => {
+  const execution = EXECUTION_NAMES[order.execution]
+  const price = Option.match(order.price, { onNone: () => "market", onSome: dec })
+  return fmt`${bold(display(order.symbol))} · ${TYPE_NAMES[order.type]}${execution === "" ? "" : ` (${execution})`} · ${STATUS_NAMES[order.status]}
+size ${code(dec(order.size))} · filled ${code(dec(order.filledQty))} · trigger ${code(dec(order.triggerPrice))} · price ${code(price)}
+${italic(`created ${utc(DateTime.toEpochMillis(order.createdAt))} · id ${order.orderId}`)}`
+}
+
+/** `orders` as the exchange returned them (at most `limit`); `symbol` is the filter asked for. */
+export const ordersView = (orders: ReadonlyArray<PlanOrder.PlanOrder>, symbol: string | undefined, pageIndex: number, limit: number): View => {
+  const scope = symbol === undefined ? "" : ` on ${display(symbol)}`
+  const state = (index: number) => ({ _tag: "Orders", symbol, page: index }) as const
+  const refresh = { label: "⟳ Refresh", data: state(0) }
+  if (orders.length === 0) return view(fmt`No current plan orders${scope}.`, [[refresh]])
+  const page = paginate([...orders].sort(newestFirst), pageIndex, ORDERS_PAGE_SIZE)
+  const capped = orders.length >= limit ? ` (the newest ${limit} the exchange returns)` : ""
+  const text = fmt`${bold(`Plan orders${scope}`)} · ${orders.length}${capped} · page ${page.index + 1}/${page.count}
+
+${join(page.items.map(planOrder), "\n\n")}`
+  return view(text, [[{ ...refresh, data: state(page.index) }, ...pageButtons(page, state)]])
+}
+
+// ── batch placement ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** `Open long 0.01 @ 65000 · post-only · TP 70000 · SL 60000` */
+export const describeOrder = (order: BatchOrder.OrderRequest): string =>
+  [
+    `${TYPE_NAMES[order.type]} ${dec(order.size)} ${order.priceMode === "market" || order.price === undefined ? "at market" : `@ ${dec(order.price)}`}`,
+    EXECUTION_NAMES[order.execution],
+    order.takeProfitPrice === undefined ? "" : `TP ${dec(order.takeProfitPrice)}`,
+    order.stopLossPrice === undefined ? "" : `SL ${dec(order.stopLossPrice)}`
+  ].filter((part) => part !== "").join(" · ")
+
+interface Notional {
+  readonly value: BigDecimal.BigDecimal
+  /** at the last price rather than the order's own */
+  readonly estimated: boolean
+}
+
+const notionalOf = (order: BatchOrder.OrderRequest, last: Option.Option<BigDecimal.BigDecimal>): Option.Option<Notional> =>
+  order.priceMode === "limit" && order.price !== undefined
+    ? Option.some({ value: BigDecimal.multiply(order.size, order.price), estimated: false })
+    : Option.map(last, (price) => ({ value: BigDecimal.multiply(order.size, price), estimated: true }))
+
+const approx = (notional: Notional) => `${notional.estimated ? "≈ " : ""}${dec(notional.value)}`
+
+export const previewView = (batch: Batch, id: string, last: Option.Option<BigDecimal.BigDecimal>, validMinutes: number): View => {
+  const { quote } = assets(batch.symbol)
+  const notionals = batch.orders.map((order) => notionalOf(order, last))
+  const lines = batch.orders.map((order, index) => {
+    const notional = Option.match(notionals[index]!, {
+      onNone: () => "notional unknown (no last price)",
+      onSome: (value) => `notional ${approx(value)} ${quote}${value.estimated ? ` at last ${dec(Option.getOrThrow(last))}` : ""}`
+    })
+    return fmt`${bold(`${index + 1}.`)} ${describeOrder(order)}
+   ${notional}`
+  })
+  const known = notionals.flatMap((notional) => (Option.isSome(notional) ? [notional.value] : []))
+  const total = known.length === notionals.length
+    ? `Total notional ${approx({ value: BigDecimal.sumAll(known.map((n) => n.value)), estimated: known.some((n) => n.estimated) })} ${quote}`
+    : "Total notional unknown"
+  const count = batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`
+  const text = fmt`${bold(`Preview · ${display(batch.symbol)} · ${count}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}
+
+${join(lines, "\n")}
+
+${total}
+Nothing is placed until you press Confirm (valid ${validMinutes} min).`
+  return view(text, [[{ label: `✅ Confirm ${count}`, data: { _tag: "Confirm", id } }, { label: "✖ Cancel", data: { _tag: "Cancel", id } }]])
+}
+
+export const resultView = (batch: Batch, response: BatchOrder.BatchOrdersResponse): View => {
+  const byOid = new Map(response.orders.map((result) => [result.clientOid, result]))
+  let placed = 0
+  const lines = batch.orders.map((order, index) => {
+    const result = byOid.get(order.clientOid) ?? response.orders[index]
+    const head = `${index + 1}. ${describeOrder(order)}`
+    if (result === undefined) return fmt`❔ ${head} → no answer for this order; check ${code(`/orders ${display(batch.symbol)}`)}`
+    if (result.accepted) {
+      placed++
+      return fmt`✅ ${head} → order ${code(result.orderId)}`
+    }
+    return fmt`❌ ${head} → refused: ${code(result.errorCode || "?")} ${result.errorMessage}`
+  })
+  return view(fmt`${bold(`${display(batch.symbol)} · ${placed} of ${batch.orders.length} placed`)}
+
+${join(lines, "\n")}`)
+}
+
+/** The batch was sent but its answer was lost or unreadable: whether it was placed is not known. */
+export const unknownOutcomeView = (batch: Batch): View =>
+  view(fmt`${bold(`${display(batch.symbol)} · outcome unknown`)}
+The orders were sent but the exchange's answer was lost, so they may or may not have been placed. This preview will not send them again.
+
+${join(batch.orders.map((order, index) => fmt`${index + 1}. ${describeOrder(order)} · client id ${code(order.clientOid)}`), "\n")}
+
+Check the account on the exchange before placing them anew (a repeated client id is refused there).`)
+
+/** Nothing was accepted (rate limited, refused as a whole): the reason, and the same batch to confirm again. */
+export const notPlacedView = (batch: Batch, id: string, reason: FmtString): View =>
+  view(
+    fmt`${bold(`${display(batch.symbol)} · not placed`)}
+${reason}
+
+${join(batch.orders.map((order, index) => `${index + 1}. ${describeOrder(order)}`), "\n")}
+
+Confirm again to retry with the same client ids.`,
+    [[{ label: "✅ Confirm again", data: { _tag: "Confirm", id } }, { label: "✖ Cancel", data: { _tag: "Cancel", id } }]]
+  )
+
+export const cancelledView = (): View => view(fmt`Cancelled; nothing was placed.`)
+
+export const expiredView = (): View =>
+  view(fmt`This preview is no longer valid (it expired or the bot restarted). Nothing will be placed from it; send the ${code("/order")} again.`)
+
+export const placingView = (batch: Batch): View =>
+  view(fmt`${bold(`${display(batch.symbol)} · placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`)}`)
+

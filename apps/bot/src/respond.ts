@@ -1,0 +1,127 @@
+/**
+ * The glue every handler uses: run an exchange program on the shared runtime (with `typing…` while it is slow),
+ * turn a failure into a clear reply, and put a view on screen — a new message for a command, the same message edited
+ * for a button press, long texts split under Telegram's limit.
+ */
+import type { TradeDeskError } from "@tradedesk/core"
+import { Cause, Exit, Option } from "effect"
+import type { Effect } from "effect"
+import type { Middleware } from "telegraf"
+import { Input, Markup, TelegramError } from "telegraf"
+import type { InlineKeyboardMarkup } from "telegraf/types"
+import type { BotContext } from "./BotContext.js"
+import * as CallbackData from "./CallbackData.js"
+import type { BotRuntime, Services } from "./BotRuntime.js"
+import type { CommandName } from "./commands.js"
+import { commandSpec } from "./commands.js"
+import type { Confirmations } from "./Confirmations.js"
+import { errorReport, internalErrorView, usageView } from "./format/messages.js"
+import { split } from "./format/view.js"
+import type { View } from "./format/view.js"
+import type { Logger } from "./log.js"
+import type { Parsed } from "./parse.js"
+
+export interface Deps {
+  readonly runtime: BotRuntime
+  readonly logger: Logger
+  readonly confirmations: Confirmations
+  /** show `typing…` when an exchange call takes longer than this */
+  readonly typingDelayMs: number
+  readonly now: () => number
+}
+
+const keyboardOf = (view: View): InlineKeyboardMarkup | undefined =>
+  view.buttons.length === 0
+    ? undefined
+    : Markup.inlineKeyboard(view.buttons.map((row) => row.map((button) => Markup.button.callback(button.label, CallbackData.encode(button.data)))))
+      .reply_markup
+
+/** Sends a view as new messages; the buttons go on the last piece. */
+export const send = async (ctx: BotContext, view: View): Promise<void> => {
+  const pieces = split(view.text)
+  const keyboard = keyboardOf(view)
+  for (const [index, piece] of pieces.entries()) {
+    await ctx.reply(piece, index === pieces.length - 1 && keyboard !== undefined ? { reply_markup: keyboard } : {})
+  }
+}
+
+const isNotModified = (error: unknown) =>
+  error instanceof TelegramError && error.code === 400 && error.description.includes("message is not modified")
+
+/** Shows a view: in place of the pressed button's message for a callback, as a new message otherwise. */
+export const show = async (ctx: BotContext, view: View): Promise<void> => {
+  const [first, ...rest] = split(view.text)
+  if (ctx.callbackQuery?.message === undefined || first === undefined || rest.length > 0) return send(ctx, view)
+  const keyboard = keyboardOf(view)
+  try {
+    await ctx.editMessageText(first, keyboard === undefined ? {} : { reply_markup: keyboard })
+  } catch (error) {
+    // a refresh that found nothing new
+    if (!isNotModified(error)) throw error
+  }
+}
+
+export const sendFile = (ctx: BotContext, fileName: string, content: string, caption: string): Promise<unknown> =>
+  ctx.replyWithDocument(Input.fromBuffer(Buffer.from(content, "utf8"), fileName), { caption })
+
+/** Shows `typing…` if the work is still running after `delayMs`, and again every few seconds until it is done. */
+const withTyping = async <A>(ctx: BotContext, delayMs: number, work: Promise<A>): Promise<A> => {
+  if (ctx.chat === undefined) return work
+  let timer: NodeJS.Timeout | undefined
+  const tick = () => {
+    ctx.sendChatAction("typing").catch(() => undefined)
+    timer = setTimeout(tick, 4_500)
+  }
+  timer = setTimeout(tick, delayMs)
+  try {
+    return await work
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The view for a failed program; notes the update's outcome (with the operator's detail for the log). */
+export const failureView = (ctx: BotContext, cause: Cause.Cause<TradeDeskError>): View => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure)) {
+    ctx.note("fault", Cause.pretty(cause), "error")
+    return internalErrorView()
+  }
+  const error = failure.value
+  const report = errorReport(error)
+  const excerpt = "bodyExcerpt" in error ? ` body: ${error.bodyExcerpt}` : ""
+  ctx.note(`error:${error._tag}`, `${error.message}${excerpt}`, report.operator ? "error" : "warn")
+  return report.view
+}
+
+const reportFailure = (ctx: BotContext, cause: Cause.Cause<TradeDeskError>): Promise<void> => send(ctx, failureView(ctx, cause))
+
+/** Runs a program for this update, showing `typing…` while it is slow. */
+export const runExit = <A>(ctx: BotContext, deps: Deps, program: Effect.Effect<A, TradeDeskError, Services>): Promise<Exit.Exit<A, TradeDeskError>> =>
+  withTyping(ctx, deps.typingDelayMs, deps.runtime.runPromiseExit(program))
+
+/** Runs a program for this update; on failure replies with what went wrong and returns none. */
+export const run = async <A>(ctx: BotContext, deps: Deps, program: Effect.Effect<A, TradeDeskError, Services>): Promise<Option.Option<A>> => {
+  const exit = await runExit(ctx, deps, program)
+  if (Exit.isSuccess(exit)) return Option.some(exit.value)
+  await reportFailure(ctx, exit.cause)
+  return Option.none()
+}
+
+/** Continues with parsed arguments, or answers with the reason and the command's usage. */
+export const withArgs = async <A>(ctx: BotContext, command: CommandName, parsed: Parsed<A>, handle: (args: A) => Promise<void>): Promise<void> => {
+  if (parsed._tag === "Right") return handle(parsed.right)
+  ctx.note("usage", parsed.left)
+  return send(ctx, usageView(commandSpec(command), parsed.left))
+}
+
+type ButtonOf<T extends CallbackData.CallbackData["_tag"]> = Extract<CallbackData.CallbackData, { _tag: T }>
+
+/** Handles presses of one kind of button (decoded and authorized already). */
+export const onButton = <T extends CallbackData.CallbackData["_tag"]>(
+  tag: T,
+  handle: (ctx: BotContext, data: ButtonOf<T>) => Promise<void>
+): Middleware<BotContext> => {
+  const matches = (button: CallbackData.CallbackData | undefined): button is ButtonOf<T> => button?._tag === tag
+  return (ctx, next) => (matches(ctx.button) ? handle(ctx, ctx.button) : next())
+}

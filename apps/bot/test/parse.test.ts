@@ -1,0 +1,225 @@
+import { Decimal } from "@tradedesk/core"
+import { BigDecimal, Either, FastCheck as fc } from "effect"
+import { describe, expect, it } from "vitest"
+import { COMMANDS, commandOf, findCommand } from "../src/commands.js"
+import type { Parsed } from "../src/parse.js"
+import {
+  parseAffiliate,
+  parseBills,
+  parseOrder,
+  parseOrderLine,
+  parseOrders,
+  parseTicker,
+  parseTickers,
+  parseTime
+} from "../src/parse.js"
+import { normalizeQuery, resolve, suggest, toSymbol } from "../src/symbols.js"
+
+const NOW = Date.UTC(2024, 5, 15, 12, 0, 0)
+
+const right = <A>(parsed: Parsed<A>): A => {
+  if (Either.isLeft(parsed)) throw new Error(`expected a parse, got: ${parsed.left}`)
+  return parsed.right
+}
+const left = <A>(parsed: Parsed<A>): string => {
+  if (Either.isRight(parsed)) throw new Error(`expected a refusal, got ${JSON.stringify(parsed.right)}`)
+  return parsed.left
+}
+
+const text = (value: BigDecimal.BigDecimal | undefined) => (value === undefined ? undefined : Decimal.format(value))
+
+describe("symbols", () => {
+  it("reads the ways people write a market", () => {
+    for (const typed of ["btc", "BTC", "BTCUSDT", "btcusdt", "cmt_btcusdt", "BTC/USDT", "btc-usdt"]) {
+      expect(toSymbol(normalizeQuery(typed)!)).toBe("cmt_btcusdt")
+    }
+    expect(normalizeQuery("b t c")).toBeUndefined()
+    expect(normalizeQuery("")).toBeUndefined()
+  })
+
+  it("resolves against the markets that exist and suggests close ones", () => {
+    const known = new Set(["cmt_btcusdt", "cmt_ethusdt", "cmt_ethbtc", "cmt_stxusdt"])
+    expect(resolve("btc", known)).toBe("cmt_btcusdt")
+    expect(resolve("ethbtc", known)).toBe("cmt_ethbtc")
+    expect(resolve("doge", known)).toBeUndefined()
+    const candidates = [...known].map((symbol, index) => ({ symbol, weight: 10 - index }))
+    expect(suggest("btx", candidates)).toEqual(["cmt_btcusdt", "cmt_stxusdt"])
+    expect(suggest("eth", candidates)[0]).toBe("cmt_ethusdt")
+    expect(suggest("zzzzzz", candidates)).toEqual([])
+  })
+})
+
+describe("commands", () => {
+  it("finds the command at the start of a text, with the bot it is addressed to", () => {
+    expect(commandOf("/tickers eth")).toEqual({ name: "tickers", target: undefined })
+    expect(commandOf("/ticker@tradedesk_bot btc")).toEqual({ name: "ticker", target: "tradedesk_bot" })
+    expect(commandOf("hello /tickers")).toBeUndefined()
+    expect(findCommand("orders")?.access).toBe("account")
+    expect(findCommand("order")?.access).toBe("trade")
+    expect(findCommand("nope")).toBeUndefined()
+  })
+
+  it("fits Telegram's command menu rules", () => {
+    for (const command of COMMANDS) {
+      expect(command.name).toMatch(/^[a-z0-9_]{1,32}$/)
+      expect(command.summary.length).toBeGreaterThanOrEqual(3)
+      expect(command.summary.length).toBeLessThanOrEqual(256)
+    }
+  })
+})
+
+describe("/tickers and /ticker", () => {
+  it("takes a filter and an order in any order", () => {
+    expect(right(parseTickers(""))).toEqual({ filter: "", sort: "volume" })
+    expect(right(parseTickers("eth"))).toEqual({ filter: "eth", sort: "volume" })
+    expect(right(parseTickers("GAINERS eth"))).toEqual({ filter: "eth", sort: "gainers" })
+    expect(right(parseTickers("losers"))).toEqual({ filter: "", sort: "losers" })
+    expect(left(parseTickers("eth btc"))).toContain("one filter")
+    expect(left(parseTickers("gainers losers"))).toContain("one order")
+    expect(left(parseTickers("a".repeat(21)))).toContain("not a filter")
+  })
+
+  it("needs exactly one symbol", () => {
+    expect(right(parseTicker("BTCUSDT"))).toEqual({ query: "btcusdt" })
+    expect(left(parseTicker(""))).toContain("which market")
+    expect(left(parseTicker("btc eth"))).toContain("one symbol")
+    expect(right(parseOrders(""))).toEqual({ symbol: undefined })
+    expect(right(parseOrders("eth"))).toEqual({ symbol: "cmt_ethusdt" })
+  })
+})
+
+describe("/order", () => {
+  it("reads limit, market, execution and take-profit / stop-loss, keeping the digits typed", () => {
+    const order = right(parseOrderLine("open_long 0.010 @ 65000.50 post tp 70000 sl 60000"))
+    expect(order.type).toBe("open_long")
+    expect(text(order.size)).toBe("0.010")
+    expect(order.priceMode).toBe("limit")
+    expect(text(order.price)).toBe("65000.50")
+    expect(order.execution).toBe("post_only")
+    expect(text(order.takeProfitPrice)).toBe("70000")
+    expect(text(order.stopLossPrice)).toBe("60000")
+    const market = right(parseOrderLine("close-short 2 market ioc"))
+    expect(market).toMatchObject({ type: "close_short", priceMode: "market", execution: "ioc" })
+    expect(market.price).toBeUndefined()
+    expect(right(parseOrderLine("open_short 1 @65000 tp=64000")).priceMode).toBe("limit")
+  })
+
+  it("says what is wrong with a line", () => {
+    expect(left(parseOrderLine("buy 1 @ 5"))).toContain("not a side")
+    expect(left(parseOrderLine("open_long"))).toContain("size is missing")
+    expect(left(parseOrderLine("open_long 0 @ 5"))).toContain("greater than zero")
+    expect(left(parseOrderLine("open_long 1"))).toContain("give a price")
+    expect(left(parseOrderLine("open_long 1 @ abc"))).toContain("not a number")
+    expect(left(parseOrderLine("open_long 1 market post"))).toContain("post-only needs a limit price")
+    expect(left(parseOrderLine("open_long 1 @ 5 market"))).toContain("one price")
+    expect(left(parseOrderLine("open_long 1 @ 5 fok ioc"))).toContain("at most one")
+    expect(left(parseOrderLine("open_long 1 @ 5 leverage 10"))).toContain("not understood")
+  })
+
+  it("takes the orders on their own lines, after ; or on the command line", () => {
+    const multi = right(parseOrder("btc isolated\nopen_long 0.01 @ 65000\n\nclose_short 0.02 market"))
+    expect(multi.query).toBe("btc")
+    expect(multi.marginMode).toBe("isolated")
+    expect(multi.orders.map((order) => order.type)).toEqual(["open_long", "close_short"])
+    expect(right(parseOrder("eth open_short 1 @ 3500; close_long 1 market")).orders).toHaveLength(2)
+    expect(left(parseOrder(""))).toContain("which market")
+    expect(left(parseOrder("btc"))).toContain("no orders")
+    expect(left(parseOrder(`btc\n${"open_long 1 @ 5\n".repeat(21)}`))).toContain("at most 20")
+    expect(left(parseOrder("btc\nopen_long 1 @ 5\nopen_lng 1 @ 5"))).toMatch(/^order 2 .*not a side/)
+  })
+})
+
+describe("times", () => {
+  it("reads relative times and UTC dates", () => {
+    expect(right(parseTime("24h", NOW))).toBe(NOW - 86_400_000)
+    expect(right(parseTime("90m", NOW))).toBe(NOW - 90 * 60_000)
+    expect(right(parseTime("2w", NOW))).toBe(NOW - 14 * 86_400_000)
+    expect(right(parseTime("2024-05-01", NOW))).toBe(Date.UTC(2024, 4, 1))
+    expect(right(parseTime("2024-05-01", NOW, "end"))).toBe(Date.UTC(2024, 4, 2) - 1)
+    expect(right(parseTime("2024-05-01T12:30", NOW))).toBe(Date.UTC(2024, 4, 1, 12, 30))
+    expect(left(parseTime("2024-02-30", NOW))).toContain("not a valid date")
+    expect(left(parseTime("yesterday", NOW))).toContain("not a time")
+  })
+})
+
+describe("/bills and /affiliate", () => {
+  it("classifies each word by its shape", () => {
+    expect(right(parseBills("", NOW))).toEqual({ csv: false, coin: undefined, bizType: undefined, after: undefined })
+    expect(right(parseBills("usdt deposit 7d", NOW))).toEqual({
+      csv: false,
+      coin: { _tag: "name", name: "USDT" },
+      bizType: "deposit",
+      after: NOW - 7 * 86_400_000
+    })
+    expect(right(parseBills("csv 2 2024-06-01", NOW))).toEqual({
+      csv: true,
+      coin: { _tag: "id", id: 2 },
+      bizType: undefined,
+      after: Date.UTC(2024, 5, 1)
+    })
+    expect(left(parseBills("usdt btc", NOW))).toContain("one coin")
+    expect(left(parseBills("2030-01-01", NOW))).toContain("future")
+    expect(left(parseBills("u$dt", NOW))).toContain("not a coin")
+  })
+
+  it("reads a uid and a from–to window", () => {
+    expect(right(parseAffiliate("csv 123 2024-05-01 2024-05-31", NOW))).toEqual({
+      csv: true,
+      uid: "123",
+      from: Date.UTC(2024, 4, 1),
+      to: Date.UTC(2024, 5, 1) - 1
+    })
+    expect(right(parseAffiliate("30d", NOW))).toEqual({ csv: false, uid: undefined, from: NOW - 30 * 86_400_000, to: undefined })
+    expect(left(parseAffiliate("2024-06-01 2024-05-01", NOW))).toContain("from must not be after to")
+    expect(left(parseAffiliate("1d 2d 3d", NOW))).toContain("at most two")
+  })
+})
+
+describe("every parser, on any input", () => {
+  const parsers: ReadonlyArray<readonly [string, (payload: string) => Parsed<unknown>]> = [
+    ["tickers", parseTickers],
+    ["ticker", parseTicker],
+    ["orders", parseOrders],
+    ["order", parseOrder],
+    ["bills", (payload) => parseBills(payload, NOW)],
+    ["affiliate", (payload) => parseAffiliate(payload, NOW)]
+  ]
+  // words the grammar knows, so random input often gets deep into the parsers and not only to the first refusal
+  const word = fc.oneof(
+    fc.constantFrom("open_long", "close_short", "@", "market", "post", "fok", "tp", "sl", "csv", "deposit", "gainers", "btc", "7d", "2024-05-01", ";", "\n", "cross"),
+    fc.string({ maxLength: 12 }),
+    fc.stringMatching(/^-?\d{0,6}(\.\d{0,4})?$/),
+    fc.fullUnicodeString({ maxLength: 6 })
+  )
+  const payload = fc.oneof(fc.fullUnicodeString({ maxLength: 200 }), fc.array(word, { maxLength: 14 }).map((words) => words.join(" ")))
+
+  it("never throws: it returns parsed arguments or a non-empty reason", () => {
+    fc.assert(
+      fc.property(payload, (input) => {
+        for (const [name, parse] of parsers) {
+          const parsed = parse(input)
+          if (Either.isLeft(parsed)) {
+            expect(parsed.left.length, name).toBeGreaterThan(0)
+            expect(typeof parsed.left).toBe("string")
+          }
+        }
+      }),
+      { numRuns: 400, seed: 42 }
+    )
+  })
+
+  it("parses every order it accepts into positive exact amounts", () => {
+    fc.assert(
+      fc.property(payload, (input) => {
+        const parsed = parseOrder(`btc\n${input}`)
+        if (Either.isRight(parsed)) {
+          for (const order of parsed.right.orders) {
+            expect(BigDecimal.isPositive(order.size)).toBe(true)
+            if (order.priceMode === "limit") expect(order.price && BigDecimal.isPositive(order.price)).toBe(true)
+          }
+        }
+      }),
+      { numRuns: 300, seed: 7 }
+    )
+  })
+})
