@@ -1,7 +1,7 @@
 /**
- * The server's weight budgets (FACTS.md "Rate limits"): per IP and per UID, a sliding window of charged weights.
- * A request that would go over its budget is refused with 429 and starts a penalty during which every request of
- * that budget is refused.
+ * The server's weight budgets (FACTS.md "Rate limits"): per IP and per UID, a sliding window of charged weights, and
+ * order placement capped at 10 requests per second per account. A request that would go over a budget is refused
+ * with 429 and starts a penalty during which every request of that budget is refused.
  */
 export interface BudgetSettings {
   readonly ipWeightPerWindow: number
@@ -17,6 +17,8 @@ interface Budget {
   penaltyUntil: number
 }
 
+const ORDER_REQUESTS_PER_SECOND = 10
+
 export const DEFAULT_BUDGETS: BudgetSettings = { ipWeightPerWindow: 500, uidWeightPerWindow: 500, windowMs: 10_000, penaltyMs: 10_000 }
 
 export class Budgets {
@@ -26,12 +28,19 @@ export class Budgets {
 
   /** Charges the IP budget; false when refused. */
   chargeIp(ip: string, weight: number, now: number): boolean {
-    return this.settings === false || this.charge(`ip:${ip}`, weight, this.settings.ipWeightPerWindow, now)
+    const settings = this.settings
+    return settings === false || this.charge(`ip:${ip}`, weight, settings.ipWeightPerWindow, settings.windowMs, now)
   }
 
   /** Charges the UID budget; false when refused. */
   chargeUid(uid: string, weight: number, now: number): boolean {
-    return this.settings === false || this.charge(`uid:${uid}`, weight, this.settings.uidWeightPerWindow, now)
+    const settings = this.settings
+    return settings === false || this.charge(`uid:${uid}`, weight, settings.uidWeightPerWindow, settings.windowMs, now)
+  }
+
+  /** Charges one order-placing request of the account; false when refused. */
+  chargeOrder(uid: string, now: number): boolean {
+    return this.settings === false || this.charge(`orders:${uid}`, 1, ORDER_REQUESTS_PER_SECOND, 1000, now)
   }
 
   /** Forgets every charge and penalty. */
@@ -39,7 +48,7 @@ export class Budgets {
     this.budgets.clear()
   }
 
-  private charge(key: string, weight: number, limit: number, now: number): boolean {
+  private charge(key: string, weight: number, limit: number, windowMs: number, now: number): boolean {
     if (weight <= 0 || this.settings === false) return true
     let budget = this.budgets.get(key)
     if (budget === undefined) {
@@ -47,7 +56,7 @@ export class Budgets {
       this.budgets.set(key, budget)
     }
     if (now < budget.penaltyUntil) return false
-    const windowStart = now - this.settings.windowMs
+    const windowStart = now - windowMs
     let expired = 0
     while (expired < budget.charges.length && budget.charges[expired]!.time <= windowStart) budget.used -= budget.charges[expired++]!.weight
     budget.charges.splice(0, expired)

@@ -22,6 +22,8 @@ export interface Operation {
   readonly ipWeight: number
   /** 0: no UID budget */
   readonly uidWeight: number
+  /** order placement: also capped in requests per second */
+  readonly placesOrders: boolean
   readonly run: (exchange: Exchange, call: Call) => string | Failure
 }
 
@@ -39,6 +41,7 @@ const fromCore = (
   agentOnly,
   ipWeight: endpoint.ipWeight,
   uidWeight: endpoint.uidWeight,
+  placesOrders: endpoint.placesOrders,
   run
 })
 
@@ -58,6 +61,7 @@ export const operations: ReadonlyArray<Operation> = [
     agentOnly: false,
     ipWeight: 1,
     uidWeight: 0,
+    placesOrders: false,
     run: (exchange, call) => exchange.time(call)
   },
   {
@@ -71,6 +75,7 @@ export const operations: ReadonlyArray<Operation> = [
     agentOnly: false,
     ipWeight: 2,
     uidWeight: 5,
+    placesOrders: true,
     run: (exchange, call) => exchange.placePlanOrder(call)
   }
 ]

@@ -1,6 +1,6 @@
 /**
  * The HTTP side: routes a request to its operation, reads the body (at most 64 KiB), applies the operation's fault,
- * charges the IP budget, authenticates, charges the UID budget, runs the operation and answers. Every failure is a
+ * charges the IP budget, authenticates, charges the UID (and order-rate) budget, runs the operation and answers. Every failure is a
  * JSON error body; nothing a client sends can crash the process or leave a request hanging.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http"
@@ -63,6 +63,7 @@ export const createListener = (simulation: Simulation, served: Served, pending: 
     if (isFailure(account)) return sendFailure(res, account, now)
     if (account !== undefined) {
       if (!simulation.budgets.chargeUid(account.uid, operation.uidWeight, now)) return sendFailure(res, tooFrequent, now)
+      if (operation.placesOrders && !simulation.budgets.chargeOrder(account.uid, now)) return sendFailure(res, tooFrequent, now)
       if (operation.agentOnly && !account.agent) return sendFailure(res, failure("40014", "Insufficient permissions: not an agent account"), now)
     }
     if (operation.method === "POST" && !isJsonContent(req.headers["content-type"])) {

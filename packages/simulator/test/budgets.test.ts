@@ -67,6 +67,17 @@ describe("weight budgets", () => {
     tooFrequent(await signed(ip.sim.spotBaseUrl, path, ip.sim.accounts.agent, {}, ip.now))
   })
 
+  it("order placement is also capped at 10 requests per second per account", async () => {
+    const { sim, now, clock } = await start({ budget: { uidWeightPerWindow: 10_000, ipWeightPerWindow: 10_000 } })
+    const body = (i: number) => JSON.stringify({ symbol: "cmt_btcusdt", orderDataList: [{ client_oid: `r-${i}`, size: "0.001", type: "1", order_type: "0", match_price: "1" }] })
+    for (let i = 0; i < 10; i++) expect((await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: body(i) }, now)).status).toBe(200)
+    tooFrequent(await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: body(10) }, now))
+    // reads of the same account are not affected
+    expect((await signed(sim.futuresBaseUrl, PLAN, sim.accounts.trader, {}, now)).status).toBe(200)
+    clock.now += 10_000
+    expect((await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: body(11) }, now)).status).toBe(200)
+  })
+
   it("admin routes count against no budget, and budgets can be reset", async () => {
     const { sim } = await start({ budget: { ipWeightPerWindow: 40 } })
     for (let i = 0; i < 50; i++) expect((await send(sim.adminUrl, "/__sim/counters")).status).toBe(200)
