@@ -11,7 +11,7 @@ import { BigDecimal, DateTime, Option } from "effect"
 import { Decimal } from "@tradedesk/core"
 import type { BatchOrder, PlanOrder } from "@tradedesk/core"
 import type { Failure } from "./failures.js"
-import { failure } from "./failures.js"
+import { failure, isFailure } from "./failures.js"
 import type { Instrument } from "./instruments.js"
 import { AMOUNT_SCALE } from "./Ledger.js"
 import type { Ledger } from "./Ledger.js"
@@ -83,7 +83,7 @@ const TAKER_FEE_BPS = 6n
 const MAKER_FEE_BPS = 2n
 /** finished plan orders stay in the current list this long */
 const FINISHED_RETENTION_MS = 86_400_000
-const MAX_ORDER_VALUE = 5_000_000n
+const MAX_ORDER_VALUE = 1_000_000n
 const SEEDED_PENDING = 12
 const SEEDED_CANCELED = 3
 const NEW_ORDER_TYPES: ReadonlyArray<BatchOrder.NewOrderType> = ["open_long", "open_short", "close_long", "close_short"]
@@ -119,7 +119,7 @@ export class Orders {
   /** Places one order of a batch: checked, then executed at once or left resting. */
   place(uid: string, instrument: Instrument, order: NewOrder, now: number): { readonly orderId: string } | Failure {
     const checked = this.check(uid, instrument, order)
-    if ("_tag" in checked) return checked
+    if (isFailure(checked)) return checked
     const placed = this.create(uid, instrument, order, checked.priceUnits, checked.sizeUnits, now, undefined)
     this.book(uid).placed.push(order.clientOid)
     this.execute(placed, now)
@@ -130,9 +130,9 @@ export class Orders {
   /** Places a plan order: it waits for the last price to cross the trigger price. */
   placePlan(uid: string, instrument: Instrument, order: NewPlanOrder, now: number): { readonly orderId: string } | Failure {
     const checked = this.check(uid, instrument, order)
-    if ("_tag" in checked) return checked
+    if (isFailure(checked)) return checked
     const triggerUnits = this.checkPrice(instrument, order.triggerPrice, "trigger_price")
-    if (typeof triggerUnits !== "number") return triggerUnits
+    if (isFailure(triggerUnits)) return triggerUnits
     const last = this.market.quote(instrument.symbol)?.last ?? instrument.anchorUnits
     const trigger: Trigger = {
       units: triggerUnits,
@@ -263,13 +263,13 @@ export class Orders {
     if (size > BigInt(instrument.maxSizeUnits)) {
       return failure("43006", `size above the maximum of ${format(instrument.maxSizeUnits, instrument.sizeDecimals)}`)
     }
-    const sizeUnits = Number(size)
-    if (order.price === undefined) return { sizeUnits, priceUnits: undefined }
-    const priceUnits = this.checkPrice(instrument, order.price, "price")
-    if (typeof priceUnits !== "number") return priceUnits
-    const value = rescale(size * BigInt(priceUnits), instrument.sizeDecimals + instrument.priceDecimals, 0)
+    const priceUnits = order.price === undefined ? undefined : this.checkPrice(instrument, order.price, "price")
+    if (isFailure(priceUnits)) return priceUnits
+    // a market order is valued at the last price
+    const valuedAt = priceUnits ?? this.market.quote(instrument.symbol)?.last ?? instrument.anchorUnits
+    const value = rescale(size * BigInt(valuedAt), instrument.sizeDecimals + instrument.priceDecimals, 0)
     if (value > MAX_ORDER_VALUE) return failure("43011", `order value above the maximum of ${MAX_ORDER_VALUE} USDT`)
-    return { sizeUnits, priceUnits }
+    return { sizeUnits: Number(size), priceUnits }
   }
 
   /** A price within half and one and a half times the last price, on the tick. */

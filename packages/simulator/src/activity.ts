@@ -61,7 +61,7 @@ const share = (activity: Activity, coin: Coin, minPercent: number, maxPercent: n
 }
 
 /** One event at `time`; an event that the balances cannot pay for is skipped. */
-export const randomEvent = (activity: Activity, time: number): void => {
+const randomEvent = (activity: Activity, time: number): void => {
   const { prng } = activity
   const { coins } = activity.ledger
   if (activity.agent && prng.chance(0.2)) {

@@ -16,7 +16,7 @@ import type { OperationName } from "./types.js"
 
 export const ADMIN_PREFIX = "/__sim"
 
-export const ROUTES = [
+const ROUTES = [
   "GET    /__sim                        this list",
   "GET    /__sim/counters               requests received per operation",
   "GET    /__sim/client-oids[?apiKey=K] client_oids placed (by one account)",

@@ -18,7 +18,7 @@ export interface SignedRequest {
 }
 
 /** The timestamp may be this far from the server's clock. */
-export const MAX_SKEW_MS = 30_000
+const MAX_SKEW_MS = 30_000
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name]
