@@ -17,6 +17,8 @@ export interface ConsoleChatOptions {
   readonly output: Writable
   /** where files sent by the bot are written */
   readonly filesDir: string
+  /** paths are shown relative to this folder */
+  readonly cwd: string
   /** the user left (`/quit` or the end of the input) */
   readonly onExit: () => void
 }
@@ -122,7 +124,7 @@ export class ConsoleChat {
         const path = join(this.options.filesDir, basename(document.fileName))
         await writeFile(path, document.data)
         const caption = typeof call.payload.caption === "string" ? ` (${call.payload.caption})` : ""
-        this.print(`bot › file ${relative(process.cwd(), path) || path}${caption}`)
+        this.print(`bot › file ${relative(this.options.cwd, path)}${caption}`)
         break
       }
       case "answerCallbackQuery":

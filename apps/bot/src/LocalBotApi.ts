@@ -55,6 +55,8 @@ export interface ApiCall {
   readonly status: "ok" | number
   /** the message sent or edited, when the call made one */
   readonly messageId: number | undefined
+  /** Telegram's description of an error */
+  readonly description: string | undefined
 }
 
 export interface Failure {
@@ -297,11 +299,11 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
       if (failure !== undefined) throw new ApiError(failure.code, failure.description, failure.retryAfter)
       const result = await this.handle(method, payload, document)
       const messageId = asRecord(result).message_id
-      this.record({ seq, method, payload, status: "ok", messageId: typeof messageId === "number" ? messageId : undefined })
+      this.record({ seq, method, payload, status: "ok", messageId: typeof messageId === "number" ? messageId : undefined, description: undefined })
       reply(200, { ok: true, result })
     } catch (error) {
       const failure = error instanceof ApiError ? error : new ApiError(500, `Internal Server Error: ${String(error)}`)
-      this.record({ seq, method, payload, status: failure.code, messageId: undefined })
+      this.record({ seq, method, payload, status: failure.code, messageId: undefined, description: failure.description })
       reply(failure.code, {
         ok: false,
         error_code: failure.code,

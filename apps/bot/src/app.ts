@@ -152,7 +152,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
       })
       running = await startPolling(trade, fatal)
       cleanups.push(running.stop)
-      const chat = new ConsoleChat({ api, user: CONSOLE_USER, input: io.input, output: io.output, filesDir, onExit: () => void stopWith(0) })
+      const chat = new ConsoleChat({ api, user: CONSOLE_USER, input: io.input, output: io.output, filesDir, cwd: io.cwd, onExit: () => void stopWith(0) })
       cleanups.push(async () => chat.close())
       chat.greet([
         `tradedesk console chat, the bot's own handlers against ${exchange.label}.`,

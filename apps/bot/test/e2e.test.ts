@@ -1,0 +1,443 @@
+/**
+ * The bot end to end: the simulator as the exchange, the local Bot API server as Telegram, users acting through it.
+ */
+import type { OperationName } from "@tradedesk/simulator"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as CallbackData from "../src/CallbackData.js"
+import { COMMANDS } from "../src/commands.js"
+import { group, labels, preOf, reader, startRig, stranger, trader } from "./harness.js"
+import type { Rig } from "./harness.js"
+
+let rig: Rig
+
+beforeAll(async () => {
+  rig = await startRig()
+})
+
+afterAll(async () => {
+  await rig?.close()
+})
+
+const total = (counters: Readonly<Record<OperationName, number>>) => Object.values(counters).reduce((sum, count) => sum + count, 0)
+
+const rawTickers = async (): Promise<ReadonlyArray<Record<string, string>>> => {
+  const response = await fetch(`${rig.simulator.futuresBaseUrl}/capi/v2/market/tickers`)
+  return (await response.json()) as ReadonlyArray<Record<string, string>>
+}
+
+describe("market data", () => {
+  it("serves concurrent and recent /tickers and /ticker from one upstream request", async () => {
+    const before = rig.simulator.counters().tickers
+    const updates = [
+      rig.api.sendText(trader, "/tickers"),
+      rig.api.sendText(reader, "/tickers gainers"),
+      rig.api.sendText(trader, "/ticker btc"),
+      rig.api.sendText(reader, "/ticker ETHUSDT")
+    ]
+    const outcomes = await Promise.all(updates.map(rig.handled))
+    expect(outcomes.map((line) => line.outcome)).toEqual(["ok", "ok", "ok", "ok"])
+    await rig.say(trader, "/ticker cmt_solusdt")
+    expect(rig.simulator.counters().tickers - before).toBe(1)
+  })
+
+  it("sets the command menu at start", () => {
+    const call = rig.api.calls.find((item) => item.method === "setMyCommands")
+    const commands = (call?.payload.commands ?? []) as ReadonlyArray<{ command: string }>
+    expect(commands.map((command) => command.command)).toEqual(COMMANDS.filter((command) => command.name !== "start").map((command) => command.name))
+  })
+
+  it("/tickers shows 20 markets by volume in a table, and pages in place", async () => {
+    await rig.say(trader, "/tickers")
+    const first = rig.last(trader.id)
+    const rows = preOf(first).split("\n")
+    expect(rows[0]).toMatch(/^PAIR\s+LAST\s+24H\s+VOL$/)
+    expect(rows).toHaveLength(21)
+    expect(rows[1]).toMatch(/^BTCUSDT /)
+    expect(first.text).toContain("page 1/12")
+    expect(labels(first)).toEqual(["⟳ Refresh", "Next ›"])
+
+    await rig.press(trader, first, "Next ›")
+    const second = rig.api.message(trader.id, first.messageId)!
+    expect(second.edits).toBe(1)
+    expect(second.text).toContain("page 2/12")
+    expect(labels(second)).toEqual(["⟳ Refresh", "‹ Prev", "Next ›"])
+    expect(preOf(second).split("\n")[1]).not.toMatch(/^BTCUSDT /)
+
+    // a refresh with nothing new is not an error
+    const refreshed = await rig.press(trader, second, "⟳ Refresh")
+    expect(refreshed.outcome).toBe("ok")
+  })
+
+  it("answers a button press before doing the work", async () => {
+    await rig.say(trader, "/tickers")
+    const message = rig.last(trader.id)
+    const from = rig.api.calls.length
+    await rig.press(trader, message, "Next ›")
+    const calls = rig.api.calls.slice(from).map((call) => call.method).filter((method) => method !== "getUpdates")
+    expect(calls).toEqual(["answerCallbackQuery", "editMessageText"])
+  })
+
+  it("/tickers filters and sorts by change", async () => {
+    await rig.say(trader, "/tickers eth")
+    const rows = preOf(rig.last(trader.id)).split("\n").slice(1)
+    expect(rows.length).toBeGreaterThan(0)
+    for (const row of rows) expect(row.split(" ")[0]!.toLowerCase()).toContain("eth")
+
+    await rig.say(trader, "/tickers gainers")
+    const changes = preOf(rig.last(trader.id)).split("\n").slice(1).map((row) => Number(row.trim().split(/\s+/)[2]!.replace("%", "")))
+    expect(changes).toEqual([...changes].sort((a, b) => b - a))
+
+    await rig.say(trader, "/tickers zzzzqq")
+    expect(rig.last(trader.id).text).toContain('No market matching "zzzzqq"')
+  })
+
+  it("/ticker shows one market with the exchange's own digits", async () => {
+    const raw = (await rawTickers()).find((ticker) => ticker.symbol === "cmt_btcusdt")!
+    for (const typed of ["btc", "BTCUSDT", "cmt_btcusdt"]) {
+      await rig.say(trader, `/ticker ${typed}`)
+      const message = rig.last(trader.id)
+      expect(message.text).toContain("BTCUSDT")
+      const block = preOf(message)
+      expect(block).toContain(`Last        ${raw.last}`)
+      expect(block).toContain(`${raw.best_bid} / ${raw.best_ask}`)
+      expect(block).toContain(`24 h high   ${raw.high_24h}`)
+      expect(block).toContain(`${raw.volume_24h} USDT`)
+      expect(block).toContain(`${raw.base_volume} BTC`)
+      if (raw.markPrice !== undefined) expect(block).toContain(`Mark        ${raw.markPrice}`)
+      expect(message.text).toMatch(/Data time \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/)
+    }
+  })
+
+  it("/ticker suggests close symbols for an unknown one, as buttons", async () => {
+    await rig.say(trader, "/ticker btx")
+    const message = rig.last(trader.id)
+    expect(message.text).toContain("No market BTX. Did you mean")
+    expect(labels(message)).toContain("BTCUSDT")
+    await rig.press(trader, message, "BTCUSDT")
+    expect(preOf(rig.api.message(trader.id, message.messageId)!)).toContain("Bid / ask")
+  })
+})
+
+describe("plan orders", () => {
+  it("/orders lists them with named types and statuses, paged", async () => {
+    await rig.say(reader, "/orders")
+    const message = rig.last(reader.id)
+    expect(message.text).toMatch(/Plan orders · \d+ · page 1\/\d/)
+    expect(message.text).toMatch(/(Open|Close) (long|short)/)
+    expect(message.text).toMatch(/Pending|Canceled/)
+    expect(message.text).toMatch(/size \d/)
+    expect(message.text).toMatch(/trigger \d/)
+    expect(message.text).toMatch(/created \d{4}-\d{2}-\d{2}/)
+    expect(labels(message)).toContain("Next ›")
+    await rig.press(reader, message, "Next ›")
+    expect(rig.api.message(reader.id, message.messageId)!.text).toContain("page 2/")
+  })
+
+  it("/orders for a market without any says so", async () => {
+    await rig.say(reader, "/orders ltc")
+    expect(rig.last(reader.id).text).toBe("No current plan orders on LTCUSDT.")
+    // a market that does not exist: the exchange's own words
+    expect((await rig.say(reader, "/orders zzz")).outcome).toBe("error:ExchangeApiError")
+    expect(rig.last(reader.id).text).toBe("The exchange refused: 40102 Trading pair cmt_zzzusdt does not exist")
+  })
+})
+
+describe("batch orders", () => {
+  const preview = async (text: string) => {
+    const outcome = await rig.say(trader, text)
+    expect(outcome.outcome).toBe("preview")
+    return rig.last(trader.id)
+  }
+
+  it("previews each order with its notional value, then places the batch once however often Confirm is pressed", async () => {
+    const before = rig.simulator.counters().batchOrders
+    const message = await preview("/order btc\nopen_long 0.010 @ 50000 tp 70000 sl 45000\nclose_short 0.02 market")
+    expect(message.text).toContain("Preview · BTCUSDT · 2 orders")
+    expect(message.text).toContain("1. Open long 0.010 @ 50000 · TP 70000 · SL 45000")
+    expect(message.text).toContain("notional 500.000 USDT")
+    expect(message.text).toMatch(/2\. Close short 0\.02 at market\n\s+notional ≈ [\d.]+ USDT at last [\d.]+/)
+    expect(labels(message)).toEqual(["✅ Confirm 2 orders", "✖ Cancel"])
+    expect(rig.simulator.counters().batchOrders).toBe(before)
+
+    // a double press: both arrive before the first is done; then a late press on the stale button
+    const confirm = LocalButtons.data(message, "✅ Confirm 2 orders")
+    await Promise.all([rig.handled(rig.api.pressData(trader, message, confirm)), rig.handled(rig.api.pressData(trader, message, confirm))])
+    await rig.handled(rig.api.pressData(trader, message, confirm))
+
+    expect(rig.simulator.counters().batchOrders - before).toBe(1)
+    const placed = rig.simulator.placedClientOids(rig.simulator.accounts.agent.apiKey)
+    const oids = placed.filter((oid) => oid.startsWith("tdb"))
+    expect(new Set(oids).size).toBe(oids.length)
+    const result = rig.api.message(trader.id, message.messageId)!
+    expect(result.text).toContain("BTCUSDT · 2 of 2 placed")
+    expect(result.text).toMatch(/✅ 1\. Open long 0\.010 @ 50000 · TP 70000 · SL 45000 → order \d+/)
+    expect(labels(result)).toEqual([])
+    expect(rig.last(trader.id).text).toContain("sent already")
+  })
+
+  it("reports a partly refused batch per order, with the exchange's code and message", async () => {
+    const message = await preview("/order eth; open_long 0.01 @ 3000; open_short 1 @ 999999")
+    await rig.press(trader, message, "✅ Confirm 2 orders")
+    const result = rig.api.message(trader.id, message.messageId)!.text
+    expect(result).toContain("1 of 2 placed")
+    expect(result).toMatch(/✅ 1\. .* → order \d+/)
+    expect(result).toMatch(/❌ 2\. Open short 1 @ 999999 → refused: 43009 price above the highest allowed price/)
+  })
+
+  it("places nothing on Cancel, nor on a Confirm pressed after it", async () => {
+    const before = rig.simulator.counters().batchOrders
+    const message = await preview("/order btc open_long 0.01 @ 50000")
+    const confirm = LocalButtons.data(message, "✅ Confirm 1 order")
+    await rig.press(trader, message, "✖ Cancel")
+    expect(rig.api.message(trader.id, message.messageId)!.text).toBe("Cancelled; nothing was placed.")
+    await rig.handled(rig.api.pressData(trader, message, confirm))
+    expect(rig.simulator.counters().batchOrders).toBe(before)
+  })
+
+  it("answers a bad order with the reason and the grammar, and an unknown market with suggestions", async () => {
+    const usage = await rig.say(trader, "/order btc\nopen_lng 1 @ 5")
+    expect(usage.outcome).toBe("usage")
+    const text = rig.last(trader.id).text
+    expect(text).toContain('order 1 ("open_lng 1 @ 5"): "open_lng" is not a side')
+    expect(text).toContain("Usage: /order <symbol>")
+    await rig.say(trader, "/order btx; open_long 1 @ 5")
+    expect(rig.last(trader.id).text).toContain("Did you mean")
+  })
+
+  it("keeps a preview for a few minutes only", async () => {
+    const skew = { value: 0 }
+    const local = await startRig({ clockSkewMs: skew })
+    try {
+      await local.say(trader, "/order btc open_long 0.01 @ 50000")
+      const message = local.last(trader.id)
+      skew.value = 6 * 60_000
+      await local.press(trader, message, "✅ Confirm 1 order")
+      expect(local.api.message(trader.id, message.messageId)!.text).toContain("no longer valid")
+      expect(local.simulator.counters().batchOrders).toBe(0)
+    } finally {
+      await local.close()
+    }
+  })
+})
+
+// the button data a message carries under a label
+const LocalButtons = {
+  data: (message: { replyMarkup: { inline_keyboard: ReadonlyArray<ReadonlyArray<{ text: string }>> } | undefined }, label: string): string => {
+    const button = message.replyMarkup?.inline_keyboard.flat().find((item) => item.text === label)
+    if (button === undefined || !("callback_data" in button) || typeof button.callback_data !== "string") throw new Error(`no ${label}`)
+    return button.callback_data
+  }
+}
+
+describe("spot bills", () => {
+  it("/bills shows a page and walks back with Older, without repeating a bill", async () => {
+    await rig.say(reader, "/bills")
+    const message = rig.last(reader.id)
+    const firstRows = preOf(message).split("\n")
+    expect(firstRows[0]).toMatch(/^TIME UTC\s+COIN\s+TYPE\s+CHANGE\s+BALANCE\s+FEE$/)
+    expect(firstRows).toHaveLength(11)
+    await rig.press(reader, message, "Older ›")
+    const older = rig.api.message(reader.id, message.messageId)!
+    const olderRows = preOf(older).split("\n")
+    expect(olderRows.length).toBeGreaterThan(1)
+    expect(labels(older)).toContain("« Newest")
+    const firstPage = new Set(firstRows.slice(1))
+    for (const row of olderRows.slice(1)) expect(firstPage.has(row)).toBe(false)
+  })
+
+  it("/bills filters by coin, type and time", async () => {
+    await rig.say(reader, "/bills usdt deposit 30d")
+    const message = rig.last(reader.id)
+    expect(message.text).toContain("USDT · deposit · since")
+    for (const row of preOf(message).split("\n").slice(1)) expect(row).toMatch(/ USDT +deposit +\+/)
+    await rig.say(reader, "/bills nosuchcoin")
+    expect(rig.last(reader.id).text).toContain("No bills in NOSUCHCOIN")
+  })
+
+  it("/bills csv sends the selection as a file", async () => {
+    const outcome = await rig.say(reader, "/bills csv usdt")
+    expect(outcome.outcome).toBe("csv")
+    const document = rig.last(reader.id).document!
+    expect(document.fileName).toMatch(/^bills-usdt-\d{4}-\d{2}-\d{2}\.csv$/)
+    const lines = document.data.toString("utf8").trimEnd().split("\r\n")
+    expect(lines[0]).toBe("time_utc,bill_id,coin,coin_id,type,change,balance_after,fee,fill_size,fill_value")
+    expect(lines.length).toBeGreaterThan(1)
+    for (const line of lines.slice(1)) expect(line.split(",")[2]).toBe("USDT")
+  })
+})
+
+describe("affiliate", () => {
+  it("/affiliate shows the totals and pages through the invited users", async () => {
+    await rig.say(reader, "/affiliate")
+    const message = rig.last(reader.id)
+    const totals = preOf(message)
+    for (const label of ["Deposits", "Withdrawals", "Spot volume", "Futures volume", "Commission"]) expect(totals).toContain(label)
+    expect(message.text).toMatch(/\d+ invited users/)
+    expect(message.text).toMatch(/UID \d+ · commission/)
+    await rig.press(reader, message, "Next ›")
+    expect(rig.api.message(reader.id, message.messageId)!.text).toContain("Users · page 2/")
+  })
+
+  it("/affiliate csv exports every page", async () => {
+    await rig.say(reader, "/affiliate")
+    const users = Number(/(\d+) invited users/.exec(rig.last(reader.id).text)![1])
+    await rig.say(reader, "/affiliate csv")
+    const lines = rig.last(reader.id).document!.data.toString("utf8").trimEnd().split("\r\n")
+    expect(lines[0]).toBe("uid,deposit,withdrawal,spot_volume,futures_volume,commission")
+    expect(lines).toHaveLength(users + 1)
+  })
+})
+
+describe("authorization", () => {
+  it("refuses a stranger everything but help, with no exchange call", async () => {
+    const before = total(rig.simulator.counters())
+    for (const text of ["/tickers", "/ticker btc", "/orders", "/order btc open_long 1 @ 5", "/bills", "/affiliate"]) {
+      const outcome = await rig.say(stranger, text)
+      expect(outcome.outcome).toBe("denied:not_allowed")
+      expect(rig.last(stranger.id).text).toBe(`You are not allowed to use this. The operator can allow your Telegram user id (${stranger.id}).`)
+    }
+    // a forged button press
+    await rig.say(stranger, "/help")
+    const help = rig.last(stranger.id)
+    const pressed = await rig.handled(rig.api.pressData(stranger, help, CallbackData.encode({ _tag: "Orders", symbol: undefined, page: 0 })))
+    expect(pressed.outcome).toBe("denied:not_allowed")
+    const junk = await rig.handled(rig.api.pressData(stranger, help, "not-ours"))
+    expect(junk.outcome).toBe("denied:unknown_button")
+    expect(total(rig.simulator.counters())).toBe(before)
+    expect(help.text).not.toContain("8800000002")
+  })
+
+  it("keeps order placement for traders and the account for private chats", async () => {
+    const before = total(rig.simulator.counters())
+    expect((await rig.say(reader, "/order btc open_long 1 @ 5")).outcome).toBe("denied:traders_only")
+    expect((await rig.say(reader, "/orders", group)).outcome).toBe("denied:private_only")
+    expect(rig.last(group.id).text).toBe("Account commands work only in a private chat with the bot.")
+    expect(total(rig.simulator.counters())).toBe(before)
+    // market data is fine in a group
+    expect((await rig.say(reader, "/tickers", group)).outcome).toBe("ok")
+  })
+
+  it("ignores commands for other bots and chatter in groups; hints at /help elsewhere", async () => {
+    expect((await rig.say(reader, "/tickers@another_bot", group)).outcome).toBe("ignored")
+    expect((await rig.say(reader, "hello all", group)).outcome).toBe("ignored")
+    expect((await rig.say(reader, "hello")).outcome).toBe("unknown")
+    expect(rig.last(reader.id).text).toBe("I don't know that one. /help lists what I can do.")
+    expect((await rig.say(reader, "/frobnicate")).outcome).toBe("unknown")
+  })
+
+  it("opens market data to everyone when the market is public", async () => {
+    const open = await startRig({ access: { readers: new Set(), traders: new Set(), publicMarket: true } })
+    try {
+      expect((await open.say(stranger, "/tickers")).outcome).toBe("ok")
+      expect((await open.say(stranger, "/orders")).outcome).toBe("denied:not_allowed")
+    } finally {
+      await open.close()
+    }
+  })
+})
+
+describe("exchange faults", () => {
+  const cases = [
+    { fault: { kind: "status", status: 503 }, reply: "The exchange is unavailable (HTTP 503). Try again later.", outcome: "error:HttpStatusError" },
+    { fault: { kind: "malformed" }, reply: "The exchange sent an answer the bot cannot read. Try again later.", outcome: "error:DecodeError" },
+    { fault: { kind: "truncated" }, reply: "The exchange sent an answer the bot cannot read. Try again later.", outcome: "error:DecodeError" },
+    { fault: { kind: "drop" }, reply: "The exchange cannot be reached right now. Try again in a moment.", outcome: "error:TransportError" },
+    { fault: { kind: "rateLimit" }, reply: "The exchange is busy (rate limited). Try again in 1 s.", outcome: "error:RateLimitError" }
+  ] as const
+
+  for (const { fault, outcome, reply } of cases) {
+    it(`${fault.kind}: a clear reply, and the bot keeps serving`, async () => {
+      rig.simulator.setFault("planOrders", { ...fault, times: 1 })
+      const failed = await rig.say(reader, "/orders")
+      expect(failed.outcome).toBe(outcome)
+      expect(rig.last(reader.id).text).toBe(reply)
+      // the rate-limit penalty of the rig's client is 200 ms
+      await new Promise((resolve) => setTimeout(resolve, fault.kind === "rateLimit" ? 250 : 0))
+      expect((await rig.say(reader, "/orders")).outcome).toBe("ok")
+    })
+  }
+
+  it("shows typing… while a slow request runs", async () => {
+    rig.simulator.setFault("spotBills", { kind: "latency", ms: 300, times: 1 })
+    const from = rig.api.calls.length
+    expect((await rig.say(reader, "/bills")).outcome).toBe("ok")
+    const actions = rig.api.calls.slice(from).filter((call) => call.method === "sendChatAction")
+    expect(actions.length).toBeGreaterThanOrEqual(1)
+    expect(actions[0]!.payload.action).toBe("typing")
+  })
+
+  it("tells the user the bot is misconfigured on an auth failure, and logs the detail", async () => {
+    rig.simulator.setFault("affiliateStats", { kind: "status", status: 401, times: 1 })
+    await rig.say(reader, "/affiliate 2d")
+    const line = rig.logs.at(-1)!
+    expect(line.outcome).toBe("error:HttpStatusError")
+    expect(line.level).toBe("error")
+    expect(rig.last(reader.id).text).toBe("The exchange refused the request (HTTP 401).")
+  })
+
+  it("keeps the preview confirmable when a batch is refused before anything is accepted", async () => {
+    const before = rig.simulator.counters().batchOrders
+    await rig.say(trader, "/order btc open_long 0.01 @ 50000")
+    const message = rig.last(trader.id)
+    rig.simulator.setFault("batchOrders", { kind: "rateLimit", times: 1 })
+    await rig.press(trader, message, "✅ Confirm 1 order")
+    const refused = rig.api.message(trader.id, message.messageId)!
+    expect(refused.text).toContain("not placed")
+    expect(labels(refused)).toEqual(["✅ Confirm again", "✖ Cancel"])
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    await rig.press(trader, refused, "✅ Confirm again")
+    expect(rig.api.message(trader.id, message.messageId)!.text).toContain("1 of 1 placed")
+    expect(rig.simulator.counters().batchOrders - before).toBe(2)
+  })
+
+  it("never resends a batch whose answer was lost", async () => {
+    const before = rig.simulator.counters().batchOrders
+    await rig.say(trader, "/order btc open_long 0.01 @ 50000")
+    const message = rig.last(trader.id)
+    const confirm = LocalButtons.data(message, "✅ Confirm 1 order")
+    rig.simulator.setFault("batchOrders", { kind: "drop", times: 1 })
+    await rig.press(trader, message, "✅ Confirm 1 order")
+    const unknown = rig.api.message(trader.id, message.messageId)!
+    expect(unknown.text).toContain("outcome unknown")
+    expect(labels(unknown)).toEqual([])
+    await rig.handled(rig.api.pressData(trader, message, confirm))
+    expect(rig.simulator.counters().batchOrders - before).toBe(1)
+  })
+})
+
+describe("Telegram limits and failures", () => {
+  it("waits out a 429 from Telegram and still delivers the message", async () => {
+    rig.api.failNext("sendMessage", { code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 })
+    const from = rig.api.calls.length
+    const outcome = await rig.say(trader, "/help")
+    expect(outcome.outcome).toBe("ok")
+    const sends = rig.api.calls.slice(from).filter((call) => call.method === "sendMessage")
+    expect(sends.map((call) => call.status)).toEqual([429, "ok"])
+    expect(rig.last(trader.id).text).toContain("tradedesk shows")
+  })
+
+  it("survives Telegram refusing a message and keeps serving", async () => {
+    rig.api.failNext("sendMessage", { code: 500, description: "Internal Server Error" }, 2)
+    const outcome = await rig.say(trader, "/help")
+    expect(outcome.outcome).toBe("fault")
+    expect((await rig.say(trader, "/help")).outcome).toBe("ok")
+  })
+
+  it("never sent a message over 4096 characters or a button over 64 bytes", () => {
+    // "message is not modified" comes from refreshing a view that did not change, which is fine
+    const refused = rig.api.calls.filter((call) => call.status === 400 && !call.description?.includes("message is not modified"))
+    expect(refused.map((call) => `${call.method}: ${call.description}`)).toEqual([])
+  })
+
+  it("writes one log line per update, without a secret", () => {
+    const updates = rig.logs.filter((line) => line.event === "update")
+    expect(updates.length).toBeGreaterThan(40)
+    for (const line of updates) {
+      expect(line.kind).toBeDefined()
+      expect(typeof line.user).toBe("number")
+    }
+    const all = rig.rawLogs.join("\n")
+    const { apiKey, apiSecret, apiPassphrase } = rig.simulator.accounts.agent
+    for (const secret of [apiKey, apiSecret, apiPassphrase, "local-test-token"]) expect(all).not.toContain(secret)
+  })
+})

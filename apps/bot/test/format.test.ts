@@ -1,0 +1,284 @@
+import { ConfigError, Decimal, ExchangeApiError, RateLimitError, TransportError } from "@tradedesk/core"
+import type { AffiliateUserStats, BatchOrder, SpotBill, Ticker } from "@tradedesk/core"
+import { DateTime, FastCheck as fc, Option } from "effect"
+import { FmtString } from "telegraf/format"
+import { describe, expect, it } from "vitest"
+import * as CallbackData from "../src/CallbackData.js"
+import { toCsv } from "../src/csv.js"
+import { affiliateCsv, affiliateView } from "../src/format/affiliate.js"
+import { beforeBound, BILLS_FETCH_LIMIT, BILLS_PAGE_SIZE, pageOf } from "../src/format/bills.js"
+import type { BillsQuery } from "../src/format/bills.js"
+import { tickersView, tickerView } from "../src/format/market.js"
+import { errorReport } from "../src/format/messages.js"
+import { previewView, resultView } from "../src/format/orders.js"
+import { compact, paginate, percent, split, table } from "../src/format/view.js"
+import type { View } from "../src/format/view.js"
+import type { Snapshot } from "../src/MarketData.js"
+
+const d = (text: string) => Decimal.parse(text)!
+const NOW = Date.UTC(2024, 5, 15, 12, 0, 0)
+
+const ticker = (symbol: string, fields: Partial<Record<"last" | "volume" | "change", string>> = {}): Ticker.Ticker => ({
+  symbol,
+  bestAsk: d("65000.20"),
+  bestBid: d("64999.90"),
+  high24h: d("66000.0"),
+  last: d(fields.last ?? "65000.10"),
+  low24h: d("64000.00"),
+  timestamp: DateTime.unsafeMake(NOW - 3_000),
+  volume24h: d(fields.volume ?? "123456789.1234"),
+  priceChangeRatio: d(fields.change ?? "0.0123"),
+  baseVolume24h: d("1900.500"),
+  markPrice: Option.some(d("65001.00")),
+  indexPrice: Option.none()
+})
+
+const snapshotOf = (tickers: ReadonlyArray<Ticker.Ticker>): Snapshot => ({
+  tickers,
+  bySymbol: new Map(tickers.map((item) => [item.symbol, item])),
+  fetchedAt: NOW
+})
+
+const pre = (view: View) => {
+  const entity = view.text.entities?.find((item) => item.type === "pre")
+  return entity === undefined ? "" : view.text.text.slice(entity.offset, entity.offset + entity.length)
+}
+
+describe("numbers", () => {
+  it("keep the exchange's digits, trailing zeros included", () => {
+    expect(Decimal.format(d("65000.10"))).toBe("65000.10")
+    expect(percent(d("0.0123"))).toBe("+1.23%")
+    expect(percent(d("-0.004567"))).toBe("-0.4567%")
+    expect(percent(d("-0.004567"), 2)).toBe("-0.46%")
+    expect(percent(d("0"))).toBe("0%")
+    expect(compact(d("123456789.5"))).toBe("123.46M")
+    expect(compact(d("2040000000"))).toBe("2.04B")
+    expect(compact(d("999.999"))).toBe("1000.00")
+    expect(compact(d("12.5"))).toBe("12.5")
+  })
+})
+
+describe("market views", () => {
+  it("shows prices exactly as sent, in an aligned table", () => {
+    const view = tickersView(snapshotOf([ticker("cmt_btcusdt"), ticker("cmt_ethusdt", { last: "3500.5000", volume: "1000", change: "-0.1" })]), { filter: "", sort: "volume" }, 0)
+    expect(pre(view).split("\n")).toEqual([
+      "PAIR         LAST     24H     VOL",
+      "BTCUSDT  65000.10  +1.23% 123.46M",
+      "ETHUSDT 3500.5000 -10.00%   1.00K"
+    ])
+  })
+
+  it("pages long lists, 20 to a page, with buttons carrying the page", () => {
+    const tickers = Array.from({ length: 45 }, (_, i) => ticker(`cmt_c${i}usdt`, { volume: String(1000 - i) }))
+    const view = tickersView(snapshotOf(tickers), { filter: "", sort: "volume" }, 2)
+    expect(pre(view).split("\n")).toHaveLength(1 + 5)
+    expect(view.text.text).toContain("page 3/3")
+    expect(view.buttons.flat().map((button) => button.data)).toEqual([
+      { _tag: "Tickers", sort: "volume", page: 2, filter: "" },
+      { _tag: "Tickers", sort: "volume", page: 1, filter: "" }
+    ])
+  })
+
+  it("details one market, omitting what the exchange did not send", () => {
+    const view = tickerView(ticker("cmt_btcusdt"), NOW)
+    const block = pre(view)
+    expect(block).toContain("Bid / ask   64999.90 / 65000.20")
+    expect(block).toContain("Spread      0.30 (0.05 bp)")
+    expect(block).toContain("24 h volume 123456789.1234 USDT")
+    expect(block).toContain("1900.500 BTC")
+    expect(block).toContain("Mark        65001.00")
+    expect(block).not.toContain("Index")
+    expect(view.text.text).toContain("Data time 2024-06-15 11:59:57 UTC (3 s ago).")
+  })
+})
+
+const order = (fields: Partial<BatchOrder.OrderRequest>): BatchOrder.OrderRequest => ({
+  clientOid: "tdbx-1",
+  type: "open_long",
+  size: d("0.010"),
+  execution: "normal",
+  priceMode: "limit",
+  price: d("65000.5"),
+  ...fields
+})
+
+describe("order views", () => {
+  it("spells out each order with an exact notional, estimated at the last price for market orders", () => {
+    const view = previewView({
+      symbol: "cmt_btcusdt",
+      marginMode: "cross",
+      orders: [order({}), order({ clientOid: "tdbx-2", type: "close_short", size: d("2"), priceMode: "market", price: undefined, execution: "ioc" })]
+    }, "abcd", Option.some(d("65010.1")), 5)
+    expect(view.text.text).toContain("Preview · BTCUSDT · 2 orders · cross margin")
+    expect(view.text.text).toContain("1. Open long 0.010 @ 65000.5\n   notional 650.0050 USDT")
+    expect(view.text.text).toContain("2. Close short 2 at market · IOC\n   notional ≈ 130020.2 USDT at last 65010.1")
+    expect(view.text.text).toContain("Total notional ≈ 130670.2050 USDT")
+    expect(view.buttons).toEqual([[{ label: "✅ Confirm 2 orders", data: { _tag: "Confirm", id: "abcd" } }, { label: "✖ Cancel", data: { _tag: "Cancel", id: "abcd" } }]])
+  })
+
+  it("reports each order's outcome, matched by client_oid", () => {
+    const batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [order({}), order({ clientOid: "tdbx-2" })] }
+    const view = resultView(batch, {
+      accepted: false,
+      orders: [
+        { clientOid: "tdbx-2", orderId: "", accepted: false, errorCode: "43009", errorMessage: "price too high" },
+        { clientOid: "tdbx-1", orderId: "777", accepted: true, errorCode: "", errorMessage: "" }
+      ]
+    })
+    expect(view.text.text).toContain("1 of 2 placed")
+    expect(view.text.text).toContain("✅ 1. Open long 0.010 @ 65000.5 → order 777")
+    expect(view.text.text).toContain("❌ 2. Open long 0.010 @ 65000.5 → refused: 43009 price too high")
+  })
+})
+
+const bill = (id: number, time: number): SpotBill.SpotBill => ({
+  billId: String(id),
+  coinId: 2,
+  coinName: "USDT",
+  bizType: "deposit",
+  fillSize: d("0"),
+  fillValue: d("0"),
+  deltaAmount: d("1.50"),
+  afterAmount: d("100.00"),
+  fees: d("0"),
+  createdAt: DateTime.unsafeMake(time)
+})
+
+describe("bill pages", () => {
+  const query: BillsQuery = { coinId: undefined, bizType: undefined, after: undefined, before: undefined, skip: 0 }
+
+  it("walks back without losing or repeating bills that share a millisecond, whatever the exchange does with before", () => {
+    // 25 bills, the ones across the first page boundary all at one millisecond
+    const ledger = Array.from({ length: 25 }, (_, i) => bill(1000 + i, i >= 7 && i <= 14 ? 5_000 : 10_000 - i * 100))
+    for (const inclusive of [true, false]) {
+      const fetch = (before: number | undefined) =>
+        ledger.filter((item) => before === undefined || (inclusive ? DateTime.toEpochMillis(item.createdAt) <= before : DateTime.toEpochMillis(item.createdAt) < before))
+      const seen: Array<string> = []
+      let cursor: BillsQuery | undefined = query
+      while (cursor !== undefined) {
+        const page = pageOf(fetch(beforeBound(cursor)), cursor)
+        expect(page.bills.length).toBeLessThanOrEqual(BILLS_PAGE_SIZE)
+        seen.push(...page.bills.map((item) => item.billId))
+        cursor = page.older
+      }
+      expect(seen.sort()).toEqual(ledger.map((item) => item.billId).sort())
+    }
+  })
+
+  it("offers Older when the exchange may have more", () => {
+    const full = Array.from({ length: BILLS_FETCH_LIMIT }, (_, i) => bill(i, 1_000_000 - i))
+    expect(pageOf(full, query).older).toBeDefined()
+    expect(pageOf(full.slice(0, 4), query).older).toBeUndefined()
+  })
+})
+
+describe("affiliate views", () => {
+  const user = (uid: string, commission: string): AffiliateUserStats.AffiliateUserStats => ({
+    uid,
+    depositAmount: d("10.50"),
+    withdrawalAmount: d("1.25"),
+    spotTradingAmount: d("100"),
+    futuresTradingAmount: d("1000.000"),
+    commission: d(commission)
+  })
+
+  it("totals exactly over every user and pages the table", () => {
+    const users = Array.from({ length: 23 }, (_, i) => user(String(8100 + i), "0.10"))
+    const view = affiliateView(users, { uid: undefined, from: undefined, to: undefined }, 0)
+    const totals = pre(view)
+    expect(totals).toContain("Deposits          241.50")
+    expect(totals).toContain("Futures volume 23000.000")
+    expect(totals).toContain("Commission          2.30")
+    expect(view.text.text).toContain("Users · page 1/3")
+    expect(view.text.text.match(/UID \d+/g)).toHaveLength(10)
+  })
+
+  it("exports CSV with the exact values", () => {
+    expect(affiliateCsv([user("1", "0.10")])).toBe("uid,deposit,withdrawal,spot_volume,futures_volume,commission\r\n1,10.50,1.25,100,1000.000,0.10\r\n")
+    expect(toCsv(["a", "b"], [["x,y", 'say "hi"']])).toBe('a,b\r\n"x,y","say ""hi"""\r\n')
+  })
+})
+
+describe("errors", () => {
+  it("say what happened and what to do, keeping operator detail out of the chat", () => {
+    expect(errorReport(new RateLimitError({ endpoint: "tickers", source: "server", budget: "ip", retryAfterMillis: 9_100 })).view.text.text)
+      .toBe("The exchange is busy (rate limited). Try again in 10 s.")
+    const config = errorReport(new ConfigError({ endpoint: "planOrders", reason: "this operation is signed: set the API key" }))
+    expect(config.operator).toBe(true)
+    expect(config.view.text.text).not.toContain("API key")
+    expect(errorReport(new ExchangeApiError({ endpoint: "batchOrders", status: 400, code: "43005", msg: "size too small", category: "parameter" })).view.text.text)
+      .toBe("The exchange refused: 43005 size too small")
+    expect(errorReport(new ExchangeApiError({ endpoint: "planOrders", status: 400, code: "40009", msg: "sign error", category: "auth" })).operator).toBe(true)
+    expect(errorReport(new TransportError({ endpoint: "tickers", kind: "timeout", detail: "10 s" })).view.text.text).toContain("did not answer in time")
+  })
+})
+
+describe("helpers", () => {
+  it("align tables and clamp pages", () => {
+    expect(table([["a", "1"], ["bbb", "22"]], "lr")).toBe("a    1\nbbb 22")
+    expect(paginate([1, 2, 3], 9, 2)).toEqual({ items: [3], index: 1, count: 2 })
+    expect(paginate([], 0, 2)).toEqual({ items: [], index: 0, count: 1 })
+  })
+
+  it("split long texts under the limit at line breaks, carrying entities into each piece", () => {
+    const text = Array.from({ length: 300 }, (_, i) => `line ${i} ${"x".repeat(20)}`).join("\n")
+    const message = new FmtString(text, [{ type: "pre", offset: 0, length: text.length, language: "" }])
+    const pieces = split(message, 1000)
+    expect(pieces.length).toBeGreaterThan(5)
+    expect(pieces.map((piece) => piece.text).join("\n")).toBe(text)
+    for (const piece of pieces) {
+      expect(piece.text.length).toBeLessThanOrEqual(1000)
+      expect(piece.entities).toEqual([{ type: "pre", offset: 0, length: piece.text.length, language: "" }])
+    }
+  })
+})
+
+describe("callback data", () => {
+  const arbitrary: fc.Arbitrary<CallbackData.CallbackData> = fc.oneof(
+    fc.record({
+      _tag: fc.constant("Tickers" as const),
+      sort: fc.constantFrom("volume" as const, "gainers" as const, "losers" as const),
+      page: fc.nat({ max: 10_000 }),
+      filter: fc.stringMatching(/^[a-z0-9]{0,20}$/)
+    }),
+    fc.record({ _tag: fc.constant("Ticker" as const), symbol: fc.stringMatching(/^cmt_[a-z0-9]{1,30}$/) }),
+    fc.record({ _tag: fc.constant("Orders" as const), page: fc.nat({ max: 10_000 }), symbol: fc.option(fc.stringMatching(/^cmt_[a-z0-9]{1,30}$/), { nil: undefined }) }),
+    fc.record({
+      _tag: fc.constant("Bills" as const),
+      coinId: fc.option(fc.nat({ max: 1_000_000 }), { nil: undefined }),
+      bizType: fc.option(fc.constantFrom("deposit" as const, "order_liquidate_fee_income" as const), { nil: undefined }),
+      after: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 }), { nil: undefined }),
+      before: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 }), { nil: undefined }),
+      skip: fc.nat({ max: 1_000 })
+    }),
+    fc.record({
+      _tag: fc.constant("Affiliate" as const),
+      page: fc.nat({ max: 10_000 }),
+      uid: fc.option(fc.stringMatching(/^\d{1,20}$/), { nil: undefined }),
+      from: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 }), { nil: undefined }),
+      to: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 }), { nil: undefined })
+    }),
+    fc.record({ _tag: fc.constantFrom("Confirm" as const, "Cancel" as const), id: fc.stringMatching(/^[0-9a-z]{4,16}$/) })
+  )
+
+  it("round-trips every value in at most 64 bytes", () => {
+    fc.assert(
+      fc.property(arbitrary, (data) => {
+        const encoded = CallbackData.encode(data)
+        expect(Buffer.byteLength(encoded)).toBeLessThanOrEqual(CallbackData.MAX_BYTES)
+        expect(CallbackData.decode(encoded)).toEqual(data)
+      }),
+      { numRuns: 500, seed: 3 }
+    )
+  })
+
+  it("refuses anything it did not make", () => {
+    fc.assert(fc.property(fc.string({ maxLength: 80 }), (text) => {
+      const decoded = CallbackData.decode(text)
+      if (decoded !== undefined) expect(CallbackData.encode(decoded)).toBe(text)
+    }), { numRuns: 500, seed: 5 })
+    expect(CallbackData.decode("t|9|0|")).toBeUndefined()
+    expect(CallbackData.decode("b||99||||0")).toBeUndefined()
+  })
+})
+

@@ -1,0 +1,139 @@
+/**
+ * End-to-end rig: the simulator (manual ticks, no budgets), the local Bot API server standing in for Telegram, and the
+ * bot polling it, all on loopback. Users act through the API server; `handled` waits for the bot's log line of an
+ * update, which is written when its handling is over.
+ */
+import type { TradeDeskConfig } from "@tradedesk/core"
+import { startSimulator } from "@tradedesk/simulator"
+import type { RunningSimulator } from "@tradedesk/simulator"
+import type { AccessPolicy } from "../src/Access.js"
+import * as BotRuntime from "../src/BotRuntime.js"
+import { createBot } from "../src/createBot.js"
+import type { TradeBot } from "../src/createBot.js"
+import { LocalBotApi } from "../src/LocalBotApi.js"
+import type { Person, StoredMessage } from "../src/LocalBotApi.js"
+import { jsonLogger } from "../src/log.js"
+import type { Running } from "../src/serve.js"
+import { startPolling } from "../src/serve.js"
+
+export const TOKEN = "123456:local-test-token-abcdefghijklmno"
+
+export const trader: Person = { id: 100, first_name: "Tess" }
+export const reader: Person = { id: 200, first_name: "Rick" }
+export const stranger: Person = { id: 999, first_name: "Eve" }
+export const group = { id: -100_500, type: "supergroup" as const, title: "desk" }
+
+export interface LogLine {
+  readonly level: string
+  readonly event: string
+  readonly update?: number
+  readonly outcome?: string
+  readonly detail?: string
+  readonly kind?: string
+  readonly user?: number
+}
+
+export interface RigOptions {
+  readonly access?: AccessPolicy
+  /** added to the bot's clock, to expire previews */
+  readonly clockSkewMs?: { value: number }
+  readonly tickersTtlMs?: number
+  /** replaces parts of the exchange options, e.g. wrong credentials */
+  readonly exchange?: Partial<TradeDeskConfig.Options>
+}
+
+export interface Rig {
+  readonly simulator: RunningSimulator
+  readonly api: LocalBotApi
+  readonly trade: TradeBot
+  readonly logs: Array<LogLine>
+  readonly rawLogs: Array<string>
+  /** waits until the bot has handled the update */
+  readonly handled: (updateId: number) => Promise<LogLine>
+  /** a user writes; resolves when the bot is done with it */
+  readonly say: (from: Person, text: string, chat?: { id: number; type: "private" | "group" | "supergroup"; title?: string }) => Promise<LogLine>
+  /** a user presses a button (by label) on a message; resolves when the bot is done with it */
+  readonly press: (from: Person, message: StoredMessage, label: string) => Promise<LogLine>
+  readonly last: (chatId: number) => StoredMessage
+  readonly close: () => Promise<void>
+}
+
+const until = async (check: () => boolean, what: string, timeoutMs = 8_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
+  const simulator = await startSimulator({ tickMs: 0, budget: false, seed: 7 })
+  const api = await LocalBotApi.start({ token: TOKEN })
+  const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
+  const runtime = BotRuntime.make({
+    futuresBaseUrl: simulator.futuresBaseUrl,
+    spotBaseUrl: simulator.spotBaseUrl,
+    apiKey,
+    apiSecret,
+    apiPassphrase,
+    readRetries: 0,
+    timeoutMs: 2_000,
+    rateLimit: { ipWeightPerWindow: 1_000_000, uidWeightPerWindow: 1_000_000, onExceeded: "fail", penaltyMs: 200 },
+    ...options.exchange
+  }, { tickersTtlMs: options.tickersTtlMs ?? 60_000 })
+  const rawLogs: Array<string> = []
+  const logs: Array<LogLine> = []
+  const logger = jsonLogger((line) => {
+    rawLogs.push(line)
+    logs.push(JSON.parse(line) as LogLine)
+  }, [TOKEN, apiSecret, apiKey, apiPassphrase])
+  const skew = options.clockSkewMs
+  const trade = createBot({
+    token: TOKEN,
+    apiRoot: api.url,
+    runtime,
+    access: options.access ?? { readers: new Set([reader.id]), traders: new Set([trader.id]), publicMarket: false },
+    logger,
+    pacing: { perChatIntervalMs: 0 },
+    typingDelayMs: 50,
+    ...(skew === undefined ? {} : { now: () => Date.now() + skew.value })
+  })
+  const running: Running = await startPolling(trade, (error) => {
+    throw error
+  })
+
+  const handled = async (updateId: number) => {
+    await until(() => logs.some((line) => line.event === "update" && line.update === updateId), `update ${updateId}`)
+    return logs.find((line) => line.event === "update" && line.update === updateId)!
+  }
+  return {
+    simulator,
+    api,
+    trade,
+    logs,
+    rawLogs,
+    handled,
+    say: (from, text, chat) => handled(api.sendText(from, text, chat)),
+    press: (from, message, label) => handled(api.press(from, message.chat.id, message.messageId, label)),
+    last: (chatId) => {
+      const message = api.botMessages(chatId).at(-1)
+      if (message === undefined) throw new Error(`no bot message in chat ${chatId}`)
+      return message
+    },
+    close: async () => {
+      await running.stop()
+      await runtime.dispose()
+      await api.close()
+      await simulator.close()
+    }
+  }
+}
+
+/** The labels of a message's buttons, flat. */
+export const labels = (message: StoredMessage): ReadonlyArray<string> => LocalBotApi.buttons(message).flat().map((button) => button.text)
+
+/** The monospace block of a message (the `pre` entity's text). */
+export const preOf = (message: StoredMessage): string => {
+  const entity = message.entities.find((item) => item.type === "pre")
+  return entity === undefined ? "" : message.text.slice(entity.offset, entity.offset + entity.length)
+}

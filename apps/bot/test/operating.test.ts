@@ -1,0 +1,194 @@
+/** Operating the bot: configuration, authorization rules, pacing, confirmations, logs, webhook mode, misconfiguration. */
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { decide } from "../src/Access.js"
+import type { AccessPolicy } from "../src/Access.js"
+import * as BotConfig from "../src/BotConfig.js"
+import { Confirmations } from "../src/Confirmations.js"
+import type { Batch } from "../src/Confirmations.js"
+import { jsonLogger } from "../src/log.js"
+import { Pacer } from "../src/Pacer.js"
+import { startWebhook } from "../src/serve.js"
+import { reader, startRig, trader } from "./harness.js"
+
+describe("configuration", () => {
+  it("reads the variables, with deny-by-default access", () => {
+    const config = Either.getOrThrow(BotConfig.read({}))
+    expect(config.token).toBeUndefined()
+    expect(config.exchange).toBe("simulator")
+    expect(config.access).toEqual({ readers: new Set(), traders: new Set(), publicMarket: false })
+    const full = Either.getOrThrow(BotConfig.read({
+      TELEGRAM_BOT_TOKEN: "123456:ABCdefGHIjklMNOpqrSTUvwxYZ",
+      TELEGRAM_ALLOWED_USERS: "1, 2,3",
+      TELEGRAM_TRADER_USERS: "4",
+      TELEGRAM_PUBLIC_MARKET: "true",
+      TELEGRAM_WEBHOOK_URL: "https://bot.example.com/tg/hook",
+      TELEGRAM_WEBHOOK_PORT: "9000",
+      TRADEDESK_API_KEY: "k"
+    }))
+    expect([...full.access.readers]).toEqual([1, 2, 3])
+    expect([...full.access.traders]).toEqual([4])
+    expect(full.access.publicMarket).toBe(true)
+    expect(full.webhook).toMatchObject({ url: "https://bot.example.com/tg/hook", port: 9000, host: "0.0.0.0" })
+    expect(full.webhook!.secret).toMatch(/^[A-Za-z0-9_-]{20,}$/)
+    expect(full.exchange).toBe("env")
+  })
+
+  it("reports every problem by name, never a value that may be secret", () => {
+    const problems = Either.getLeft(BotConfig.read({
+      TELEGRAM_BOT_TOKEN: "not-a-token-value",
+      TELEGRAM_ALLOWED_USERS: "12,@bob",
+      TELEGRAM_PUBLIC_MARKET: "maybe",
+      TELEGRAM_WEBHOOK_URL: "http://insecure.example.com/hook"
+    })).pipe((option) => option._tag === "Some" ? option.value : [])
+    expect(problems).toHaveLength(4)
+    expect(problems.join("\n")).not.toContain("not-a-token-value")
+    expect(problems.join("\n")).toContain("TELEGRAM_ALLOWED_USERS")
+  })
+})
+
+describe("authorization rules", () => {
+  const policy: AccessPolicy = { readers: new Set([2]), traders: new Set([3]), publicMarket: false }
+  it("deny by default and open only what each list allows", () => {
+    const table = [1, 2, 3].map((user) =>
+      (["open", "market", "account", "trade"] as const).map((access) => decide(policy, access, user, "private") ?? "ok")
+    )
+    expect(table).toEqual([
+      ["ok", "not_allowed", "not_allowed", "not_allowed"],
+      ["ok", "ok", "ok", "traders_only"],
+      ["ok", "ok", "ok", "ok"]
+    ])
+    expect(decide(policy, "account", 2, "group")).toBe("private_only")
+    expect(decide(policy, "market", 2, "group")).toBeUndefined()
+    expect(decide({ ...policy, publicMarket: true }, "market", 1, "group")).toBeUndefined()
+    // an update without a sender (a channel post) is refused even for open commands
+    expect(decide(policy, "open", undefined, "channel")).toBe("not_allowed")
+  })
+})
+
+describe("outgoing pacing", () => {
+  it("spaces messages to one chat and lets other chats through", async () => {
+    const pacer = new Pacer({ perChatIntervalMs: 60, globalPerSecond: 1000 })
+    const started = Date.now()
+    const times: Record<string, Array<number>> = { a: [], b: [] }
+    await Promise.all([
+      ...[1, 2, 3].map(() => pacer.slot("a").then(() => times.a!.push(Date.now() - started))),
+      pacer.slot("b").then(() => times.b!.push(Date.now() - started))
+    ])
+    expect(times.a![2]!).toBeGreaterThanOrEqual(115)
+    expect(times.b![0]!).toBeLessThan(50)
+  })
+
+  it("caps the messages per second over all chats", async () => {
+    const pacer = new Pacer({ perChatIntervalMs: 0, globalPerSecond: 50 })
+    const started = Date.now()
+    await Promise.all(Array.from({ length: 6 }, (_, i) => pacer.slot(String(i))))
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95)
+  })
+})
+
+describe("confirmations", () => {
+  const batch: Batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [] }
+
+  it("let exactly one press through, for the owner, within the time", () => {
+    let now = 0
+    const store = new Confirmations(1_000, () => now)
+    const { id } = store.create(1, () => batch)
+    expect(store.claim(id, 2)._tag).toBe("NotYours")
+    expect(store.claim(id, 1)._tag).toBe("Claimed")
+    expect(store.claim(id, 1)._tag).toBe("Busy")
+    store.settle(id, "done")
+    expect(store.claim(id, 1)._tag).toBe("Done")
+    expect(store.cancel(id, 1)._tag).toBe("Done")
+    const second = store.create(1, () => batch).id
+    now = 2_000
+    expect(store.claim(second, 1)._tag).toBe("Expired")
+    expect(store.claim("unknown1", 1)._tag).toBe("Missing")
+  })
+
+  it("make the batch from its id, so client_oids are fixed with the preview", () => {
+    const store = new Confirmations(1_000)
+    const made = store.create(1, (id) => ({ ...batch, symbol: id }))
+    expect(made.batch.symbol).toBe(made.id)
+  })
+})
+
+describe("logs", () => {
+  it("scrub secrets from every line", () => {
+    const lines: Array<string> = []
+    const logger = jsonLogger((line) => lines.push(line), ["s3cret-value"])
+    logger.log("error", "x", { detail: "url https://api/bot/s3cret-value/sendMessage failed" })
+    expect(lines[0]).not.toContain("s3cret-value")
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", event: "x" })
+  })
+})
+
+describe("misconfiguration", () => {
+  it("tells the user the bot is misconfigured when it has no API key, and logs why", async () => {
+    const rig = await startRig({ exchange: { apiKey: undefined, apiSecret: undefined, apiPassphrase: undefined } })
+    try {
+      const line = await rig.say(reader, "/orders")
+      expect(line.outcome).toBe("error:ConfigError")
+      expect(line.level).toBe("error")
+      expect(line.detail).toContain("set the API key")
+      expect(rig.last(reader.id).text).toContain("The bot is misconfigured")
+      // market data needs no key
+      expect((await rig.say(reader, "/tickers")).outcome).toBe("ok")
+    } finally {
+      await rig.close()
+    }
+  })
+
+  it("says the same when the exchange refuses the credentials, and never shows or logs the secret", async () => {
+    const rig = await startRig({ exchange: { apiSecret: "a-wrong-secret-value" } })
+    try {
+      const line = await rig.say(reader, "/bills")
+      expect(line.outcome).toBe("error:ExchangeApiError")
+      expect(rig.last(reader.id).text).toContain("The bot is misconfigured")
+      expect(rig.rawLogs.join("\n")).not.toContain("a-wrong-secret-value")
+    } finally {
+      await rig.close()
+    }
+  })
+})
+
+describe("webhook mode", () => {
+  it("takes updates on its own port only with the secret token", async () => {
+    const rig = await startRig()
+    const webhook = await startWebhook(rig.trade, { url: "https://bot.example.com/tg/hook", secret: "s3cret_token", port: 0, host: "127.0.0.1" })
+    try {
+      const setWebhook = rig.api.calls.find((call) => call.method === "setWebhook")!
+      expect(setWebhook.payload).toMatchObject({ url: "https://bot.example.com/tg/hook", secret_token: "s3cret_token" })
+      const update = (id: number, text: string) => JSON.stringify({
+        update_id: id,
+        message: {
+          message_id: id,
+          date: 0,
+          chat: { id: trader.id, type: "private", first_name: "Tess" },
+          from: { id: trader.id, is_bot: false, first_name: "Tess" },
+          text,
+          entities: [{ type: "bot_command", offset: 0, length: text.length }]
+        }
+      })
+      const post = (body: string, secret?: string) =>
+        fetch(`http://127.0.0.1:${webhook.port}/tg/hook`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(secret === undefined ? {} : { "x-telegram-bot-api-secret-token": secret }) },
+          body
+        })
+      expect((await post(update(9001, "/help"))).status).toBe(403)
+      expect((await post(update(9002, "/help"), "wrong")).status).toBe(403)
+      // the API server must know the chat for the reply: the user has written before
+      rig.api.sendText(trader, "hi")
+      expect((await post(update(9003, "/help"), "s3cret_token")).status).toBe(200)
+      const line = await rig.handled(9003)
+      expect(line.outcome).toBe("ok")
+      expect(rig.logs.some((item) => item.update === 9001 || item.update === 9002)).toBe(false)
+      expect((await fetch(`http://127.0.0.1:${webhook.port}/healthz`)).status).toBe(200)
+    } finally {
+      await webhook.stop()
+      await rig.close()
+    }
+  })
+})
+
