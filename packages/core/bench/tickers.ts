@@ -78,6 +78,13 @@ const main = async () => {
     "fetch + JSON.parse": async () => (await fetch(url)).json(),
     "core, undici client (default)": viaCore(coreUndici),
     "core, fetch client": viaCore(coreFetch),
+    // decimals are materialized when read: this is the cost of reading one price of every ticker
+    "core, undici client, reading every last price": async () => {
+      const tickers = await viaCore(coreUndici)()
+      let digits = 0n
+      for (const ticker of tickers) digits += ticker.last.value
+      return digits === -1n ? [] : tickers
+    },
     "undici + eager Schema.decodeUnknownSync (reference)": async () => eager(JSON.parse(await (await request(url, { dispatcher: agent })).body.text()))
   }
 

@@ -32,8 +32,15 @@ export const ClientOid = Schema.String.pipe(
   })
 )
 
-const PositiveDecimal = Decimal.DecimalFromString.pipe(
-  Schema.filter((value) => BigDecimal.isPositive(value) || "must be greater than zero")
+/** A decimal string above zero, with a sane number of places: sizes and prices of new orders. */
+export const PositiveDecimal = Decimal.DecimalFromString.pipe(
+  Schema.filter((value) =>
+    !BigDecimal.isPositive(value)
+      ? "must be greater than zero"
+      : Math.abs(value.scale) > Decimal.MAX_SCALE
+      ? `must have at most ${Decimal.MAX_SCALE} decimal places`
+      : true
+  )
 )
 
 /** One order to place (wire: an element of `orderDataList`). */
@@ -99,7 +106,7 @@ export const withDefaults = (batch: BatchOrdersInput): BatchOrdersRequest => {
   return {
     ...batch,
     orders: Array.isArray(orders)
-      ? orders.map((order: OrderInput) => ({ execution: "normal", priceMode: "limit", ...order }))
+      ? orders.map((order: OrderInput) => ({ ...order, execution: order?.execution ?? "normal", priceMode: order?.priceMode ?? "limit" }))
       : orders
   } as BatchOrdersRequest
 }

@@ -58,11 +58,15 @@ export const parse = (text: string): BigDecimal.BigDecimal | undefined => {
     decimal[TEXT] = text
     return decimal
   }
-  // exponent forms such as "1E-8" (a Java BigDecimal's toString) are rare: read them the slower way
-  if (text.length > 64 || !/^-?\d+(?:\.\d+)?[eE][-+]?\d+$/.test(text)) return undefined
+  // exponent forms such as "1E-8" (a Java BigDecimal's toString) are rare: read them the slower way; the exponent is
+  // bounded so that no value can make formatting build a huge string
+  if (text.length > 64 || !/^-?\d+(?:\.\d+)?[eE][-+]?\d{1,2}$/.test(text)) return undefined
   const parsed = BigDecimal.fromString(text)
   return parsed._tag === "Some" ? parsed.value : undefined
 }
+
+/** The largest scale sent to the exchange; beyond it a value is surely a mistake, and formatting it costly. */
+export const MAX_SCALE = 64
 
 /** Formats with the value's own scale: no exponent, trailing zeros kept (`make(650010n, 1)` → `"65001.0"`). */
 export const format = (value: BigDecimal.BigDecimal): string => {
@@ -93,6 +97,9 @@ export const DecimalFromString: Schema.Schema<BigDecimal.BigDecimal, string> = S
         ? ParseResult.fail(new ParseResult.Type(ast, text, `Expected a decimal string, got ${JSON.stringify(text)}`))
         : ParseResult.succeed(value)
     },
-    encode: (value) => ParseResult.succeed(format(value))
+    encode: (value, _, ast) =>
+      Math.abs(value.scale) <= MAX_SCALE
+        ? ParseResult.succeed(format(value))
+        : ParseResult.fail(new ParseResult.Type(ast, value, `Expected at most ${MAX_SCALE} decimal places`))
   }
 ).annotations({ identifier: "DecimalFromString" })

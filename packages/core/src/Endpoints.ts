@@ -27,6 +27,7 @@ export interface Endpoint<Params, A> {
   readonly envelope: "bare" | "spot" | "affiliate"
   /** parameters go in the `query` string or the JSON `body` */
   readonly location: "query" | "body"
+  /** the wire side differs per endpoint (query strings or a JSON body) and only the transport reads it: left open */
   readonly request: Schema.Schema<Params, any>
   readonly response: Codec<A, any>
 }
@@ -107,5 +108,3 @@ export const affiliateStats: Endpoint<AffiliateUserStats.AffiliateStatsRequest, 
   request: AffiliateUserStats.AffiliateStatsRequest,
   response: AffiliateUserStats.AffiliatePageResult
 }
-
-export const all = [tickers, planOrders, batchOrders, spotBills, affiliateStats] as const

@@ -35,7 +35,9 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
   kind: Schema.Literal("timeout", "connection"),
   detail: Schema.String
 }) {
-  readonly retryable = true
+  get retryable() {
+    return true
+  }
   override get message() {
     return this.kind === "timeout"
       ? `${this.endpoint}: the exchange did not answer in time (${this.detail}); try again shortly`
@@ -103,7 +105,9 @@ const CATEGORY_BY_CODE: Readonly<Record<string, ApiErrorCategory>> = {
   "429": "rate_limit"
 }
 
-export const categoryOf = (code: string): ApiErrorCategory => CATEGORY_BY_CODE[code] ?? "unknown"
+/** The category of an exchange code; an unlisted code in a 5xx answer is the server's trouble. */
+export const categoryOf = (code: string, status: number): ApiErrorCategory =>
+  CATEGORY_BY_CODE[code] ?? (status >= 500 ? "server" : "unknown")
 
 const HINTS: Readonly<Record<ApiErrorCategory, string>> = {
   auth: "check the API key, secret, passphrase and the machine's clock",
@@ -143,7 +147,9 @@ export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLi
   budget: Schema.String,
   retryAfterMillis: Schema.Number
 }) {
-  readonly retryable = true
+  get retryable() {
+    return true
+  }
   override get message() {
     const seconds = Math.max(1, Math.ceil(this.retryAfterMillis / 1000))
     return `${this.endpoint}: rate limited (${this.source === "server" ? "by the exchange" : `${this.budget} budget`}); try again in ${seconds} s`
@@ -171,8 +177,9 @@ export type TradeDeskError =
   | RateLimitError
   | DecodeError
 
-/** Whether trying the same read again later may succeed. */
+/**
+ * Whether a read may be sent again at once. Rate limits are retryable too, but after their wait, which the limiter
+ * (or the caller) owns; they are not transient.
+ */
 export const isTransient = (error: TradeDeskError): boolean =>
-  error._tag === "TransportError" ||
-  (error._tag === "HttpStatusError" && error.retryable) ||
-  (error._tag === "ExchangeApiError" && error.retryable)
+  error._tag !== "RateLimitError" && "retryable" in error && error.retryable

@@ -2,7 +2,7 @@
  * Building blocks of request parameters: what callers pass (Type) and what goes on the wire (Encoded).
  * Encoding a request validates it, so bad input is refused before any request is made.
  */
-import { DateTime, Schema } from "effect"
+import { DateTime, Option, ParseResult, Schema } from "effect"
 
 /** Futures symbols are lower case with the `cmt_` prefix, e.g. `cmt_btcusdt`. */
 export const FuturesSymbol = Schema.String.pipe(
@@ -22,19 +22,25 @@ export type TimeInput = Schema.Schema.Type<typeof TimeInput>
 export const toMillis = (time: TimeInput): number =>
   typeof time === "number" ? time : time instanceof Date ? time.getTime() : DateTime.toEpochMillis(time)
 
+/** Epoch milliseconds (a whole number from 0) read back into a time; what the exchange sees of a `TimeInput`. */
+const millisToTime = <I>(wire: Schema.Schema<number, I>) =>
+  Schema.transformOrFail(wire, TimeInput, {
+    strict: false,
+    decode: (millis, _, ast) =>
+      Number.isSafeInteger(millis) && millis >= 0
+        ? Option.match(DateTime.make(millis), {
+          onNone: () => ParseResult.fail(new ParseResult.Type(ast, millis, "Expected a representable time")),
+          onSome: (time) => ParseResult.succeed(time)
+        })
+        : ParseResult.fail(new ParseResult.Type(ast, millis, "Expected epoch milliseconds (a whole number from 0)")),
+    encode: (time) => ParseResult.succeed(toMillis(time as TimeInput))
+  })
+
 /** Epoch milliseconds as a query string value. */
-export const MillisQuery = Schema.transform(Schema.NumberFromString, TimeInput, {
-  strict: false,
-  decode: (millis) => DateTime.unsafeMake(millis),
-  encode: (time) => toMillis(time as TimeInput)
-})
+export const MillisQuery = millisToTime(Schema.NumberFromString)
 
 /** Epoch milliseconds as a JSON number in a request body. */
-export const MillisBody = Schema.transform(Schema.Number, TimeInput, {
-  strict: false,
-  decode: (millis) => DateTime.unsafeMake(millis),
-  encode: (time) => toMillis(time as TimeInput)
-})
+export const MillisBody = millisToTime(Schema.Number)
 
 /** An integer of at least `min` (and at most `max`), as a query string value. */
 export const IntQuery = (min: number, max?: number) =>

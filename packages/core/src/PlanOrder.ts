@@ -46,8 +46,8 @@ const record = W.record({
   symbol: W.text("symbol"),
   /** wire `size`: order amount */
   size: W.decimal("size"),
-  /** wire `client_oid` */
-  clientOid: W.text("client_oid"),
+  /** wire `client_oid`: empty for orders placed without one */
+  clientOid: W.textOrEmpty("client_oid"),
   /** wire `createTime` */
   createdAt: W.timestamp("createTime"),
   /** wire `filled_qty` */

@@ -1,9 +1,9 @@
 /** Current plan (trigger) orders (interface.md §4.1), one page or walked over a time range. */
-import { Context, Effect, Layer, Stream } from "effect"
+import { Context, Effect, Either, Layer, Schema, Stream } from "effect"
 import * as Endpoints from "./Endpoints.js"
+import { InputError } from "./Errors.js"
 import type { TradeDeskError } from "./Errors.js"
-import { toMillis } from "./Params.js"
-import type { TimeInput } from "./Params.js"
+import { TimeInput, toMillis } from "./Params.js"
 import { MAX_PLAN_ORDERS_LIMIT } from "./PlanOrder.js"
 import type { PlanOrder, PlanOrdersRequest } from "./PlanOrder.js"
 import { TradingHttp } from "./TradingHttp.js"
@@ -28,9 +28,12 @@ const make = Effect.map(TradingHttp, (http) => {
   const list = Effect.fn("PlanOrders.list")((params?: PlanOrdersRequest) => http.call(Endpoints.planOrders, params ?? {}))
 
   const inRange = (range: TimeRange): Stream.Stream<PlanOrder, TradeDeskError> => {
-    const width = Math.max(2, Math.floor(range.windowMillis ?? DAY))
-    const start = toMillis(range.startTime)
-    const end = toMillis(range.endTime)
+    const bounds = Schema.decodeUnknownEither(Schema.Tuple(TimeInput, TimeInput))([range?.startTime, range?.endTime])
+    if (Either.isLeft(bounds)) {
+      return Stream.fail(new InputError({ endpoint: "planOrders", field: "range", reason: "startTime and endTime must be times (epoch milliseconds, a Date or a DateTime)" }))
+    }
+    const [start, end] = bounds.right.map(toMillis) as [number, number]
+    const width = Math.max(2, Math.floor(Number(range.windowMillis) || DAY))
     // Windows share their boundary millisecond, so an order there is found whether the exchange treats the end as
     // inclusive or not; the ids seen remove the double. A window that comes back full is split and asked again.
     const windowOrders = (from: number, to: number): Stream.Stream<PlanOrder, TradeDeskError> =>

@@ -3,14 +3,15 @@
  * order placement is also capped per second, and an exchange 429 pauses the budgets it touched for the penalty.
  *
  * Budgets are sliding windows: the weight charged in any trailing window never exceeds the budget, whatever the
- * exchange's own window alignment. The bookkeeping sits behind `RateLimitStore`, so processes sharing an IP or an API
+ * exchange's own window alignment. (The token-bucket style limiters of `@effect/experimental` refill continuously, which
+ * lets up to twice the budget through within one window of the exchange's: a 429 and a 10 s penalty.) The bookkeeping sits behind `RateLimitStore`, so processes sharing an IP or an API
  * key can share one store (e.g. Redis) while the in-memory store serves a single process.
  */
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import type { Endpoint } from "./Endpoints.js"
 import { ConfigError, RateLimitError } from "./Errors.js"
-import { TradeDeskConfig } from "./TradeDeskConfig.js"
+import { DEFAULT_PENALTY_MILLIS, TradeDeskConfig } from "./TradeDeskConfig.js"
 import type { RateLimitSettings } from "./TradeDeskConfig.js"
 
 export interface Charge {
@@ -20,7 +21,7 @@ export interface Charge {
   readonly windowMillis: number
 }
 
-/** Result of `acquire`: charged, or the budget that lacks room and how long until it has room. */
+/** Result of `acquire`: charged, or the budget that lacks room the longest and how long until it has room. */
 export type Acquire = { readonly _tag: "Charged" } | { readonly _tag: "Wait"; readonly key: string; readonly millis: number }
 
 export class RateLimitStore extends Context.Tag("@tradedesk/core/RateLimitStore")<RateLimitStore, {
@@ -74,10 +75,12 @@ export const layerStoreMemory: Layer.Layer<RateLimitStore> = Layer.sync(RateLimi
   return {
     acquire: (charges, now) =>
       Effect.sync((): Acquire => {
+        let wait: Acquire = { _tag: "Charged" }
         for (const charge of charges) {
           const millis = roomAfter(budgetOf(charge.key), charge, now)
-          if (millis > 0) return { _tag: "Wait", key: charge.key, millis }
+          if (millis > (wait._tag === "Wait" ? wait.millis : 0)) wait = { _tag: "Wait", key: charge.key, millis }
         }
+        if (wait._tag === "Wait") return wait
         for (const charge of charges) {
           const budget = budgetOf(charge.key)
           budget.times.push(now)
@@ -124,7 +127,7 @@ const make = Effect.gen(function*() {
   const { rateLimit: settings } = yield* TradeDeskConfig
   const store = yield* RateLimitStore
   if (settings === false) {
-    return RateLimit.of({ guard: () => Effect.void, penalize: (_endpoint, _account, retryAfter) => Effect.succeed(retryAfter ?? 0) })
+    return RateLimit.of({ guard: () => Effect.void, penalize: (_endpoint, _account, retryAfter) => Effect.succeed(retryAfter ?? DEFAULT_PENALTY_MILLIS) })
   }
   const guard = (endpoint: Endpoint<any, any>, account: string | undefined) => {
     const charges = chargesOf(settings, endpoint, account)

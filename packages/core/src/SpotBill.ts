@@ -23,11 +23,8 @@ const record = W.record({
   billId: W.text("billId"),
   coinId: W.integer("coinId"),
   coinName: W.text("coinName"),
-  /**
-   * Kept as sent: the spec lists the values callers may filter by, and a ledger entry of a type added later must
-   * not make a whole page unreadable.
-   */
-  bizType: W.text("bizType"),
+  /** one of `BizTypes`, or a type the exchange added later, kept as sent */
+  bizType: W.openLiteral("bizType", BizTypes),
   fillSize: W.decimal("fillSize"),
   fillValue: W.decimal("fillValue"),
   /** balance change, signed */

@@ -2,7 +2,6 @@
 import { Context, DateTime, Effect, Layer, Option, Stream } from "effect"
 import * as Endpoints from "./Endpoints.js"
 import type { TradeDeskError } from "./Errors.js"
-import { toMillis } from "./Params.js"
 import { MAX_BILLS_LIMIT } from "./SpotBill.js"
 import type { SpotBill, SpotBillsRequest } from "./SpotBill.js"
 import { TradingHttp } from "./TradingHttp.js"
@@ -17,35 +16,43 @@ export class SpotBills extends Context.Tag("@tradedesk/core/SpotBills")<SpotBill
 }>() {}
 
 interface Cursor {
-  readonly before: number | undefined
-  /** ids already emitted at the `before` millisecond, in case the exchange treats `before` as inclusive */
-  readonly seenAtBefore: ReadonlySet<string>
+  /** the newest creation time still wanted (inclusive); none on the first page */
+  readonly upTo: number | undefined
+  /** bills already given at `upTo` or later, by id, with their times: the boundary pages overlap */
+  readonly seen: ReadonlyMap<string, number>
+  /** whether the exchange was seen to treat `before` as inclusive */
+  readonly inclusive: boolean
 }
 
 const make = Effect.map(TradingHttp, (http) => {
   const list = Effect.fn("SpotBills.list")((params?: SpotBillsRequest) => http.call(Endpoints.spotBills, params ?? {}))
 
+  /**
+   * The exchange does not say whether `before` is inclusive. Until a page shows it, the walk asks with
+   * `before = upTo + 1` and drops the bills already seen, which gives every bill once under either reading, also
+   * when bills share a millisecond across pages; once a page holds a bill at `before` itself, it asks with `upTo`.
+   */
   const walkBack = (params: SpotBillsRequest = {}): Stream.Stream<SpotBill, TradeDeskError> => {
-    const limit = params.limit ?? MAX_BILLS_LIMIT
-    const first: Cursor = { before: params.before === undefined ? undefined : toMillis(params.before), seenAtBefore: new Set() }
-    return Stream.paginateEffect(first, (cursor) =>
-      Effect.map(list({ ...params, limit, before: cursor.before }), (page) => {
-        const fresh = page.filter((bill) => !cursor.seenAtBefore.has(bill.billId))
+    const limit = params?.limit ?? MAX_BILLS_LIMIT
+    const first: Cursor = { upTo: undefined, seen: new Map(), inclusive: false }
+    return Stream.paginateEffect(first, (cursor) => {
+      const before = cursor.upTo === undefined ? undefined : cursor.inclusive ? cursor.upTo : cursor.upTo + 1
+      return Effect.map(list(before === undefined ? { ...params, limit } : { ...params, limit, before }), (page) => {
+        const fresh = page.filter((bill) => !cursor.seen.has(bill.billId))
         if (page.length < limit) return [fresh, Option.none<Cursor>()] as const
-        const oldest = Math.min(...page.map((bill) => DateTime.toEpochMillis(bill.createdAt)))
-        // a full page of bills all at one millisecond, none new: step past that millisecond rather than loop
-        const next: Cursor = fresh.length === 0
-          ? { before: oldest - 1, seenAtBefore: new Set() }
-          : {
-            before: oldest,
-            seenAtBefore: new Set([
-              ...(oldest === cursor.before ? cursor.seenAtBefore : []),
-              ...page.filter((bill) => DateTime.toEpochMillis(bill.createdAt) === oldest).map((bill) => bill.billId)
-            ])
-          }
-        return [fresh, Option.some(next)] as const
+        const times = page.map((bill) => DateTime.toEpochMillis(bill.createdAt))
+        const oldest = Math.min(...times)
+        const inclusive = cursor.inclusive || (before !== undefined && times.some((time) => time >= before))
+        // a full page with nothing new: that millisecond holds more bills than a page; step past it rather than loop
+        const upTo = fresh.length === 0 ? oldest - 1 : oldest
+        const seen = new Map<string, number>()
+        for (const [id, time] of cursor.seen) if (time >= upTo) seen.set(id, time)
+        page.forEach((bill, i) => {
+          if (times[i]! >= upTo) seen.set(bill.billId, times[i]!)
+        })
+        return [fresh, Option.some<Cursor>({ upTo, seen, inclusive })] as const
       })
-    ).pipe(Stream.flattenIterables)
+    }).pipe(Stream.flattenIterables)
   }
 
   return SpotBills.of({ list, walkBack })

@@ -8,6 +8,9 @@ import { ConfigError } from "./Errors.js"
 export const PRODUCTION_FUTURES_BASE_URL = "https://api-contract.weex.com"
 export const PRODUCTION_SPOT_BASE_URL = "https://api-spot.weex.com"
 
+/** The exchange's pause after a 429 (FACTS.md), when it sends no Retry-After. */
+export const DEFAULT_PENALTY_MILLIS = 10_000
+
 export interface Credentials {
   readonly apiKey: Redacted.Redacted<string>
   readonly apiSecret: Redacted.Redacted<string>
@@ -69,51 +72,79 @@ export interface Options {
 
 export class TradeDeskConfig extends Context.Tag("@tradedesk/core/TradeDeskConfig")<TradeDeskConfig, Settings>() {}
 
-const secret = (value: string | Redacted.Redacted<string> | undefined) =>
-  value === undefined || value === "" ? undefined : Redacted.isRedacted(value) ? value : Redacted.make(value)
+const invalid = (reason: string): never => {
+  throw new ConfigError({ reason })
+}
 
-const positive = (name: string, value: number | undefined, fallback: number): number => {
+/** A credential as a `Redacted`; an empty one counts as absent. Its value never reaches an error message. */
+const secret = (name: string, value: unknown): Redacted.Redacted<string> | undefined => {
+  const text = Redacted.isRedacted(value) ? Redacted.value(value) : value
+  if (text === undefined || text === null || text === "") return undefined
+  return typeof text === "string" ? Redacted.make(text) : invalid(`${name} must be a string`)
+}
+
+const positive = (name: string, value: unknown, fallback: number): number => {
   const chosen = value ?? fallback
-  if (!Number.isFinite(chosen) || chosen <= 0) throw new ConfigError({ reason: `${name} must be a positive number, got ${value}` })
-  return chosen
+  return typeof chosen === "number" && Number.isFinite(chosen) && chosen > 0
+    ? chosen
+    : invalid(`${name} must be a positive number, got ${String(value)}`)
 }
 
-const baseUrl = (name: string, value: string | undefined, fallback: string): string => {
-  const chosen = (value ?? fallback).replace(/\/+$/, "")
-  if (!/^https?:\/\/[^\s/]+/.test(chosen)) throw new ConfigError({ reason: `${name} must be an http(s) URL, got ${JSON.stringify(value)}` })
-  return chosen
+const integer = (name: string, value: unknown, fallback: number, min: number, max: number): number => {
+  const chosen = value ?? fallback
+  return Number.isSafeInteger(chosen) && (chosen as number) >= min && (chosen as number) <= max
+    ? (chosen as number)
+    : invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`)
 }
+
+/**
+ * An http(s) origin, optionally with a path prefix (a proxy that forwards to the exchange); no query or fragment.
+ * Requests are signed over the operation's path alone, which is what the exchange receives behind such a proxy.
+ */
+const baseUrl = (name: string, value: unknown, fallback: string): string => {
+  const text = value ?? fallback
+  const url = typeof text === "string" && URL.canParse(text) ? new URL(text) : undefined
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
+    return invalid(`${name} must be an http(s) URL without query or fragment, got ${JSON.stringify(value)}`)
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, "")
+}
+
+/** Largest `readRetries`: retries are for passing faults, not a way to wait out an outage. */
+const MAX_READ_RETRIES = 10
 
 /** Validates options into settings; a ConfigError names what is wrong (never a secret's value). */
 export const resolve = (options: Options): Effect.Effect<Settings, ConfigError> =>
   Effect.try({
     try: (): Settings => {
-      const apiKey = secret(options.apiKey)
-      const apiSecret = secret(options.apiSecret)
-      const apiPassphrase = secret(options.apiPassphrase)
-      const given = [apiKey, apiSecret, apiPassphrase].filter((value) => value !== undefined).length
-      if (given !== 0 && given !== 3) {
-        const missing = [["apiKey", apiKey], ["apiSecret", apiSecret], ["apiPassphrase", apiPassphrase]]
-          .filter(([, value]) => value === undefined)
-          .map(([name]) => name)
-        throw new ConfigError({ reason: `incomplete API credentials: ${missing.join(", ")} missing` })
+      if (typeof options !== "object" || options === null) return invalid("options must be an object")
+      const apiKey = secret("apiKey", options.apiKey)
+      const apiSecret = secret("apiSecret", options.apiSecret)
+      const apiPassphrase = secret("apiPassphrase", options.apiPassphrase)
+      const missing = Object.entries({ apiKey, apiSecret, apiPassphrase }).filter(([, value]) => value === undefined).map(([name]) => name)
+      if (missing.length === 1 || missing.length === 2) invalid(`incomplete API credentials: ${missing.join(", ")} missing`)
+      const limits = options.rateLimit ?? {}
+      if (limits !== false && typeof limits !== "object") invalid("rateLimit must be an object or false")
+      const onExceeded = limits === false ? undefined : limits.onExceeded ?? "wait"
+      if (onExceeded !== undefined && onExceeded !== "wait" && onExceeded !== "fail") {
+        invalid(`rateLimit.onExceeded must be "wait" or "fail", got ${JSON.stringify(onExceeded)}`)
       }
-      const limits = options.rateLimit
+      if (options.locale !== undefined && typeof options.locale !== "string") invalid("locale must be a string")
       return {
         futuresBaseUrl: baseUrl("futuresBaseUrl", options.futuresBaseUrl, PRODUCTION_FUTURES_BASE_URL),
         spotBaseUrl: baseUrl("spotBaseUrl", options.spotBaseUrl, PRODUCTION_SPOT_BASE_URL),
         credentials: apiKey && apiSecret && apiPassphrase ? Option.some({ apiKey, apiSecret, apiPassphrase }) : Option.none(),
         locale: options.locale === "" ? Option.none() : Option.some(options.locale ?? "en-US"),
         timeout: Duration.millis(positive("timeoutMs", options.timeoutMs, 10_000)),
-        clockOffsetMillis: options.clockOffsetMs ?? 0,
-        readRetries: Math.max(0, Math.floor(options.readRetries ?? 2)),
+        clockOffsetMillis: integer("clockOffsetMs", options.clockOffsetMs, 0, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+        readRetries: integer("readRetries", options.readRetries, 2, 0, MAX_READ_RETRIES),
         rateLimit: limits === false ? false : {
-          ipWeightPerWindow: positive("rateLimit.ipWeightPerWindow", limits?.ipWeightPerWindow, 500),
-          uidWeightPerWindow: positive("rateLimit.uidWeightPerWindow", limits?.uidWeightPerWindow, 500),
-          window: Duration.millis(positive("rateLimit.windowMs", limits?.windowMs, 10_000)),
-          orderRequestsPerSecond: positive("rateLimit.orderRequestsPerSecond", limits?.orderRequestsPerSecond, 10),
-          onExceeded: limits?.onExceeded ?? "wait",
-          penalty: Duration.millis(positive("rateLimit.penaltyMs", limits?.penaltyMs, 10_000))
+          ipWeightPerWindow: positive("rateLimit.ipWeightPerWindow", limits.ipWeightPerWindow, 500),
+          uidWeightPerWindow: positive("rateLimit.uidWeightPerWindow", limits.uidWeightPerWindow, 500),
+          window: Duration.millis(positive("rateLimit.windowMs", limits.windowMs, 10_000)),
+          orderRequestsPerSecond: positive("rateLimit.orderRequestsPerSecond", limits.orderRequestsPerSecond, 10),
+          onExceeded: onExceeded ?? "wait",
+          penalty: Duration.millis(positive("rateLimit.penaltyMs", limits.penaltyMs, DEFAULT_PENALTY_MILLIS))
         }
       }
     },

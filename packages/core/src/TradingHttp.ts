@@ -5,7 +5,7 @@
  */
 import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform"
-import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Redacted, Schedule, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, ParseResult, Predicate, Redacted, Schedule, Schema } from "effect"
 import type { Endpoint } from "./Endpoints.js"
 import {
   categoryOf,
@@ -32,7 +32,10 @@ const excerpt = (text: string) => (text.length > EXCERPT_LENGTH ? `${text.slice(
 
 const SECRET_HEADERS = ["access-key", "access-sign", "access-passphrase"]
 
-const inputError = (endpoint: Endpoint<any, any>, error: ParseResult.ParseError) => {
+const inputError = (endpoint: Endpoint<any, any>, params: unknown, error: ParseResult.ParseError) => {
+  if (!Predicate.isRecord(params)) {
+    return new InputError({ endpoint: endpoint.name, field: "parameters", reason: "expected an object of parameters" })
+  }
   const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
   return new InputError({
     endpoint: endpoint.name,
@@ -44,7 +47,7 @@ const inputError = (endpoint: Endpoint<any, any>, error: ParseResult.ParseError)
 /** The parameters as the wire query string or JSON body text: the exact bytes that are signed and sent. */
 const encodeParams = <P>(endpoint: Endpoint<P, any>, params: P): Either.Either<{ query: string; body: string }, InputError> =>
   Either.match(Schema.encodeUnknownEither(endpoint.request, { errors: "first" })(params ?? {}), {
-    onLeft: (error) => Either.left(inputError(endpoint, error)),
+    onLeft: (error) => Either.left(inputError(endpoint, params ?? {}, error)),
     onRight: (wire: Record<string, unknown>) => {
       if (endpoint.location === "body") return Either.right({ query: "", body: JSON.stringify(wire) })
       const query = new URLSearchParams()
@@ -62,29 +65,34 @@ const transportError = (endpoint: Endpoint<any, any>, error: HttpClientError.Htt
   return new TransportError({ endpoint: endpoint.name, kind: "connection", detail })
 }
 
+/** `{ code, msg }` (or `message`) with the code as a string or a number, as error bodies come. */
 interface ExchangeErrorBody {
   readonly code: string
   readonly msg: string
+  /** whether the body carried a message at all: a bare answer with only a `code` is not an error body */
+  readonly hasMessage: boolean
 }
 
-/** `{ code, msg }` with the code as a string or a number, as error bodies come. */
 const errorBodyOf = (json: unknown): ExchangeErrorBody | undefined => {
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined
-  const { code, msg, message } = json as Record<string, unknown>
+  if (!Predicate.isRecord(json)) return undefined
+  const { code, msg, message } = json
   if (typeof code !== "string" && typeof code !== "number") return undefined
-  const text = typeof msg === "string" ? msg : typeof message === "string" ? message : ""
-  return { code: String(code), msg: text }
+  const text = typeof msg === "string" ? msg : typeof message === "string" ? message : undefined
+  return { code: String(code), msg: text ?? "", hasMessage: text !== undefined }
 }
 
-const SUCCESS_CODE = { spot: "00000", affiliate: "200" } as const
+/** Both envelopes' success codes: the sources disagree on which envelope uses which, so either is accepted. */
+const SUCCESS_CODES = new Set(["00000", "200"])
 
-const retryAfterMillis = (headers: Headers.Headers): number | undefined => {
+/** Longest wait honoured from a Retry-After header; beyond it the value is surely not meant. */
+const MAX_RETRY_AFTER_MILLIS = 5 * 60_000
+
+const retryAfterMillis = (headers: Headers.Headers, now: number): number | undefined => {
   const value = headers["retry-after"]
   if (value === undefined) return undefined
   const seconds = Number(value)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+  const millis = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : Date.parse(value) - now
+  return Number.isNaN(millis) ? undefined : Math.min(MAX_RETRY_AFTER_MILLIS, Math.max(0, millis))
 }
 
 const make = Effect.gen(function*() {
@@ -108,18 +116,19 @@ const make = Effect.gen(function*() {
       }
     }
     const errorBody = parsed ? errorBodyOf(json) : undefined
+    const refused = (body: ExchangeErrorBody) =>
+      Effect.fail(new ExchangeApiError({ endpoint: endpoint.name, status, code: body.code, msg: body.msg, category: categoryOf(body.code, status) }))
     if (status === 429 || errorBody?.code === "429") {
-      return Effect.flatMap(
-        limiter.penalize(endpoint, endpoint.signed ? Option.getOrUndefined(account) : undefined, retryAfterMillis(headers)),
-        (millis) => Effect.fail(new RateLimitError({ endpoint: endpoint.name, source: "server", budget: "exchange", retryAfterMillis: millis }))
-      )
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.flatMap(
+          limiter.penalize(endpoint, endpoint.signed ? Option.getOrUndefined(account) : undefined, retryAfterMillis(headers, now)),
+          (millis) => Effect.fail(new RateLimitError({ endpoint: endpoint.name, source: "server", budget: "exchange", retryAfterMillis: millis }))
+        ))
     }
     if (status < 200 || status >= 300) {
-      return Effect.fail(
-        errorBody === undefined
-          ? new HttpStatusError({ endpoint: endpoint.name, status, bodyExcerpt: excerpt(text) })
-          : new ExchangeApiError({ endpoint: endpoint.name, status, code: errorBody.code, msg: errorBody.msg, category: categoryOf(errorBody.code) })
-      )
+      return errorBody === undefined
+        ? Effect.fail(new HttpStatusError({ endpoint: endpoint.name, status, bodyExcerpt: excerpt(text) }))
+        : refused(errorBody)
     }
     if (!parsed) {
       return Effect.fail(new DecodeError({
@@ -131,17 +140,13 @@ const make = Effect.gen(function*() {
     let payload = json
     if (endpoint.envelope === "bare") {
       // a bare-JSON operation answers errors as `{ code, msg }` in place of its array or object
-      if (errorBody !== undefined && typeof (json as Record<string, unknown>).msg === "string") {
-        return Effect.fail(new ExchangeApiError({ endpoint: endpoint.name, status, code: errorBody.code, msg: errorBody.msg, category: categoryOf(errorBody.code) }))
-      }
+      if (errorBody?.hasMessage) return refused(errorBody)
     } else {
-      if (errorBody === undefined) {
+      if (errorBody === undefined || !Predicate.isRecord(json)) {
         return Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: "the response envelope has no code", bodyExcerpt: excerpt(text) }))
       }
-      if (errorBody.code !== SUCCESS_CODE[endpoint.envelope]) {
-        return Effect.fail(new ExchangeApiError({ endpoint: endpoint.name, status, code: errorBody.code, msg: errorBody.msg, category: categoryOf(errorBody.code) }))
-      }
-      payload = (json as Record<string, unknown>).data
+      if (!SUCCESS_CODES.has(errorBody.code)) return refused(errorBody)
+      payload = json.data
     }
     return Either.match(endpoint.response.decode(payload), {
       onLeft: (error) =>
@@ -179,7 +184,8 @@ const make = Effect.gen(function*() {
         Effect.mapError((error) => transportError(endpoint, error)),
         Effect.timeoutFail({
           duration: settings.timeout,
-          onTimeout: () => new TransportError({ endpoint: endpoint.name, kind: "timeout", detail: `no answer within ${settings.timeout}` })
+          onTimeout: () =>
+            new TransportError({ endpoint: endpoint.name, kind: "timeout", detail: `no answer within ${Duration.format(settings.timeout)}` })
         })
       )
       return yield* interpret(endpoint, answer.status, answer.headers, answer.text)

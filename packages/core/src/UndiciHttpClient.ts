@@ -8,15 +8,17 @@ import type { HttpBody, HttpClientRequest } from "@effect/platform"
 import { Effect, Inspectable, Layer, Option, Stream } from "effect"
 import { Agent, request } from "undici"
 
-/** The transport sends JSON text only; other body kinds are not needed by the exchange. */
-const bodyOf = (body: HttpBody.HttpBody): Uint8Array | string | undefined => {
+/** Bodies as bytes or text; the exchange takes JSON text only, so streams and forms are refused, not sent empty. */
+const bodyOf = (body: HttpBody.HttpBody): Uint8Array | string | undefined | "unsupported" => {
   switch (body._tag) {
+    case "Empty":
+      return undefined
     case "Uint8Array":
       return body.body
     case "Raw":
-      return typeof body.body === "string" ? body.body : undefined
+      return typeof body.body === "string" || body.body instanceof Uint8Array ? body.body : "unsupported"
     default:
-      return undefined
+      return "unsupported"
   }
 }
 
@@ -91,15 +93,19 @@ export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
       Effect.sync(() => new Agent({ keepAliveTimeout: 10_000, connections: 64 })),
       (agent) => Effect.promise(() => agent.close())
     )
-    return HttpClient.make((req, url, signal) =>
-      Effect.tryPromise({
+    return HttpClient.make((req, url, signal) => {
+      const payload = bodyOf(req.body)
+      if (payload === "unsupported") {
+        return Effect.fail(new HttpClientError.RequestError({ request: req, reason: "Encode", description: `a ${req.body._tag} body is not supported` }))
+      }
+      return Effect.tryPromise({
         try: async () => {
-          const res = await request(url, { method: req.method, headers: req.headers, body: bodyOf(req.body), signal, dispatcher })
+          const res = await request(url, { method: req.method, headers: req.headers, body: payload, signal, dispatcher })
           const body = Buffer.from(await res.body.arrayBuffer())
           return new BufferedResponse(req, res.statusCode, headersOf(res.headers), body)
         },
         catch: (cause) => new HttpClientError.RequestError({ request: req, reason: "Transport", cause })
       })
-    )
+    })
   })
 )

@@ -3,6 +3,7 @@
  * Methods resolve to the decoded domain values and reject with the typed errors (`InputError`, `ExchangeApiError`, …).
  */
 import { Cause, Effect, Exit, ManagedRuntime } from "effect"
+import { ConfigError } from "./Errors.js"
 import { AffiliateStats } from "./AffiliateStats.js"
 import type { AffiliatePage, AffiliateStatsRequest } from "./AffiliateUserStats.js"
 import type { BatchOrdersInput, BatchOrdersResponse } from "./BatchOrder.js"
@@ -28,18 +29,25 @@ export interface TradeDeskClient {
 
 export const createClient = (options: Options = {}): TradeDeskClient => {
   const runtime = ManagedRuntime.make(TradeDesk.layer(options))
+  const closing = new AbortController()
   // rejects with the typed failure itself, not a FiberFailure wrapper, so callers can check `error._tag`
-  const run = <A>(program: Effect.Effect<A, unknown, TradeDesk.Services>): Promise<A> =>
-    runtime.runPromiseExit(program).then((exit) => {
+  const run = <A>(program: Effect.Effect<A, unknown, TradeDesk.Services>): Promise<A> => {
+    if (closing.signal.aborted) return Promise.reject(new ConfigError({ reason: "the client is closed" }))
+    return runtime.runPromiseExit(program, { signal: closing.signal }).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
+      if (Cause.isInterruptedOnly(exit.cause)) throw new ConfigError({ reason: "the client was closed before the call finished" })
       throw Cause.squash(exit.cause)
     })
+  }
   return {
     tickers: () => run(Effect.flatMap(Tickers, (service) => service.all())),
     planOrders: (params) => run(Effect.flatMap(PlanOrders, (service) => service.list(params))),
     batchOrders: (batch) => run(Effect.flatMap(BatchOrders, (service) => service.place(batch))),
     spotBills: (params) => run(Effect.flatMap(SpotBills, (service) => service.list(params))),
     affiliateStats: (params) => run(Effect.flatMap(AffiliateStats, (service) => service.page(params))),
-    close: () => runtime.dispose()
+    close: () => {
+      closing.abort()
+      return runtime.dispose()
+    }
   }
 }

@@ -1,10 +1,11 @@
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AffiliateStats } from "../src/AffiliateStats.js"
 import type { BatchOrdersInput, OrderInput } from "../src/BatchOrder.js"
 import { BatchOrders } from "../src/BatchOrders.js"
 import * as Decimal from "../src/Decimal.js"
 import type { TradeDeskError } from "../src/Errors.js"
+import { MillisBody, MillisQuery } from "../src/Params.js"
 import { PlanOrders } from "../src/PlanOrders.js"
 import { SpotBills } from "../src/SpotBills.js"
 import * as TradeDesk from "../src/TradeDesk.js"
@@ -72,4 +73,12 @@ describe("input validation happens before any request", () => {
       expect(server.requests.length).toBe(before)
     })
   }
+})
+
+describe("time parameters read back from the wire (as the simulator does)", () => {
+  it("refuse what is not a representable time instead of throwing", () => {
+    for (const wire of ["1e20", "-5", "1.5", "abc"]) expect(Either.isLeft(Schema.decodeUnknownEither(MillisQuery)(wire))).toBe(true)
+    for (const wire of [1e20, -5, 1.5]) expect(Either.isLeft(Schema.decodeUnknownEither(MillisBody)(wire))).toBe(true)
+    expect(Either.isRight(Schema.decodeUnknownEither(MillisQuery)("1716710918113"))).toBe(true)
+  })
 })

@@ -10,8 +10,9 @@ import { DateTime, Either, Option, ParseResult, Schema } from "effect"
 import type { BigDecimal } from "effect"
 import * as Decimal from "../Decimal.js"
 
-const INVALID: unique symbol = Symbol.for("@tradedesk/core/invalid")
-type Invalid = typeof INVALID
+/** What a fast decoder returns for a value it refuses. */
+export const INVALID: unique symbol = Symbol.for("@tradedesk/core/invalid")
+export type Invalid = typeof INVALID
 
 export interface Field<S extends Schema.Struct.Field, A> {
   readonly wireKey: string
@@ -39,8 +40,14 @@ const isDigits = (text: string): boolean => {
   return true
 }
 
-const parseMillis = (text: string): DateTime.Utc | undefined =>
-  isDigits(text) ? DateTime.unsafeFromDate(new Date(Number(text))) : undefined
+/** The latest time a Date can hold (year 275760); beyond it there is no date to make. */
+const MAX_MILLIS = 8_640_000_000_000_000
+
+const parseMillis = (text: string): DateTime.Utc | undefined => {
+  if (!isDigits(text)) return undefined
+  const millis = Number(text)
+  return millis <= MAX_MILLIS ? DateTime.unsafeFromDate(new Date(millis)) : undefined
+}
 
 /** Epoch milliseconds as a digit string on the wire, a UTC date-time in the domain. */
 export const EpochMillisString: Schema.Schema<DateTime.Utc, string> = Schema.transformOrFail(
@@ -116,6 +123,16 @@ const optional = <A>(scalar: Scalar<A>) => {
     }
   })
 }
+
+/**
+ * A string the spec lists values for, kept as sent: a value added by the exchange later must not make a whole answer
+ * unreadable. The type still names the listed values.
+ */
+export const openLiteral = <const L extends ReadonlyArray<string>>(wireKey: string, _values: L) => ({
+  wireKey,
+  signature: renamed(Schema.String as Schema.Schema<L[number] | (string & {}), string>, wireKey),
+  fast: (wire: unknown): L[number] | (string & {}) | Invalid => (typeof wire === "string" ? wire : INVALID)
+})
 
 /** A string kept as it is. */
 export const text = (wireKey: string) => ({
@@ -255,6 +272,8 @@ export const record = <F extends Record<string, AnyField>>(fields: F) => {
 
 export type Codec<A, I> = {
   readonly schema: Schema.Schema<A, I>
+  /** The compiled decoder alone (for tests: it must agree with the schema). */
+  readonly fast: (wire: unknown) => A | Invalid
   /** Decodes a parsed JSON body: the fast path first, the full Schema only to confirm a rejection and explain it. */
   readonly decode: (wire: unknown) => Either.Either<A, ParseResult.ParseError>
 }
@@ -263,6 +282,7 @@ const withFallback = <A, I>(schema: Schema.Schema<A, I>, fast: (wire: unknown) =
   const full = Schema.decodeUnknownEither(schema, { errors: "first" })
   return {
     schema,
+    fast,
     decode: (wire) => {
       const value = fast(wire)
       return value === INVALID ? full(wire) : Either.right(value)
@@ -274,9 +294,11 @@ const withFallback = <A, I>(schema: Schema.Schema<A, I>, fast: (wire: unknown) =
 export const one = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) =>
   withFallback<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(codec.schema, codec.fast)
 
-/** A response body that is a bare array of records. */
-export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) =>
-  withFallback<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>>(
+/** A response body that is an array of records; `null` (or nothing) reads as an empty list. */
+export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) => {
+  const list = withFallback<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>>(
     Schema.Array(codec.schema as Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>),
     (wire) => fastArray(codec.fast, wire)
   )
+  return { ...list, decode: (wire: unknown) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire)) }
+}

@@ -1,0 +1,238 @@
+/** Edge cases: hostile or odd answers, untyped callers, and the exchange's undocumented choices. */
+import { BigDecimal, ConfigProvider, Effect, Either, Layer, Option, Stream, TestClock } from "effect"
+import { inspect } from "node:util"
+import { it } from "@effect/vitest"
+import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest"
+import { AffiliateStats } from "../src/AffiliateStats.js"
+import { BatchOrders } from "../src/BatchOrders.js"
+import { createClient } from "../src/client.js"
+import * as Decimal from "../src/Decimal.js"
+import type { TradeDeskError } from "../src/Errors.js"
+import { PlanOrders } from "../src/PlanOrders.js"
+import * as RateLimit from "../src/RateLimit.js"
+import * as Endpoints from "../src/Endpoints.js"
+import { SpotBills } from "../src/SpotBills.js"
+import { Tickers } from "../src/Tickers.js"
+import * as TradeDesk from "../src/TradeDesk.js"
+import * as TradeDeskConfig from "../src/TradeDeskConfig.js"
+import { fixture, json, startLoopback } from "./loopback.js"
+import type { Loopback } from "./loopback.js"
+
+const CREDENTIALS = { apiKey: "key-123", apiSecret: "secret-456", apiPassphrase: "pass-789" }
+
+let server: Loopback
+beforeAll(async () => {
+  server = await startLoopback()
+})
+afterAll(() => server.close())
+beforeEach(() => {
+  server.requests.length = 0
+})
+
+const run = <A, E>(program: Effect.Effect<A, E, TradeDesk.Services>, options: TradeDeskConfig.Options = {}) =>
+  Effect.runPromise(
+    Effect.either(program).pipe(
+      Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, ...CREDENTIALS, readRetries: 0, ...options }))
+    )
+  )
+
+const settingsOf = (options: unknown) => Effect.runPromise(Effect.either(TradeDeskConfig.resolve(options as TradeDeskConfig.Options)))
+
+describe("odd answers become typed errors or are tolerated", () => {
+  it("a timestamp past the last representable date is a DecodeError, not a crash", async () => {
+    const [ticker] = JSON.parse(await fixture("tickers.json"))
+    server.handle = () => json([{ ...ticker, timestamp: "9999999999999999" }])
+    expect(Either.getLeft(await run(Effect.flatMap(Tickers, (s) => s.all())))).toMatchObject({ _tag: "Some", value: { _tag: "DecodeError" } })
+  })
+
+  it("a 5xx with a JSON body is the server's trouble, and a read retries it", async () => {
+    let calls = 0
+    server.handle = () => (++calls === 1 ? json({ code: 503, message: "Service Temporarily Unavailable" }, 503) : json([]))
+    expect(Either.isRight(await run(Effect.flatMap(PlanOrders, (s) => s.list()), { readRetries: 1 }))).toBe(true)
+    server.handle = () => json({ code: 503, message: "Service Temporarily Unavailable" }, 503)
+    expect(Either.getLeft(await run(Effect.flatMap(PlanOrders, (s) => s.list())))).toMatchObject({
+      _tag: "Some",
+      value: { _tag: "ExchangeApiError", code: "503", msg: "Service Temporarily Unavailable", category: "server", retryable: true }
+    })
+  })
+
+  it("an error body that says `message` instead of `msg` is still the exchange's refusal", async () => {
+    server.handle = () => json({ code: "40009", message: "api verification failed" })
+    expect(Either.getLeft(await run(Effect.flatMap(PlanOrders, (s) => s.list())))).toMatchObject({ _tag: "Some", value: { _tag: "ExchangeApiError", msg: "api verification failed" } })
+  })
+
+  it("either success code is accepted in either envelope", async () => {
+    const body = JSON.parse(await fixture("affiliate.json"))
+    server.handle = () => json({ ...body, code: "00000" })
+    expect(Either.isRight(await run(Effect.flatMap(AffiliateStats, (s) => s.page())))).toBe(true)
+  })
+
+  it("a bills envelope with `data: null` is an empty ledger; a plan order with a null client_oid is read as empty", async () => {
+    server.handle = () => json({ code: "00000", msg: "success", requestTime: 1, data: null })
+    expect(await run(Effect.flatMap(SpotBills, (s) => s.list()))).toEqual(Either.right([]))
+    const [order] = JSON.parse(await fixture("currentPlan.json"))
+    server.handle = () => json([{ ...order, client_oid: null }])
+    const orders = Either.getOrThrow(await run(Effect.flatMap(PlanOrders, (s) => s.list())))
+    expect(orders[0]!.clientOid).toBe("")
+  })
+
+  it("a 429 with client-side limiting off still reports the exchange's 10 s penalty", async () => {
+    server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
+    expect(Either.getLeft(await run(Effect.flatMap(Tickers, (s) => s.all()), { rateLimit: false }))).toMatchObject({ _tag: "Some", value: { retryAfterMillis: 10_000 } })
+  })
+
+  it("after a 429 the next call through the same client waits out the penalty (refused at once in fail mode)", async () => {
+    server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
+    const program = Effect.gen(function*() {
+      const tickers = yield* Tickers
+      const first = yield* Effect.flip(tickers.all())
+      server.handle = () => json([])
+      const second = yield* Effect.flip(tickers.all())
+      return [first, second]
+    })
+    const result = Either.getOrThrow(await run(program, { rateLimit: { onExceeded: "fail" } }))
+    expect(result[0]).toMatchObject({ _tag: "RateLimitError", source: "server" })
+    expect(result[1]).toMatchObject({ _tag: "RateLimitError", source: "local" })
+    expect((result[1] as { retryAfterMillis: number }).retryAfterMillis).toBeGreaterThan(9000)
+    expect(server.requests).toHaveLength(1)
+  })
+})
+
+describe("decimals from anywhere stay bounded", () => {
+  it("an exponent that would make a huge string is refused", () => {
+    expect(Decimal.parse("1e-999999999")).toBeUndefined()
+    expect(Decimal.parse("1E+999")).toBeUndefined()
+    expect(Decimal.format(Decimal.parse("1E-8")!)).toBe("0.00000001")
+  })
+
+  it("an order size with an absurd scale is an InputError, not a crash", async () => {
+    const result = await run(Effect.flatMap(BatchOrders, (s) =>
+      s.place({ symbol: "cmt_btcusdt", orders: [{ clientOid: "a", type: "open_long", size: BigDecimal.make(1n, 1_000_000_000), priceMode: "market" }] })))
+    expect(Either.getLeft(result)).toMatchObject({ _tag: "Some", value: { _tag: "InputError", field: "orders.0.size" } })
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it("an explicit undefined leaves an order's defaults in place", async () => {
+    server.handle = () => json({ order_info: [], result: true })
+    await run(Effect.flatMap(BatchOrders, (s) =>
+      s.place({ symbol: "cmt_btcusdt", orders: [{ clientOid: "a", type: "open_long", size: Decimal.parse("1")!, price: Decimal.parse("2")!, priceMode: undefined, execution: undefined }] })))
+    expect(JSON.parse(server.requests[0]!.body).orderDataList[0]).toMatchObject({ order_type: "0", match_price: "0" })
+  })
+})
+
+describe("configuration from untyped callers and the environment", () => {
+  it("refuses options of the wrong kind with a ConfigError naming the option", async () => {
+    for (const [options, named] of [
+      [{ clockOffsetMs: "5" }, "clockOffsetMs"],
+      [{ clockOffsetMs: Number.NaN }, "clockOffsetMs"],
+      [{ apiKey: 1, apiSecret: "s", apiPassphrase: "p" }, "apiKey"],
+      [{ rateLimit: { onExceeded: "bogus" } }, "onExceeded"],
+      [{ readRetries: Number.POSITIVE_INFINITY }, "readRetries"],
+      [{ futuresBaseUrl: "http://host?x=1" }, "futuresBaseUrl"],
+      [{ futuresBaseUrl: "ftp://host" }, "futuresBaseUrl"],
+      [{ timeoutMs: -1 }, "timeoutMs"],
+      [null, "options"]
+    ] as const) {
+      const result = await settingsOf(options)
+      expect(Either.isLeft(result) && result.left.message).toContain(named)
+    }
+  })
+
+  it("keeps a base URL's path prefix (a proxy) and drops trailing slashes", async () => {
+    const settings = Either.getOrThrow(await settingsOf({ futuresBaseUrl: "http://127.0.0.1:8080/weex/" }))
+    expect(settings.futuresBaseUrl).toBe("http://127.0.0.1:8080/weex")
+  })
+
+  it("reads TRADEDESK_* variables; empty credentials count as none", async () => {
+    const fromEnv = (variables: Record<string, string>) =>
+      Effect.runPromise(
+        Effect.either(Effect.provide(TradeDeskConfig.TradeDeskConfig, TradeDeskConfig.layerFromEnv)).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables))))
+        )
+      )
+    const full = Either.getOrThrow(await fromEnv({
+      TRADEDESK_FUTURES_BASE_URL: "http://127.0.0.1:1",
+      TRADEDESK_API_KEY: "k",
+      TRADEDESK_API_SECRET: "s",
+      TRADEDESK_API_PASSPHRASE: "p",
+      TRADEDESK_LOCALE: "zh-CN",
+      TRADEDESK_RATE_LIMIT: "fail",
+      TRADEDESK_IP_WEIGHT_PER_WINDOW: "1000"
+    }))
+    expect(full).toMatchObject({ futuresBaseUrl: "http://127.0.0.1:1", locale: Option.some("zh-CN"), rateLimit: { onExceeded: "fail", ipWeightPerWindow: 1000 } })
+    expect(Option.isSome(full.credentials)).toBe(true)
+    const empty = Either.getOrThrow(await fromEnv({ TRADEDESK_API_KEY: "", TRADEDESK_API_SECRET: "", TRADEDESK_API_PASSPHRASE: "" }))
+    expect(Option.isNone(empty.credentials)).toBe(true)
+    expect((Either.getOrThrow(await fromEnv({ TRADEDESK_RATE_LIMIT: "off" }))).rateLimit).toBe(false)
+    expect(Either.isLeft(await fromEnv({ TRADEDESK_RATE_LIMIT: "sometimes" }))).toBe(true)
+  })
+
+  it("shows no secret in any error, inspection or JSON of the settings", async () => {
+    const settings = Either.getOrThrow(await settingsOf(CREDENTIALS))
+    const shown = [inspect(settings, { depth: 10 }), JSON.stringify(settings), String(settings.credentials)]
+    const closed = await startLoopback()
+    await closed.close()
+    server.handle = () => ({ body: "<html>oops</html>" })
+    const programs: Array<Effect.Effect<unknown, TradeDeskError, TradeDesk.Services>> = [
+      Effect.flatMap(PlanOrders, (s) => s.list()),
+      Effect.flatMap(SpotBills, (s) => s.list({ limit: 0 }))
+    ]
+    for (const program of programs) {
+      const error = Either.getLeft(await run(program))
+      shown.push(inspect(error, { depth: 10 }), JSON.stringify(error))
+    }
+    const refused = Either.getLeft(await run(Effect.flatMap(PlanOrders, (s) => s.list()), { futuresBaseUrl: closed.url }))
+    shown.push(inspect(refused, { depth: 10 }), JSON.stringify(refused))
+    for (const text of shown) for (const secret of Object.values(CREDENTIALS)) expect(text).not.toContain(secret)
+  })
+})
+
+describe("the Promise facade's lifetime", () => {
+  it("close() interrupts a pending call at once; later calls reject with a ConfigError", async () => {
+    server.handle = () => ({ ...json([]), delayMs: 5000 })
+    const client = createClient({ futuresBaseUrl: server.url, ...CREDENTIALS, timeoutMs: 30_000 })
+    const pending = client.planOrders()
+    const settled = pending.then(() => "resolved", (error) => error)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await client.close()
+    const outcome = await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve("still pending"), 1000))])
+    expect(outcome).toMatchObject({ _tag: "ConfigError" })
+    await expect(client.tickers()).rejects.toMatchObject({ _tag: "ConfigError", reason: "the client is closed" })
+  })
+})
+
+describe("stream helpers refuse bad input as typed errors", () => {
+  it("PlanOrders.inRange with a range that is not times", async () => {
+    const result = await run(Stream.runDrain(Stream.unwrap(Effect.map(PlanOrders, (s) => s.inRange({ startTime: "yesterday" as never, endTime: 5 })))))
+    expect(Either.getLeft(result)).toMatchObject({ _tag: "Some", value: { _tag: "InputError", field: "range" } })
+  })
+
+  it("SpotBills.walkBack gives each bill once when the exchange treats `before` as exclusive", async () => {
+    // 4 milliseconds × 3 bills, as one trade writes trade_in, trade_out and a fee at once
+    const ledger = Array.from({ length: 12 }, (_, i) => ({
+      billId: String(100 - i), coinId: 2, coinName: "USDT", bizType: "trade_in", fillSize: "0", fillValue: "0",
+      deltaAmount: "1", afterAmount: "1", fees: "0", cTime: String(4000 - Math.floor(i / 3) * 1000)
+    }))
+    server.handle = (request) => {
+      const { before, limit } = JSON.parse(request.body) as { before?: number; limit: number }
+      return json({ code: "00000", msg: "success", requestTime: 1, data: ledger.filter((bill) => before === undefined || Number(bill.cTime) < before).slice(0, limit) })
+    }
+    const bills = Either.getOrThrow(await run(Stream.runCollect(Stream.unwrap(Effect.map(SpotBills, (s) => s.walkBack({ limit: 4 }))))))
+    expect([...bills].map((bill) => bill.billId)).toEqual(ledger.map((bill) => bill.billId))
+  })
+})
+
+describe("fail-fast limiting", () => {
+  it.effect("names the budget that needs the longest wait", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimit.RateLimit
+      for (let i = 0; i < 15; i++) yield* limiter.guard(Endpoints.planOrders, undefined) // ip 45 at t=0
+      yield* TestClock.adjust("5 seconds")
+      yield* limiter.guard(Endpoints.batchOrders, "acct") // ip 50 (full), uid 10 (full) at t=5
+      yield* TestClock.adjust("1 second")
+      // ip has room again at t=10 (4 s), uid only at t=15 (9 s): the error tells the longer wait
+      expect(yield* Effect.flip(limiter.guard(Endpoints.batchOrders, "acct"))).toMatchObject({ budget: "uid", retryAfterMillis: 9000 })
+    }).pipe(
+      Effect.provide(Layer.provide(RateLimit.layer, TradeDeskConfig.layer({ rateLimit: { onExceeded: "fail", ipWeightPerWindow: 50, uidWeightPerWindow: 10 } })))
+    ))
+})
