@@ -45,6 +45,8 @@ export class ConsoleChat {
     options.api.on("call", this.listener)
     this.lines.on("line", (line) => this.typed(line))
     this.lines.on("close", () => this.exit())
+    // on a terminal, readline takes Ctrl-C for itself
+    this.lines.on("SIGINT", () => this.exit())
   }
 
   /** Prints the greeting and the first prompt. */

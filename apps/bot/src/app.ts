@@ -136,6 +136,8 @@ export const startApp = async (io: AppIo): Promise<App> => {
       void stopWith(1)
     }
 
+    // the console user is the operator at the terminal: a trader; nobody else can reach that chat
+    const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
     let running: Running
     if (consoleMode) {
       const api = await LocalBotApi.start({ token: CONSOLE_TOKEN })
@@ -144,8 +146,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
         token: CONSOLE_TOKEN,
         apiRoot: api.url,
         runtime,
-        // the console user is the operator at the terminal: a trader; nobody else can reach this chat
-        access: { readers: new Set(), traders: new Set([CONSOLE_USER.id]), publicMarket: false },
+        access,
         logger,
         pacing: { perChatIntervalMs: 0 },
         confirmTtlMs: config.confirmTtlMs
@@ -162,7 +163,6 @@ export const startApp = async (io: AppIo): Promise<App> => {
         "Set TELEGRAM_BOT_TOKEN to serve Telegram instead."
       ].join("\n"))
     } else {
-      const { access } = config
       if (access.readers.size === 0 && access.traders.size === 0) {
         logger.log("warn", "no_users_allowed", {
           detail: `TELEGRAM_ALLOWED_USERS and TELEGRAM_TRADER_USERS are empty: nobody may use the account commands${access.publicMarket ? "" : " or market data"}`
@@ -182,9 +182,9 @@ export const startApp = async (io: AppIo): Promise<App> => {
     logger.log("info", "started", {
       transport: consoleMode ? "console" : config.webhook === undefined ? "polling" : "webhook",
       exchange: exchange.label,
-      readers: config.access.readers.size,
-      traders: config.access.traders.size,
-      publicMarket: config.access.publicMarket,
+      readers: access.readers.size,
+      traders: access.traders.size,
+      publicMarket: access.publicMarket,
       ...(config.apiRoot === undefined ? {} : { apiRoot: config.apiRoot })
     })
     return { stop: () => stopWith(0), stopped }

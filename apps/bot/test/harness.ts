@@ -99,7 +99,7 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
     ...(skew === undefined ? {} : { now: () => Date.now() + skew.value })
   })
   const running: Running = await startPolling(trade, (error) => {
-    throw error
+    rawLogs.push(`polling stopped: ${String(error)}`)
   })
 
   const handled = async (updateId: number) => {

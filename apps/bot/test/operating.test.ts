@@ -1,11 +1,14 @@
 /** Operating the bot: configuration, authorization rules, pacing, confirmations, logs, webhook mode, misconfiguration. */
 import { Either } from "effect"
+import { PassThrough } from "node:stream"
 import { describe, expect, it } from "vitest"
 import { decide } from "../src/Access.js"
 import type { AccessPolicy } from "../src/Access.js"
 import * as BotConfig from "../src/BotConfig.js"
+import { startApp } from "../src/app.js"
 import { Confirmations } from "../src/Confirmations.js"
 import type { Batch } from "../src/Confirmations.js"
+import { LocalBotApi } from "../src/LocalBotApi.js"
 import { jsonLogger } from "../src/log.js"
 import { Pacer } from "../src/Pacer.js"
 import { startWebhook } from "../src/serve.js"
@@ -192,3 +195,59 @@ describe("webhook mode", () => {
   })
 })
 
+
+describe("the application with a token", () => {
+  const token = "4242:app-test-token-abcdefghijklmnopq"
+
+  it("serves Telegram by long polling through TELEGRAM_API_ROOT, and stops cleanly", async () => {
+    const api = await LocalBotApi.start({ token })
+    const errors = new PassThrough()
+    let log = ""
+    errors.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
+    const app = await startApp({
+      env: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: api.url, TELEGRAM_TRADER_USERS: String(trader.id) },
+      cwd: process.cwd(),
+      input: new PassThrough(),
+      output: new PassThrough(),
+      errors
+    })
+    try {
+      expect(log).toContain('"event":"started","transport":"polling"')
+      api.sendText(trader, "/ticker btc")
+      const deadline = Date.now() + 5_000
+      while (api.botMessages(trader.id).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(api.botMessages(trader.id)[0]?.text).toContain("BTCUSDT")
+      expect(api.calls.some((call) => call.method === "setMyCommands")).toBe(true)
+    } finally {
+      await app.stop()
+      await api.close()
+    }
+    expect(await app.stopped).toBe(0)
+    expect(log).not.toContain(token)
+  })
+
+  it("says at start-up that nobody is allowed when no list is set", async () => {
+    const api = await LocalBotApi.start({ token })
+    const errors = new PassThrough()
+    let log = ""
+    errors.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
+    const app = await startApp({ env: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: api.url }, cwd: process.cwd(), input: new PassThrough(), output: new PassThrough(), errors })
+    await app.stop()
+    await api.close()
+    expect(log).toContain('"event":"no_users_allowed"')
+  })
+
+  it("refuses to start on a bad configuration or a token Telegram refuses", async () => {
+    const io = { cwd: process.cwd(), input: new PassThrough(), output: new PassThrough(), errors: new PassThrough() }
+    await expect(startApp({ ...io, env: { TELEGRAM_ALLOWED_USERS: "bob" } })).rejects.toThrow(/TELEGRAM_ALLOWED_USERS/)
+    const api = await LocalBotApi.start({ token })
+    try {
+      const wrong = "4242:some-other-token-abcdefghijkl"
+      const failure = startApp({ ...io, env: { TELEGRAM_BOT_TOKEN: wrong, TELEGRAM_API_ROOT: api.url } })
+      await expect(failure).rejects.toThrow(/401/)
+      await expect(failure).rejects.not.toThrow(/some-other-token/)
+    } finally {
+      await api.close()
+    }
+  })
+})
