@@ -4,7 +4,7 @@
  */
 import { Either } from "effect"
 import { randomBytes } from "node:crypto"
-import type { AccessPolicy } from "./Access.js"
+import type { AccessPolicy } from "./access.js"
 
 export interface Webhook {
   /** the public HTTPS address Telegram posts updates to; its path is served locally */

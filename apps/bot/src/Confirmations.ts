@@ -6,6 +6,7 @@
  */
 import type { BatchOrder } from "@tradedesk/core"
 import { randomBytes } from "node:crypto"
+import type { OrderDraft } from "./parse.js"
 
 export interface Batch {
   readonly symbol: string
@@ -13,6 +14,14 @@ export interface Batch {
   /** each with the client_oid fixed when the preview was made */
   readonly orders: ReadonlyArray<BatchOrder.OrderRequest>
 }
+
+/** The batch of a preview: each order gets its client_oid from the preview's id (`tdb<id>-<n>`, at most 40 characters). */
+export const batchOf = (
+  id: string,
+  symbol: string,
+  marginMode: BatchOrder.MarginMode | undefined,
+  orders: ReadonlyArray<OrderDraft>
+): Batch => ({ symbol, marginMode, orders: orders.map((order, index) => ({ ...order, clientOid: `tdb${id}-${index + 1}` })) })
 
 type State = "pending" | "placing" | "done" | "cancelled"
 

@@ -20,5 +20,3 @@ export const jsonLogger = (
 ): Logger => ({
   log: (level, event, fields = {}) => write(scrub(JSON.stringify({ time: new Date(now()).toISOString(), level, event, ...fields }), secrets))
 })
-
-export const silentLogger: Logger = { log: () => {} }

@@ -3,36 +3,15 @@
  * telegraf's update loop, log one line per update, authorize (deny by default) and answer button presses first.
  */
 import type { Middleware } from "telegraf"
-import { decide } from "./Access.js"
-import type { AccessPolicy } from "./Access.js"
+import { decide } from "./access.js"
+import type { AccessPolicy } from "./access.js"
 import type { BotContext } from "./BotContext.js"
+import type { Inflight } from "./Inflight.js"
 import * as CallbackData from "./CallbackData.js"
 import { commandOf, findCommand } from "./commands.js"
 import { denialText, internalErrorView } from "./format/messages.js"
 import type { Logger } from "./log.js"
 import { send } from "./respond.js"
-
-/** Updates being handled, so a shutdown can let them finish. */
-export class Inflight {
-  private readonly running = new Set<Promise<void>>()
-
-  track(work: Promise<void>): void {
-    const tracked = work.catch(() => undefined).finally(() => this.running.delete(tracked))
-    this.running.add(tracked)
-  }
-
-  get size(): number {
-    return this.running.size
-  }
-
-  /** Resolves when every tracked update is done, or after `timeoutMs`. */
-  async drain(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
-    await Promise.race([Promise.all(this.running), timeout])
-    clearTimeout(timer)
-  }
-}
 
 /**
  * Handles each update on its own: telegraf waits for a batch of polled updates before polling again (and a webhook

@@ -6,7 +6,7 @@
 import type { TradeDeskConfig } from "@tradedesk/core"
 import { startSimulator } from "@tradedesk/simulator"
 import type { RunningSimulator } from "@tradedesk/simulator"
-import type { AccessPolicy } from "../src/Access.js"
+import type { AccessPolicy } from "../src/access.js"
 import * as BotRuntime from "../src/BotRuntime.js"
 import { createBot } from "../src/createBot.js"
 import type { TradeBot } from "../src/createBot.js"

@@ -4,8 +4,7 @@ import { Composer } from "telegraf"
 import { AffiliateBook } from "../AffiliateBook.js"
 import type { Query } from "../AffiliateBook.js"
 import type { BotContext } from "../BotContext.js"
-import { affiliateCsv, affiliateView } from "../format/affiliate.js"
-import { day } from "../format/view.js"
+import { affiliateCaption, affiliateCsv, affiliateFileName, affiliateView } from "../format/affiliate.js"
 import { parseAffiliate } from "../parse.js"
 import type { Deps } from "../respond.js"
 import { onButton, run, sendFile, show, withArgs } from "../respond.js"
@@ -26,7 +25,7 @@ export const affiliate = (deps: Deps): Composer<BotContext> => {
       const list = await run(ctx, deps, users(query))
       if (Option.isNone(list)) return
       ctx.note("csv", `${list.value.length} users`)
-      await sendFile(ctx, `affiliate-${day(deps.now())}.csv`, affiliateCsv(list.value), `${list.value.length} invited ${list.value.length === 1 ? "user" : "users"}`)
+      await sendFile(ctx, affiliateFileName(deps.now()), affiliateCsv(list.value), affiliateCaption(list.value.length))
     }))
   composer.use(onButton("Affiliate", (ctx, { page, ...query }) => showPage(ctx, query, page)))
   return composer

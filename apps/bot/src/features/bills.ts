@@ -2,12 +2,10 @@
 import { SpotBills } from "@tradedesk/core"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { Composer } from "telegraf"
-import { code, fmt, join } from "telegraf/format"
 import type { BotContext } from "../BotContext.js"
 import { CoinDirectory } from "../CoinDirectory.js"
-import { beforeBound, BILLS_FETCH_LIMIT, billsCsv, billsView, pageOf } from "../format/bills.js"
+import { beforeBound, billsCaption, billsCsv, billsFileName, billsView, BILLS_FETCH_LIMIT, pageOf, unknownCoinView } from "../format/bills.js"
 import type { BillsQuery } from "../format/bills.js"
-import { day, view } from "../format/view.js"
 import type { BillsArgs } from "../parse.js"
 import { parseBills } from "../parse.js"
 import type { Deps } from "../respond.js"
@@ -58,8 +56,7 @@ export const bills = (deps: Deps): Composer<BotContext> => {
       const [id, known] = found.value
       if (Option.isNone(id)) {
         ctx.note("unknown_coin", name)
-        const hint = known.length === 0 ? fmt`The ledger has no bills yet.` : fmt`Coins in the recent ledger: ${join(known.map((coin) => code(coin)), ", ")}.`
-        return send(ctx, view(fmt`No bills in ${code(name)} in the recent ledger. ${hint} A coin id works too, e.g. ${code("/bills 2")}.`))
+        return send(ctx, unknownCoinView(name, known))
       }
       coinId = id.value
     }
@@ -67,11 +64,8 @@ export const bills = (deps: Deps): Composer<BotContext> => {
     if (!args.csv) return showPage(ctx, query)
     const all = await run(ctx, deps, exportAll(query))
     if (Option.isNone(all)) return
-    const rows = all.value
-    const capped = rows.length >= MAX_CSV_BILLS ? ` (the newest ${MAX_CSV_BILLS}; use since for older ones)` : ""
-    ctx.note("csv", `${rows.length} bills`)
-    const name = `bills-${args.coin === undefined ? "all" : args.coin._tag === "id" ? args.coin.id : args.coin.name.toLowerCase()}-${day(deps.now())}.csv`
-    await sendFile(ctx, name, billsCsv(rows), `${rows.length} ${rows.length === 1 ? "bill" : "bills"}${capped}`)
+    ctx.note("csv", `${all.value.length} bills`)
+    await sendFile(ctx, billsFileName(args.coin, deps.now()), billsCsv(all.value), billsCaption(all.value.length, MAX_CSV_BILLS))
   }
 
   composer.command("bills", (ctx) => withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args)))

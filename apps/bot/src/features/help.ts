@@ -1,7 +1,7 @@
 /** `/start` and `/help`, and the hint for anything the bot does not know (installed last). */
 import { Composer } from "telegraf"
-import { roleOf } from "../Access.js"
-import type { AccessPolicy } from "../Access.js"
+import { roleOf } from "../access.js"
+import type { AccessPolicy } from "../access.js"
 import type { BotContext } from "../BotContext.js"
 import { helpView, unknownCommandView } from "../format/messages.js"
 import { send } from "../respond.js"

@@ -3,21 +3,23 @@ import type { TradeDeskError } from "@tradedesk/core"
 import { BatchOrders, PlanOrders } from "@tradedesk/core"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
-import { fmt } from "telegraf/format"
 import type { BotContext } from "../BotContext.js"
+import { batchOf } from "../Confirmations.js"
 import type { Batch } from "../Confirmations.js"
 import { unknownSymbolView } from "../format/market.js"
 import {
+  alreadySentView,
   cancelledView,
   expiredView,
   notPlacedView,
+  notYoursView,
   ordersView,
   placingView,
   previewView,
   resultView,
+  tooLateView,
   unknownOutcomeView
 } from "../format/orders.js"
-import { view } from "../format/view.js"
 import { MarketData } from "../MarketData.js"
 import { parseOrder, parseOrders } from "../parse.js"
 import type { Deps } from "../respond.js"
@@ -60,11 +62,7 @@ export const orders = (deps: Deps): Composer<BotContext> => {
         return send(ctx, unknownSymbolView(market.value, args.query))
       }
       // the client_oids are fixed here, once: whatever happens to the buttons, these orders are these ids
-      const { batch, id } = deps.confirmations.create(owner, (id) => ({
-        symbol,
-        marginMode: args.marginMode,
-        orders: args.orders.map((order, index) => ({ ...order, clientOid: `tdb${id}-${index + 1}` }))
-      }))
+      const { batch, id } = deps.confirmations.create(owner, (id) => batchOf(id, symbol, args.marginMode, args.orders))
       ctx.note("preview", `${id} ${args.orders.length} orders on ${symbol}`)
       const last = Option.fromNullable(market.value.bySymbol.get(symbol)).pipe(Option.map((ticker) => ticker.last))
       return send(ctx, previewView(batch, id, last, validMinutes))
@@ -84,10 +82,10 @@ export const orders = (deps: Deps): Composer<BotContext> => {
       case "Done":
         // the second press of a double press: the first one placed (or is placing) the batch
         ctx.note("duplicate_confirm", id)
-        return send(ctx, view(fmt`These orders were sent already; their result is in the message above.`))
+        return send(ctx, alreadySentView())
       case "NotYours":
         ctx.note("denied:not_owner", id, "warn")
-        return send(ctx, view(fmt`This preview belongs to someone else.`))
+        return send(ctx, notYoursView())
       case "Claimed":
         break
     }
@@ -131,10 +129,10 @@ export const orders = (deps: Deps): Composer<BotContext> => {
       case "Busy":
       case "Done":
         ctx.note("cancel_too_late", id)
-        return send(ctx, view(fmt`Too late to cancel: these orders were sent already.`))
+        return send(ctx, tooLateView())
       case "NotYours":
         ctx.note("denied:not_owner", id, "warn")
-        return send(ctx, view(fmt`This preview belongs to someone else.`))
+        return send(ctx, notYoursView())
     }
   }))
   return composer

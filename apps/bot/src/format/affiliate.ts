@@ -38,7 +38,7 @@ export const affiliateView = (users: ReadonlyArray<User>, query: AffiliateQuery,
     fmt`${bold(`UID ${user.uid}`)} · commission ${code(dec(user.commission))}
 deposit ${code(dec(user.depositAmount))} · withdrawal ${code(dec(user.withdrawalAmount))} · spot ${code(dec(user.spotTradingAmount))} · futures ${code(dec(user.futuresTradingAmount))}`
   )
-  const text = fmt`${bold("Affiliate")} · ${scope} · ${users.length} invited ${users.length === 1 ? "user" : "users"}
+  const text = fmt`${bold("Affiliate")} · ${scope} · ${affiliateCaption(users.length)}
 ${pre("")(totals)}
 ${bold(`Users · page ${page.index + 1}/${page.count}`)}
 ${join(entries, "\n")}`
@@ -56,3 +56,7 @@ export const affiliateCsv = (users: Iterable<User>): string =>
     dec(user.futuresTradingAmount),
     dec(user.commission)
   ]))
+
+export const affiliateFileName = (now: number): string => `affiliate-${day(now)}.csv`
+
+export const affiliateCaption = (count: number): string => `${count} invited ${count === 1 ? "user" : "users"}`

@@ -1,10 +1,11 @@
 /** Spot ledger views: a page of bills walking back in time, and the CSV export. */
 import type { SpotBill } from "@tradedesk/core"
 import { DateTime } from "effect"
-import { bold, code, fmt, pre } from "telegraf/format"
+import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { CallbackData } from "../CallbackData.js"
 import { toCsv } from "../csv.js"
-import { dec, signed, shortUtc, table, utc, view } from "./view.js"
+import type { CoinFilter } from "../parse.js"
+import { day, dec, signed, shortUtc, table, utc, view } from "./view.js"
 import type { View } from "./view.js"
 
 export const BILLS_PAGE_SIZE = 10
@@ -105,3 +106,17 @@ export const billsCsv = (bills: Iterable<SpotBill.SpotBill>): string =>
     dec(bill.fillSize),
     dec(bill.fillValue)
   ]))
+
+/** `bills-usdt-2024-06-15.csv` */
+export const billsFileName = (coin: CoinFilter | undefined, now: number): string =>
+  `bills-${coin === undefined ? "all" : coin._tag === "id" ? coin.id : coin.name.toLowerCase()}-${day(now)}.csv`
+
+/** `30 bills`, with a note when the export stopped at its cap. */
+export const billsCaption = (count: number, cap: number): string =>
+  `${count} ${count === 1 ? "bill" : "bills"}${count >= cap ? ` (the newest ${cap}; use since for older ones)` : ""}`
+
+/** A coin name the recent ledger does not know: the coins it does know. */
+export const unknownCoinView = (name: string, known: ReadonlyArray<string>): View =>
+  view(fmt`No bills in ${code(name)} in the recent ledger. ${
+    known.length === 0 ? "The ledger has no bills yet." : fmt`Coins in the recent ledger: ${join(known.map((coin) => code(coin)), ", ")}.`
+  } A coin id works too, e.g. ${code("/bills 2")}.`)

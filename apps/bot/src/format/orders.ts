@@ -158,3 +158,10 @@ export const expiredView = (): View =>
 export const placingView = (batch: Batch): View =>
   view(fmt`${bold(`${display(batch.symbol)} · placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`)}`)
 
+
+/** A second press on Confirm: the first one sent (or is sending) the batch. */
+export const alreadySentView = (): View => view(fmt`These orders were sent already; their result is in the message above.`)
+
+export const tooLateView = (): View => view(fmt`Too late to cancel: these orders were sent already.`)
+
+export const notYoursView = (): View => view(fmt`This preview belongs to someone else.`)
