@@ -19,6 +19,9 @@ export class MarketData extends Context.Tag("@tradedesk/bot/MarketData")<MarketD
   readonly snapshot: Effect.Effect<Snapshot, TradeDeskError>
 }>() {}
 
+/** The current snapshot, from the shared cache. */
+export const snapshot: Effect.Effect<Snapshot, TradeDeskError, MarketData> = Effect.flatMap(MarketData, (market) => market.snapshot)
+
 const FAILURE_TTL = Duration.seconds(1)
 
 const byVolume = (a: Ticker.Ticker, b: Ticker.Ticker) => BigDecimal.Order(b.volume24h, a.volume24h)

@@ -6,10 +6,10 @@ import type { Middleware } from "telegraf"
 import { decide } from "./access.js"
 import type { AccessPolicy } from "./access.js"
 import type { BotContext } from "./BotContext.js"
-import type { Inflight } from "./Inflight.js"
 import * as CallbackData from "./CallbackData.js"
 import { commandOf, findCommand } from "./commands.js"
 import { denialText, internalErrorView } from "./format/messages.js"
+import type { Inflight } from "./Inflight.js"
 import type { Logger } from "./log.js"
 import { send } from "./respond.js"
 
@@ -63,7 +63,7 @@ export const authorize = (policy: AccessPolicy): Middleware<BotContext> => async
     const denial = data === undefined ? "unknown_button" : decide(policy, CallbackData.access(data), userId, chatType)
     if (denial !== undefined) {
       ctx.note(`denied:${denial}`, undefined, "warn")
-      await ctx.answerCbQuery(denialText(denial, userId), { show_alert: true })
+      await ctx.answerCbQuery(denialText(denial, userId), { show_alert: true }).catch(() => undefined)
       return
     }
     ctx.button = data

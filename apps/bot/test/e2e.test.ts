@@ -176,7 +176,8 @@ describe("batch orders", () => {
   })
 
   it("reports a partly refused batch per order, with the exchange's code and message", async () => {
-    const message = await preview("/order eth; open_long 0.01 @ 3000; open_short 1 @ 999999")
+    const message = await preview("/order eth isolated; open_long 0.01 @ 3000; open_short 1 @ 999999")
+    expect(message.text).toContain("Preview · ETHUSDT · 2 orders · isolated margin")
     await rig.press(trader, message, "✅ Confirm 2 orders")
     const result = rig.api.message(trader.id, message.messageId)!.text
     expect(result).toContain("1 of 2 placed")

@@ -1,16 +1,14 @@
 /** `/tickers` and `/ticker`, and their Refresh / page / suggestion buttons. */
-import { Effect, Option } from "effect"
+import { Option } from "effect"
 import { Composer } from "telegraf"
 import type { BotContext } from "../BotContext.js"
 import { tickersView, tickerView, unknownSymbolView } from "../format/market.js"
-import { MarketData } from "../MarketData.js"
+import { snapshot } from "../MarketData.js"
 import type { TickersArgs } from "../parse.js"
 import { parseTicker, parseTickers } from "../parse.js"
 import type { Deps } from "../respond.js"
 import { onButton, run, show, withArgs } from "../respond.js"
 import { resolve } from "../symbols.js"
-
-const snapshot = Effect.flatMap(MarketData, (market) => market.snapshot)
 
 export const market = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()

@@ -20,7 +20,7 @@ import {
   tooLateView,
   unknownOutcomeView
 } from "../format/orders.js"
-import { MarketData } from "../MarketData.js"
+import { snapshot } from "../MarketData.js"
 import { parseOrder, parseOrders } from "../parse.js"
 import type { Deps } from "../respond.js"
 import { failureView, onButton, run, runExit, send, show, withArgs } from "../respond.js"
@@ -54,7 +54,7 @@ export const orders = (deps: Deps): Composer<BotContext> => {
   composer.command("order", (ctx) =>
     withArgs(ctx, "order", parseOrder(ctx.payload), async (args) => {
       const owner = ctx.from.id
-      const market = await run(ctx, deps, Effect.flatMap(MarketData, (data) => data.snapshot))
+      const market = await run(ctx, deps, snapshot)
       if (Option.isNone(market)) return
       const symbol = resolve(args.query, market.value.bySymbol)
       if (symbol === undefined) {
