@@ -5,7 +5,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import type { BotContext } from "../BotContext.js"
 import { batchOf } from "../Confirmations.js"
-import type { Batch } from "../Confirmations.js"
+import type { Batch, Claim } from "../Confirmations.js"
 import { unknownSymbolView } from "../format/market.js"
 import {
   alreadySentView,
@@ -20,6 +20,7 @@ import {
   tooLateView,
   unknownOutcomeView
 } from "../format/orders.js"
+import type { View } from "../format/view.js"
 import { snapshot } from "../MarketData.js"
 import { parseOrder, parseOrders } from "../parse.js"
 import type { Deps } from "../respond.js"
@@ -38,6 +39,23 @@ const place = (batch: Batch) =>
 /** Whether the batch may have reached the exchange although the call failed: its answer was lost or unreadable. */
 const mayHaveArrived = (error: TradeDeskError): boolean =>
   error._tag === "TransportError" || error._tag === "DecodeError" || (error._tag === "HttpStatusError" && error.status >= 500)
+
+/** A press on Confirm or Cancel of a preview that is no longer pending; `sent` answers one already sent. */
+const notPending = (ctx: BotContext, id: string, claim: Exclude<Claim, { _tag: "Claimed" }>, sent: View): Promise<void> => {
+  ctx.note(claim._tag === "NotYours" ? "denied:not_owner" : `not_pending:${claim._tag}`, id, claim._tag === "NotYours" ? "warn" : "info")
+  switch (claim._tag) {
+    case "Missing":
+    case "Expired":
+      return show(ctx, expiredView())
+    case "Cancelled":
+      return show(ctx, cancelledView())
+    case "Busy":
+    case "Done":
+      return send(ctx, sent)
+    case "NotYours":
+      return send(ctx, notYoursView())
+  }
+}
 
 export const orders = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
@@ -70,25 +88,8 @@ export const orders = (deps: Deps): Composer<BotContext> => {
 
   composer.use(onButton("Confirm", async (ctx, { id }) => {
     const claim = deps.confirmations.claim(id, ctx.from?.id ?? 0)
-    switch (claim._tag) {
-      case "Missing":
-      case "Expired":
-        ctx.note("expired", id)
-        return show(ctx, expiredView())
-      case "Cancelled":
-        ctx.note("cancelled_before", id)
-        return show(ctx, cancelledView())
-      case "Busy":
-      case "Done":
-        // the second press of a double press: the first one placed (or is placing) the batch
-        ctx.note("duplicate_confirm", id)
-        return send(ctx, alreadySentView())
-      case "NotYours":
-        ctx.note("denied:not_owner", id, "warn")
-        return send(ctx, notYoursView())
-      case "Claimed":
-        break
-    }
+    // e.g. the second press of a double press: the first one placed (or is placing) the batch
+    if (claim._tag !== "Claimed") return notPending(ctx, id, claim, alreadySentView())
     const { batch } = claim
     try {
       await show(ctx, placingView(batch))
@@ -117,23 +118,9 @@ export const orders = (deps: Deps): Composer<BotContext> => {
 
   composer.use(onButton("Cancel", async (ctx, { id }) => {
     const claim = deps.confirmations.cancel(id, ctx.from?.id ?? 0)
-    switch (claim._tag) {
-      case "Claimed":
-      case "Cancelled":
-        ctx.note("cancelled", id)
-        return show(ctx, cancelledView())
-      case "Missing":
-      case "Expired":
-        ctx.note("expired", id)
-        return show(ctx, expiredView())
-      case "Busy":
-      case "Done":
-        ctx.note("cancel_too_late", id)
-        return send(ctx, tooLateView())
-      case "NotYours":
-        ctx.note("denied:not_owner", id, "warn")
-        return send(ctx, notYoursView())
-    }
+    if (claim._tag !== "Claimed") return notPending(ctx, id, claim, tooLateView())
+    ctx.note("cancelled", id)
+    return show(ctx, cancelledView())
   }))
   return composer
 }
