@@ -1,4 +1,5 @@
 /** Operating the bot: configuration, authorization rules, pacing, confirmations, logs, webhook mode, misconfiguration. */
+import { startSimulator } from "@tradedesk/simulator"
 import { Either } from "effect"
 import { PassThrough } from "node:stream"
 import { describe, expect, it } from "vitest"
@@ -224,6 +225,44 @@ describe("the application with a token", () => {
     }
     expect(await app.stopped).toBe(0)
     expect(log).not.toContain(token)
+  })
+
+  it("talks to the service the TRADEDESK_* variables name instead of the simulator", async () => {
+    const service = await startSimulator({ tickMs: 0 })
+    const api = await LocalBotApi.start({ token })
+    const errors = new PassThrough()
+    let log = ""
+    errors.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
+    const { apiKey, apiSecret, apiPassphrase } = service.accounts.trader
+    const app = await startApp({
+      env: {
+        TELEGRAM_BOT_TOKEN: token,
+        TELEGRAM_API_ROOT: api.url,
+        TELEGRAM_ALLOWED_USERS: String(reader.id),
+        TRADEDESK_FUTURES_BASE_URL: service.futuresBaseUrl,
+        TRADEDESK_SPOT_BASE_URL: service.spotBaseUrl,
+        TRADEDESK_API_KEY: apiKey,
+        TRADEDESK_API_SECRET: apiSecret,
+        TRADEDESK_API_PASSPHRASE: apiPassphrase
+      },
+      cwd: process.cwd(),
+      input: new PassThrough(),
+      output: new PassThrough(),
+      errors
+    })
+    try {
+      expect(log).toContain(`"exchange":"${service.futuresBaseUrl}"`)
+      api.sendText(reader, "/orders")
+      const deadline = Date.now() + 5_000
+      while (api.botMessages(reader.id).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(api.botMessages(reader.id)[0]?.text).toMatch(/^Plan orders/)
+      expect(service.counters().planOrders).toBe(1)
+    } finally {
+      await app.stop()
+      await api.close()
+      await service.close()
+    }
+    for (const secret of [apiKey, apiSecret, apiPassphrase]) expect(log).not.toContain(secret)
   })
 
   it("says at start-up that nobody is allowed when no list is set", async () => {
