@@ -209,7 +209,7 @@ describe("errors", () => {
     expect(errorReport(new ExchangeApiError({ endpoint: "batchOrders", status: 400, code: "43005", msg: "size too small", category: "parameter" })).view.text.text)
       .toBe("The exchange refused: 43005 size too small")
     expect(errorReport(new ExchangeApiError({ endpoint: "planOrders", status: 400, code: "40009", msg: "sign error", category: "auth" })).operator).toBe(true)
-    expect(errorReport(new TransportError({ endpoint: "tickers", kind: "timeout", detail: "10 s" })).view.text.text).toContain("did not answer in time")
+    expect(errorReport(new TransportError({ endpoint: "tickers", kind: "timeout", detail: "10 s", maybeDelivered: true })).view.text.text).toContain("did not answer in time")
   })
 })
 

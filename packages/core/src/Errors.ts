@@ -33,7 +33,12 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
   endpoint: EndpointName,
   kind: Schema.Literal("timeout", "connection"),
-  detail: Schema.String
+  detail: Schema.String,
+  /**
+   * false when the request surely never reached the exchange (connection refused, host not found): an order batch
+   * can then be sent again safely. true when it may have arrived and been acted on (timeout, connection reset).
+   */
+  maybeDelivered: Schema.Boolean
 }) {
   get retryable() {
     return true

@@ -56,13 +56,21 @@ const encodeParams = <P>(endpoint: Endpoint<P, any>, params: P): Either.Either<{
     }
   })
 
+/** Failures to connect at all: the request never left this machine. */
+const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"])
+
 const transportError = (endpoint: Endpoint<any, any>, error: HttpClientError.HttpClientError): TransportError => {
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined
-  const code = typeof cause?.code === "string" ? cause.code : undefined
+  const cause = Predicate.isRecord(error.cause) ? error.cause : {}
+  const code = typeof cause.code === "string" ? cause.code : undefined
   const detail = code === "ECONNREFUSED"
     ? "connection refused"
-    : code ?? (typeof cause?.message === "string" ? cause.message : error.reason)
-  return new TransportError({ endpoint: endpoint.name, kind: "connection", detail })
+    : code ?? (typeof cause.message === "string" ? cause.message : error.reason)
+  return new TransportError({
+    endpoint: endpoint.name,
+    kind: "connection",
+    detail,
+    maybeDelivered: error._tag !== "RequestError" || error.reason !== "Transport" || code === undefined || !NOT_CONNECTED.has(code)
+  })
 }
 
 /** `{ code, msg }` (or `message`) with the code as a string or a number, as error bodies come. */
@@ -185,7 +193,12 @@ const make = Effect.gen(function*() {
         Effect.timeoutFail({
           duration: settings.timeout,
           onTimeout: () =>
-            new TransportError({ endpoint: endpoint.name, kind: "timeout", detail: `no answer within ${Duration.format(settings.timeout)}` })
+            new TransportError({
+              endpoint: endpoint.name,
+              kind: "timeout",
+              detail: `no answer within ${Duration.format(settings.timeout)}`,
+              maybeDelivered: true
+            })
         })
       )
       return yield* interpret(endpoint, answer.status, answer.headers, answer.text)

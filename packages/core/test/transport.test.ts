@@ -184,17 +184,17 @@ describe("error categories", () => {
     const closed = await startLoopback()
     await closed.close()
     const error = failure(await run(plan, { futuresBaseUrl: closed.url }))
-    expect(error).toMatchObject({ _tag: "TransportError", kind: "connection", detail: "connection refused" })
+    expect(error).toMatchObject({ _tag: "TransportError", kind: "connection", detail: "connection refused", maybeDelivered: false })
   })
 
   it("no answer within the timeout is a TransportError of kind timeout", async () => {
     server.handle = () => ({ ...json([]), delayMs: 2000 })
-    expect(failure(await run(plan, { timeoutMs: 100 }))).toMatchObject({ _tag: "TransportError", kind: "timeout" })
+    expect(failure(await run(plan, { timeoutMs: 100 }))).toMatchObject({ _tag: "TransportError", kind: "timeout", maybeDelivered: true })
   })
 
   it("a dropped connection is a TransportError", async () => {
     server.handle = () => ({ drop: true })
-    expect(failure(await run(plan))).toMatchObject({ _tag: "TransportError", kind: "connection" })
+    expect(failure(await run(plan))).toMatchObject({ _tag: "TransportError", kind: "connection", maybeDelivered: true })
   })
 
   it("a signed call without credentials is a ConfigError and sends nothing", async () => {

@@ -36,9 +36,14 @@ const listOrders = (symbol: string | undefined) =>
 const place = (batch: Batch) =>
   Effect.flatMap(BatchOrders.BatchOrders, (orders) => orders.place({ symbol: batch.symbol, orders: batch.orders, marginMode: batch.marginMode }))
 
-/** Whether the batch may have reached the exchange although the call failed: its answer was lost or unreadable. */
+/**
+ * Whether the batch may have reached the exchange although the call failed: its answer was lost or unreadable. A
+ * connection that was never made (refused, host not found) delivered nothing, so that batch may be confirmed again.
+ */
 const mayHaveArrived = (error: TradeDeskError): boolean =>
-  error._tag === "TransportError" || error._tag === "DecodeError" || (error._tag === "HttpStatusError" && error.status >= 500)
+  (error._tag === "TransportError" && error.maybeDelivered) ||
+  error._tag === "DecodeError" ||
+  (error._tag === "HttpStatusError" && error.status >= 500)
 
 /** A press on Confirm or Cancel of a preview that is no longer pending; `sent` answers one already sent. */
 const notPending = (ctx: BotContext, id: string, claim: Exclude<Claim, { _tag: "Claimed" }>, sent: View): Promise<void> => {
