@@ -138,15 +138,18 @@ const make = Effect.gen(function*() {
         reason: `the ${budgetName(tooHeavy.key)} budget (${tooHeavy.limit}) is smaller than the weight of one call (${tooHeavy.weight})`
       }))
     }
-    const attempt: Effect.Effect<void, RateLimitError> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.flatMap(store.acquire(charges, now), (result) => {
-        if (result._tag === "Charged") return Effect.void
-        if (settings.onExceeded === "fail") {
-          return Effect.fail(new RateLimitError({ endpoint: endpoint.name, source: "local", budget: budgetName(result.key), retryAfterMillis: result.millis }))
-        }
-        return Effect.zipRight(Effect.sleep(Duration.millis(result.millis)), attempt)
-      }))
-    return attempt
+    const maxWait = settings.onExceeded === "fail" ? 0 : Duration.toMillis(settings.maxWait)
+    // waits while the total stays within maxWait; beyond it (at once in fail mode) the call fails with the time to wait
+    const attempt = (waited: number): Effect.Effect<void, RateLimitError> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.flatMap(store.acquire(charges, now), (result) => {
+          if (result._tag === "Charged") return Effect.void
+          if (waited + result.millis > maxWait) {
+            return Effect.fail(new RateLimitError({ endpoint: endpoint.name, source: "local", budget: budgetName(result.key), retryAfterMillis: result.millis }))
+          }
+          return Effect.zipRight(Effect.sleep(Duration.millis(result.millis)), attempt(waited + result.millis))
+        }))
+    return attempt(0)
   }
   const penalize = (endpoint: Endpoint<any, any>, account: string | undefined, retryAfterMillis: number | undefined) => {
     const millis = retryAfterMillis ?? Duration.toMillis(settings.penalty)

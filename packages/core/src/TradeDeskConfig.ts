@@ -27,6 +27,8 @@ export interface RateLimitSettings {
   readonly orderRequestsPerSecond: number
   /** `wait` for room in the budget (default) or `fail` at once with a RateLimitError */
   readonly onExceeded: "wait" | "fail"
+  /** in wait mode, the longest a call waits for room before failing with a RateLimitError (default: no bound) */
+  readonly maxWait: Duration.Duration
   /** pause after the exchange answered 429 without Retry-After (default 10 s) */
   readonly penalty: Duration.Duration
 }
@@ -65,6 +67,7 @@ export interface Options {
       readonly windowMs?: number
       readonly orderRequestsPerSecond?: number
       readonly onExceeded?: "wait" | "fail"
+      readonly maxWaitMs?: number
       readonly penaltyMs?: number
     }
     | false
@@ -144,6 +147,7 @@ export const resolve = (options: Options): Effect.Effect<Settings, ConfigError> 
           window: Duration.millis(positive("rateLimit.windowMs", limits.windowMs, 10_000)),
           orderRequestsPerSecond: positive("rateLimit.orderRequestsPerSecond", limits.orderRequestsPerSecond, 10),
           onExceeded: onExceeded ?? "wait",
+          maxWait: limits.maxWaitMs === undefined ? Duration.infinity : Duration.millis(positive("rateLimit.maxWaitMs", limits.maxWaitMs, 0)),
           penalty: Duration.millis(positive("rateLimit.penaltyMs", limits.penaltyMs, DEFAULT_PENALTY_MILLIS))
         }
       }
@@ -162,7 +166,7 @@ const optionalSecret = (name: string) => Config.option(Config.redacted(name)).pi
  * Options from the environment: `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
  * `TRADEDESK_API_SECRET`, `TRADEDESK_API_PASSPHRASE`, `TRADEDESK_LOCALE`, `TRADEDESK_TIMEOUT_MS`,
  * `TRADEDESK_CLOCK_OFFSET_MS`, `TRADEDESK_IP_WEIGHT_PER_WINDOW`, `TRADEDESK_UID_WEIGHT_PER_WINDOW`,
- * `TRADEDESK_RATE_WINDOW_MS`, `TRADEDESK_RATE_LIMIT` (`wait`, `fail` or `off`).
+ * `TRADEDESK_RATE_WINDOW_MS`, `TRADEDESK_RATE_MAX_WAIT_MS`, `TRADEDESK_RATE_LIMIT` (`wait`, `fail` or `off`).
  */
 export const optionsFromEnv: Config.Config<Options> = Config.all({
   futuresBaseUrl: optionalString("TRADEDESK_FUTURES_BASE_URL"),
@@ -176,11 +180,12 @@ export const optionsFromEnv: Config.Config<Options> = Config.all({
   ipWeightPerWindow: optionalNumber("TRADEDESK_IP_WEIGHT_PER_WINDOW"),
   uidWeightPerWindow: optionalNumber("TRADEDESK_UID_WEIGHT_PER_WINDOW"),
   windowMs: optionalNumber("TRADEDESK_RATE_WINDOW_MS"),
+  maxWaitMs: optionalNumber("TRADEDESK_RATE_MAX_WAIT_MS"),
   mode: Config.option(Config.literal("wait", "fail", "off")("TRADEDESK_RATE_LIMIT")).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
-  Config.map(({ ipWeightPerWindow, mode, uidWeightPerWindow, windowMs, ...rest }): Options => ({
+  Config.map(({ ipWeightPerWindow, maxWaitMs, mode, uidWeightPerWindow, windowMs, ...rest }): Options => ({
     ...rest,
-    rateLimit: mode === "off" ? false : { ipWeightPerWindow, uidWeightPerWindow, windowMs, onExceeded: mode }
+    rateLimit: mode === "off" ? false : { ipWeightPerWindow, uidWeightPerWindow, windowMs, onExceeded: mode, maxWaitMs }
   }))
 )
 

@@ -72,6 +72,20 @@ describe("RateLimit", () => {
         yield* Fiber.join(waiting)
       })))
 
+  it.effect("in wait mode with maxWaitMs, a call waits when room comes soon enough and fails when it does not", () =>
+    withLimiter({ ipWeightPerWindow: 80, uidWeightPerWindow: 1000, maxWaitMs: 5000 }, (limiter) =>
+      Effect.gen(function*() {
+        yield* limiter.guard(Endpoints.tickers, undefined) // 40 at t=0
+        yield* TestClock.adjust("7 seconds")
+        yield* limiter.guard(Endpoints.tickers, undefined) // 40 at t=7: full
+        // room at t=10, 3 s away: within 5 s, so it waits
+        const waiting = yield* Effect.fork(limiter.guard(Endpoints.tickers, undefined))
+        yield* TestClock.adjust("3 seconds")
+        yield* Fiber.join(waiting)
+        // now full until t=17, 7 s away: more than 5 s, so it fails at once
+        expect(yield* Effect.flip(limiter.guard(Endpoints.tickers, undefined))).toMatchObject({ _tag: "RateLimitError", retryAfterMillis: 7000 })
+      })))
+
   it.effect("order placement is also capped at 10 requests per second", () =>
     withLimiter({ ipWeightPerWindow: 10_000, uidWeightPerWindow: 10_000, onExceeded: "fail" }, (limiter) =>
       Effect.gen(function*() {
