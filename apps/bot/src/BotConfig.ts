@@ -5,6 +5,7 @@
 import { Either } from "effect"
 import { randomBytes } from "node:crypto"
 import type { AccessPolicy } from "./access.js"
+import { MIN_SECRET_LENGTH } from "./log.js"
 
 export interface Webhook {
   /** the public HTTPS address Telegram posts updates to; its path is served locally */
@@ -79,11 +80,16 @@ export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> 
     return undefined
   }
 
+  // a secret too short to scrub from the logs safely is refused (and would be weak anyway)
+  for (const name of ["TRADEDESK_API_KEY", "TRADEDESK_API_SECRET", "TRADEDESK_API_PASSPHRASE"]) {
+    if ((set(env, name)?.length ?? MIN_SECRET_LENGTH) < MIN_SECRET_LENGTH) problems.push(`${name}: too short to be a credential`)
+  }
   const token = set(env, "TELEGRAM_BOT_TOKEN")
   if (token !== undefined && !/^\d+:[A-Za-z0-9_-]{20,}$/.test(token)) problems.push("TELEGRAM_BOT_TOKEN: not a bot token (from @BotFather: digits, a colon, then the key)")
   const webhookUrl = url("TELEGRAM_WEBHOOK_URL", ["https:"])
   const secret = set(env, "TELEGRAM_WEBHOOK_SECRET")
-  if (secret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(secret)) problems.push("TELEGRAM_WEBHOOK_SECRET: 1–256 letters, digits, _ or -")
+  // Telegram accepts 1–256 characters; a short one can be guessed, so the bot asks for 16 at least
+  if (secret !== undefined && !/^[A-Za-z0-9_-]{16,256}$/.test(secret)) problems.push("TELEGRAM_WEBHOOK_SECRET: 16–256 letters, digits, _ or -")
   const webhook: Webhook | undefined = webhookUrl === undefined ? undefined : {
     url: webhookUrl,
     secret: secret ?? randomBytes(24).toString("base64url"),
@@ -92,9 +98,12 @@ export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> 
   }
   if (webhook !== undefined && token === undefined) problems.push("TELEGRAM_WEBHOOK_URL: needs TELEGRAM_BOT_TOKEN")
   const filesDir = set(env, "BOT_FILES_DIR") ?? "tradedesk-files"
+  const apiRoot = url("TELEGRAM_API_ROOT", ["http:", "https:"])
+  const apiRootPassword = apiRoot === undefined ? "" : new URL(apiRoot).password
+  if (apiRootPassword !== "" && apiRootPassword.length < MIN_SECRET_LENGTH) problems.push("TELEGRAM_API_ROOT: the password in it is too short")
   const config: BotConfig = {
     token,
-    apiRoot: url("TELEGRAM_API_ROOT", ["http:", "https:"]),
+    apiRoot,
     webhook,
     access: {
       readers: ids("TELEGRAM_ALLOWED_USERS"),
@@ -112,12 +121,34 @@ export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> 
   return problems.length === 0 ? Either.right(config) : Either.left(problems)
 }
 
+const decoded = (component: string): string => {
+  try {
+    return decodeURIComponent(component)
+  } catch {
+    // not valid percent-encoding: sent as written
+    return component
+  }
+}
+
 /** The secrets in the environment, to scrub from logs. */
-export const secretsOf = (env: Env, config: BotConfig): ReadonlyArray<string> =>
-  [
+export const secretsOf = (env: Env, config: BotConfig): ReadonlyArray<string> => {
+  const password = config.apiRoot === undefined ? "" : new URL(config.apiRoot).password
+  return [
     config.token,
     config.webhook?.secret,
     set(env, "TRADEDESK_API_KEY"),
     set(env, "TRADEDESK_API_SECRET"),
-    set(env, "TRADEDESK_API_PASSPHRASE")
+    set(env, "TRADEDESK_API_PASSPHRASE"),
+    // as written in the URL (percent-encoded) and as sent
+    ...(password === "" ? [] : [password, decoded(password)])
   ].filter((value): value is string => value !== undefined)
+}
+
+/** A URL fit for the log: any user name and password in it replaced. */
+export const withoutCredentials = (url: string): string => {
+  const parsed = new URL(url)
+  if (parsed.username === "" && parsed.password === "") return url
+  parsed.username = "redacted"
+  parsed.password = ""
+  return parsed.toString()
+}

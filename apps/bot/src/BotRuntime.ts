@@ -1,15 +1,21 @@
 /**
  * The one runtime the bot runs its exchange programs on: core's services (one transport, one rate limiter, one
- * connection pool) and the bot's shared caches, built once at start-up and disposed at shutdown.
+ * connection pool) and the bot's shared caches and export gate, built once at start-up and disposed at shutdown.
  */
-import type { ConfigError, TradeDeskConfig } from "@tradedesk/core"
-import { TradeDesk } from "@tradedesk/core"
+import type { ConfigError } from "@tradedesk/core"
+import { TradeDesk, TradeDeskConfig } from "@tradedesk/core"
 import { Duration, Layer, ManagedRuntime } from "effect"
 import * as AffiliateBook from "./AffiliateBook.js"
 import * as CoinDirectory from "./CoinDirectory.js"
+import * as ExportGate from "./ExportGate.js"
 import * as MarketData from "./MarketData.js"
 
-export type Services = TradeDesk.Services | MarketData.MarketData | AffiliateBook.AffiliateBook | CoinDirectory.CoinDirectory
+export type Services =
+  | TradeDesk.Services
+  | MarketData.MarketData
+  | AffiliateBook.AffiliateBook
+  | CoinDirectory.CoinDirectory
+  | ExportGate.ExportGate
 
 export type BotRuntime = ManagedRuntime.ManagedRuntime<Services, ConfigError>
 
@@ -20,12 +26,17 @@ export interface CacheSettings {
   readonly affiliateTtlMs?: number
 }
 
-export const layer = (options: TradeDeskConfig.Options, caches: CacheSettings = {}): Layer.Layer<Services, ConfigError> =>
+const layer = (options: TradeDeskConfig.Options, caches: CacheSettings): Layer.Layer<Services, ConfigError> =>
   Layer.mergeAll(
     MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
     AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
     CoinDirectory.layer
-  ).pipe(Layer.provideMerge(TradeDesk.layer(options)))
+  ).pipe(
+    Layer.provideMerge(ExportGate.layer),
+    Layer.provideMerge(TradeDesk.layerConfigured),
+    // the gate reads the rate-limit window from the same configuration as the services
+    Layer.provide(TradeDeskConfig.layer(options))
+  )
 
 export const make = (options: TradeDeskConfig.Options, caches: CacheSettings = {}): BotRuntime =>
   ManagedRuntime.make(layer(options, caches))

@@ -72,9 +72,15 @@ const readNum = (text: string | undefined): number | undefined => {
   return Number.isSafeInteger(value) ? value : undefined
 }
 
-/** An optional field: `null` when malformed, `undefined` when empty. */
-const readOptNum = (text: string | undefined): number | undefined | null =>
-  text === "" ? undefined : readNum(text) ?? null
+/** The latest time a `Date` can hold (epoch ms); a later one would throw when formatted. */
+const MAX_TIME = 8.64e15
+
+/** An optional time: `null` when malformed or beyond `Date`'s range, `undefined` when empty. */
+const readOptTime = (text: string | undefined): number | undefined | null => {
+  if (text === "") return undefined
+  const value = readNum(text)
+  return value === undefined || value > MAX_TIME ? null : value
+}
 
 const SYMBOL = /^cmt_[a-z0-9]{1,30}$/
 const ID = /^[0-9a-z]{4,16}$/
@@ -103,9 +109,9 @@ export const decode = (text: string): CallbackData | undefined => {
     }
     case "b": {
       const [coin, typeIndex = "", after, before, skip] = fields
-      const coinId = readOptNum(coin)
-      const afterTime = readOptNum(after)
-      const beforeTime = readOptNum(before)
+      const coinId = coin === "" ? undefined : readNum(coin) ?? null
+      const afterTime = readOptTime(after)
+      const beforeTime = readOptTime(before)
       const skipCount = readNum(skip)
       const bizType = typeIndex === "" ? undefined : SpotBill.BizTypes[Number(typeIndex)]
       if (
@@ -117,8 +123,8 @@ export const decode = (text: string): CallbackData | undefined => {
     case "a": {
       const [page, uid = "", from, to] = fields
       const pageNumber = readNum(page)
-      const fromTime = readOptNum(from)
-      const toTime = readOptNum(to)
+      const fromTime = readOptTime(from)
+      const toTime = readOptTime(to)
       if (fields.length !== 4 || pageNumber === undefined || fromTime === null || toTime === null || !/^\d{0,20}$/.test(uid)) return undefined
       return { _tag: "Affiliate", page: pageNumber, uid: uid === "" ? undefined : uid, from: fromTime, to: toTime }
     }

@@ -1,12 +1,16 @@
 /**
- * Order batches waiting for the trader's Confirm. Each batch's client_oids are fixed when its preview is made, and a
- * batch leaves the `pending` state exactly once, so a double press, a retried callback or a press after a restart
- * (the store is empty then) never sends it twice. A batch refused before anything was accepted (rate limited,
- * exchange down before sending) goes back to `pending` and may be confirmed again with the same client_oids.
+ * Order batches waiting for the trader's Confirm, and their placement. Each batch's client_oids are fixed when its
+ * preview is made, and only one press ever claims a pending batch, so a double press, a retried callback or a press
+ * after a restart (the store is empty then) never sends it twice. A batch that surely did not reach the exchange and
+ * may succeed later (rate limited, never connected) goes back to `pending` and may be confirmed again with the same
+ * client_oids; one refused for good, or whose fate is unknown, is never sent again.
  */
-import type { BatchOrder } from "@tradedesk/core"
+import type { BatchOrder, TradeDeskError } from "@tradedesk/core"
+import { Cause, Exit, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import type { OrderDraft } from "./parse.js"
+import { afterFailure } from "./placement.js"
+import type { AfterFailure } from "./placement.js"
 
 export interface Batch {
   readonly symbol: string
@@ -23,7 +27,8 @@ export const batchOf = (
   orders: ReadonlyArray<OrderDraft>
 ): Batch => ({ symbol, marginMode, orders: orders.map((order, index) => ({ ...order, clientOid: `tdb${id}-${index + 1}` })) })
 
-type State = "pending" | "placing" | "done" | "cancelled"
+/** `sent`: it reached the exchange, or may have; `refused`: it surely did not, and will not be sent again */
+type State = "pending" | "placing" | "sent" | "refused" | "cancelled"
 
 interface Entry {
   readonly owner: number
@@ -38,10 +43,21 @@ export type Claim =
   /** unknown id: long expired, or made before a restart */
   | { readonly _tag: "Missing" }
   | { readonly _tag: "Expired" }
+  /** another press is placing it right now */
   | { readonly _tag: "Busy" }
-  | { readonly _tag: "Done" }
+  | { readonly _tag: "Sent" }
+  | { readonly _tag: "Refused" }
   | { readonly _tag: "Cancelled" }
   | { readonly _tag: "NotYours" }
+
+export type NotClaimed = Exclude<Claim, { _tag: "Claimed" }>
+
+/** How a claimed batch's placement ended. */
+export type Placement =
+  | { readonly _tag: "Placed"; readonly response: BatchOrder.BatchOrdersResponse }
+  | { readonly _tag: "Failed"; readonly after: AfterFailure; readonly cause: Cause.Cause<TradeDeskError> }
+
+const STATE_AFTER: Readonly<Record<AfterFailure, State>> = { retryable: "pending", final: "refused", unknown: "sent" }
 
 /** How long a finished entry is kept, to answer late presses precisely rather than with "no longer valid". */
 const RETAIN_MILLIS = 24 * 3_600_000
@@ -68,7 +84,8 @@ export class Confirmations {
     if (entry === undefined) return { _tag: "Missing" }
     if (entry.owner !== owner) return { _tag: "NotYours" }
     if (entry.state === "placing") return { _tag: "Busy" }
-    if (entry.state === "done") return { _tag: "Done" }
+    if (entry.state === "sent") return { _tag: "Sent" }
+    if (entry.state === "refused") return { _tag: "Refused" }
     if (entry.state === "cancelled") return { _tag: "Cancelled" }
     if (this.now() > entry.expiresAt) return { _tag: "Expired" }
     return entry
@@ -90,10 +107,22 @@ export class Confirmations {
     return { _tag: "Claimed", batch: found.batch }
   }
 
-  /** After a claim: `done` when anything may have reached the exchange, `pending` again when nothing did. */
-  settle(id: string, state: "done" | "pending"): void {
+  /**
+   * Sends a batch claimed with `claim` and settles it by the outcome: placed, or failed and then pending again,
+   * refused for good or sent with its fate unknown (a failure without a typed error counts as unknown).
+   */
+  async place(
+    id: string,
+    batch: Batch,
+    send: (batch: Batch) => Promise<Exit.Exit<BatchOrder.BatchOrdersResponse, TradeDeskError>>
+  ): Promise<Placement> {
+    const exit = await send(batch).catch((error: unknown) => Exit.die(error))
+    const placement: Placement = Exit.isSuccess(exit)
+      ? { _tag: "Placed", response: exit.value }
+      : { _tag: "Failed", after: Option.match(Cause.failureOption(exit.cause), { onNone: () => "unknown", onSome: afterFailure }), cause: exit.cause }
     const entry = this.entries.get(id)
-    if (entry !== undefined) entry.state = state
+    if (entry !== undefined) entry.state = placement._tag === "Placed" ? "sent" : STATE_AFTER[placement.after]
+    return placement
   }
 
   private sweep(): void {

@@ -34,7 +34,12 @@ export class ConsoleChat {
   /** the buttons of the latest keyboard shown, by number */
   private buttons: ReadonlyArray<Pressable> = []
   private readonly lines: Interface
-  private readonly listener = (call: ApiCall) => void this.render(call)
+  // a failure to show something (e.g. the files folder cannot be written) is printed, and the chat goes on
+  private readonly listener = (call: ApiCall) =>
+    void this.render(call).catch((error: unknown) => {
+      this.print(`(could not show the bot's ${call.method}: ${error instanceof Error ? error.message : String(error)})`)
+      this.prompt()
+    })
   /** a terminal gets a prompt, redrawn under each message; a pipe gets plain lines */
   private readonly tty: boolean
   private closed = false

@@ -1,36 +1,67 @@
 /**
- * Outgoing message pacing under Telegram's limits: about one message per second in a chat and about 30 per second
- * overall. A send first waits for its chat's turn, then for a global slot; global slots are taken only by sends whose
- * chat turn has come, so a busy chat never holds up the others.
+ * Outgoing message pacing under Telegram's limits: about one message per second in a private chat, about 20 a minute
+ * in a group, and about 30 per second overall. A send first waits for its chat's turn, then for a global slot; global
+ * slots are taken only by sends whose chat turn has come, so a busy chat never holds up the others. A chat whose
+ * backlog is already long gets no more: the send is dropped rather than queued without end.
  */
 import { setTimeout as sleep } from "node:timers/promises"
 
 export interface PacerOptions {
-  /** minimum time between two messages to one chat (default 1000) */
+  /** minimum time between two messages to a private chat (default 1000) */
   readonly perChatIntervalMs?: number
+  /** minimum time between two messages to a group or channel (default 3000: Telegram allows about 20 a minute) */
+  readonly groupIntervalMs?: number
   /** messages per second over all chats (default 30) */
   readonly globalPerSecond?: number
+  /** sends that may wait for one chat's turn; more are dropped (default 20) */
+  readonly maxBacklog?: number
 }
+
+/** A message not sent because its chat already had a long backlog of messages waiting. */
+export class ReplyDropped extends Error {
+  constructor(readonly chat: string, readonly backlog: number) {
+    super(`reply to chat ${chat} dropped: ${backlog} messages already waiting`)
+  }
+}
+
+/** Group and channel ids are negative; a channel may also be named `@name`. */
+const isGroup = (chat: string) => chat.startsWith("-") || chat.startsWith("@")
 
 export class Pacer {
   private readonly perChat: number
+  private readonly perGroup: number
   private readonly globalInterval: number
+  private readonly maxBacklog: number
   private globalNext = 0
   private readonly chatNext = new Map<string, number>()
+  private readonly waiting = new Map<string, number>()
 
   constructor(options: PacerOptions = {}, private readonly now: () => number = Date.now) {
     this.perChat = options.perChatIntervalMs ?? 1000
+    this.perGroup = options.groupIntervalMs ?? 3000
     this.globalInterval = 1000 / (options.globalPerSecond ?? 30)
+    this.maxBacklog = options.maxBacklog ?? 20
   }
 
-  /** Resolves when a message to `chat` may go out. */
+  /** Resolves when a message to `chat` may go out; rejects with `ReplyDropped` when the chat's backlog is full. */
   async slot(chat: string | undefined): Promise<void> {
     if (chat !== undefined) {
+      const backlog = this.waiting.get(chat) ?? 0
+      if (backlog >= this.maxBacklog) throw new ReplyDropped(chat, backlog)
       const now = this.now()
       const turn = Math.max(now, this.chatNext.get(chat) ?? 0)
-      this.chatNext.set(chat, turn + this.perChat)
+      this.chatNext.set(chat, turn + (isGroup(chat) ? this.perGroup : this.perChat))
       if (this.chatNext.size > 10_000) this.prune(now)
-      if (turn > now) await sleep(turn - now)
+      if (turn > now) {
+        this.waiting.set(chat, backlog + 1)
+        try {
+          await sleep(turn - now)
+        } finally {
+          const left = (this.waiting.get(chat) ?? 1) - 1
+          if (left === 0) this.waiting.delete(chat)
+          else this.waiting.set(chat, left)
+        }
+      }
     }
     const now = this.now()
     const at = Math.max(now, this.globalNext)

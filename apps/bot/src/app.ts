@@ -42,7 +42,7 @@ export interface App {
 }
 
 /** Start-up failed for the reason given (no secret in it). */
-export class StartupError extends Error {}
+class StartupError extends Error {}
 
 const CONSOLE_TOKEN = "1:console-chat-local-token"
 const CONSOLE_USER = { id: 1, first_name: "you" } as const
@@ -85,6 +85,8 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
     }
   }
 }
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 const openLog = async (path: string): Promise<WriteStream> => {
   await mkdir(dirname(path), { recursive: true })
@@ -132,7 +134,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
       return stopping
     }
     const fatal = (error: unknown) => {
-      logger.log("error", "transport_failed", { detail: error instanceof Error ? error.message : String(error) })
+      logger.log("error", "transport_failed", { detail: describe(error) })
       void stopWith(1)
     }
 
@@ -176,7 +178,9 @@ export const startApp = async (io: AppIo): Promise<App> => {
         logger,
         confirmTtlMs: config.confirmTtlMs
       })
-      running = config.webhook === undefined ? await startPolling(trade, fatal) : await startWebhook(trade, config.webhook)
+      running = config.webhook === undefined
+        ? await startPolling(trade, fatal)
+        : await startWebhook(trade, config.webhook, (error) => logger.log("error", "webhook_server", { detail: describe(error) }))
       cleanups.push(running.stop)
     }
     logger.log("info", "started", {
@@ -185,13 +189,13 @@ export const startApp = async (io: AppIo): Promise<App> => {
       readers: access.readers.size,
       traders: access.traders.size,
       publicMarket: access.publicMarket,
-      ...(config.apiRoot === undefined ? {} : { apiRoot: config.apiRoot })
+      ...(config.apiRoot === undefined ? {} : { apiRoot: BotConfig.withoutCredentials(config.apiRoot) })
     })
     return { stop: () => stopWith(0), stopped }
   } catch (error) {
     await cleanUp()
     logStream?.end()
     // e.g. Telegram refused the token, or a port is taken
-    throw new StartupError(scrub(error instanceof Error ? error.message : String(error), secrets))
+    throw new StartupError(scrub(describe(error), secrets))
   }
 }

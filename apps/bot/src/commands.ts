@@ -1,7 +1,8 @@
 /**
  * The command table: one entry per command, read by the help text, the Telegram menu (`setMyCommands`), the usage
- * replies and the authorization middleware, so they cannot disagree.
+ * replies and the registration of each command (which checks its access), so they cannot disagree.
  */
+import type { MessageEntity } from "telegraf/types"
 
 /**
  * Who may run a command. `open`: anyone (help, hints; no exchange call). `market`: market data, for the allowed
@@ -86,11 +87,16 @@ const BY_NAME = new Map<string, CommandSpec>(COMMANDS.map((command) => [command.
 
 export const commandSpec = (name: CommandName): CommandSpec => BY_NAME.get(name)!
 
-/** The spec of a command as typed (telegraf matches command names exactly, so this does too). */
-export const findCommand = (name: string): CommandSpec | undefined => BY_NAME.get(name)
-
-/** The bot command at the start of a message text (`/tickers@my_bot eth` → `{ name: "tickers", target: "my_bot" }`). */
-export const commandOf = (text: string): { readonly name: string; readonly target: string | undefined } | undefined => {
-  const match = /^\/([A-Za-z0-9_]{1,64})(?:@([A-Za-z0-9_]+))?(?:\s|$)/.exec(text)
-  return match === null ? undefined : { name: match[1]!, target: match[2] }
+/**
+ * The bot command a message starts with, read as telegraf reads it to dispatch: the first entity, a `bot_command` at
+ * offset 0, split at `@` (`/tickers@my_bot eth` → `{ name: "tickers", target: "my_bot" }`). Telegram ends the entity
+ * at the first character that cannot be in a command, so `/bills,` is the command `bills`.
+ */
+export const commandOf = (
+  message: { readonly text: string; readonly entities?: ReadonlyArray<MessageEntity> }
+): { readonly name: string; readonly target: string | undefined } | undefined => {
+  const entity = message.entities?.[0]
+  if (entity?.type !== "bot_command" || entity.offset > 0) return undefined
+  const [command = "", target] = message.text.slice(0, entity.length).split("@")
+  return command.length > 1 ? { name: command.slice(1), target } : undefined
 }

@@ -8,6 +8,7 @@ import type { AccessPolicy } from "./access.js"
 import { BotContext } from "./BotContext.js"
 import type { BotRuntime } from "./BotRuntime.js"
 import { Confirmations } from "./Confirmations.js"
+import { Denials } from "./Denials.js"
 import { affiliate } from "./features/affiliate.js"
 import { bills } from "./features/bills.js"
 import { help, unknown } from "./features/help.js"
@@ -58,6 +59,8 @@ export const createBot = (options: BotOptions): TradeBot => {
   bot.telegram = new PacedTelegram(pacer, options.token, bot.telegram.options)
   const deps: Deps = {
     runtime: options.runtime,
+    access: options.access,
+    denials: new Denials(now),
     logger: options.logger,
     confirmations: new Confirmations(options.confirmTtlMs ?? 5 * 60_000, now),
     typingDelayMs: options.typingDelayMs ?? 400,
@@ -67,8 +70,8 @@ export const createBot = (options: BotOptions): TradeBot => {
   bot.use(
     detach(inflight),
     logUpdates(options.logger, now),
-    authorize(options.access),
-    help(options.access),
+    authorize(deps),
+    help(deps),
     market(deps),
     orders(deps),
     bills(deps),

@@ -1,6 +1,6 @@
 /**
- * Structured logs: one JSON object per line. Known secrets (the bot token, API credentials, the webhook secret) are
- * scrubbed from every line whatever field they turn up in.
+ * Structured logs: one JSON object per line. Known secrets (the bot token, API credentials, the webhook secret, a
+ * password in the Bot API address) are scrubbed from every line whatever field they turn up in.
  */
 
 export type Level = "info" | "warn" | "error"
@@ -9,9 +9,17 @@ export interface Logger {
   readonly log: (level: Level, event: string, fields?: Readonly<Record<string, unknown>>) => void
 }
 
-/** The text with every secret replaced; very short values are left alone (they would scrub ordinary words). */
+/** Shorter values are not scrubbed, as they would scrub ordinary words; the configuration refuses such secrets. */
+export const MIN_SECRET_LENGTH = 4
+
+/**
+ * The text with every secret replaced, as written and as it reads inside a JSON string (a `"` or `\` in a secret is
+ * escaped there); longest first, so a secret that contains another goes as a whole.
+ */
 export const scrub = (text: string, secrets: ReadonlyArray<string>): string =>
-  secrets.reduce((out, secret) => (secret.length >= 6 ? out.split(secret).join("[redacted]") : out), text)
+  [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH).flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))]
+    .sort((a, b) => b.length - a.length)
+    .reduce((out, secret) => out.split(secret).join("[redacted]"), text)
 
 export const jsonLogger = (
   write: (line: string) => void,

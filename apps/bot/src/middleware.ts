@@ -1,16 +1,22 @@
 /**
- * The middleware in front of the features, in the order `createBot` installs them: detach each update from
- * telegraf's update loop, log one line per update, authorize (deny by default) and answer button presses first.
+ * The middleware in front of the features, in the order `createBot` installs them — detach each update from
+ * telegraf's update loop, log one line per update, authorize (deny by default) — and the registration helpers every
+ * feature uses: a command checks its access where telegraf dispatches it, a button press is answered first.
  */
-import type { Middleware } from "telegraf"
+import { Composer } from "telegraf"
+import type { Middleware, MiddlewareFn, NarrowedContext, Types } from "telegraf"
 import { decide } from "./access.js"
-import type { AccessPolicy } from "./access.js"
 import type { BotContext } from "./BotContext.js"
 import * as CallbackData from "./CallbackData.js"
-import { commandOf, findCommand } from "./commands.js"
+import { commandOf, commandSpec } from "./commands.js"
+import type { Access, CommandName } from "./commands.js"
+import type { Denials } from "./Denials.js"
 import { denialText, internalErrorView } from "./format/messages.js"
+import type { Denial } from "./format/messages.js"
 import type { Inflight } from "./Inflight.js"
 import type { Logger } from "./log.js"
+import { ReplyDropped } from "./Pacer.js"
+import type { Deps } from "./respond.js"
 import { send } from "./respond.js"
 
 /**
@@ -24,7 +30,7 @@ export const detach = (inflight: Inflight): Middleware<BotContext> => (_ctx, nex
 const kindOf = (ctx: BotContext): string => {
   if (ctx.callbackQuery !== undefined) return `button:${ctx.button?._tag ?? "?"}`
   if (ctx.message !== undefined && "text" in ctx.message) {
-    const command = commandOf(ctx.message.text)
+    const command = commandOf(ctx.message)
     return command === undefined ? "text" : `/${command.name}`
   }
   return ctx.updateType
@@ -36,8 +42,13 @@ export const logUpdates = (logger: Logger, now: () => number): Middleware<BotCon
   try {
     await next()
   } catch (error) {
-    ctx.note("fault", error instanceof Error ? error.stack ?? error.message : String(error), "error")
-    await send(ctx, internalErrorView()).catch(() => undefined)
+    if (error instanceof ReplyDropped) {
+      // the chat is flooded: an error message would be dropped as well
+      ctx.note("dropped", error.message, "warn")
+    } else {
+      ctx.note("fault", error instanceof Error ? error.stack ?? error.message : String(error), "error")
+      await send(ctx, internalErrorView()).catch(() => undefined)
+    }
   }
   logger.log(ctx.level, "update", {
     update: ctx.update.update_id,
@@ -50,43 +61,83 @@ export const logUpdates = (logger: Logger, now: () => number): Middleware<BotCon
   })
 }
 
-/**
- * Deny by default: a command or a button goes on only if the sender may use it (and, for the account, only in a
- * private chat); an update without a sender, a button the bot did not make and every other kind of update stop here.
- * A refusal says why and involves no exchange call. Allowed button presses are answered at once, before the work.
- */
-export const authorize = (policy: AccessPolicy): Middleware<BotContext> => async (ctx, next) => {
+type Guard = Pick<Deps, "access" | "denials">
+
+/** A refusal: no exchange call; the user is told why (with their id, to pass on), each reason at most once a minute. */
+const refuse = async (ctx: BotContext, denial: Denial, denials: Denials): Promise<void> => {
   const userId = ctx.from?.id
-  const chatType = ctx.chat?.type
+  const tell = denials.tell(userId, denial)
+  ctx.note(`denied:${denial}`, tell ? undefined : "not told again within the minute", "warn")
+  if (ctx.callbackQuery !== undefined) {
+    // the press is answered either way, or the user's button keeps spinning
+    await ctx.answerCbQuery(tell ? denialText(denial, userId) : undefined, { show_alert: tell }).catch(() => undefined)
+  } else if (tell) {
+    await ctx.reply(denialText(denial, userId))
+  }
+}
+
+/**
+ * Deny by default. A button goes on only if the bot made it and the sender may press it; a message only if it has a
+ * sender and is not a command for another bot (each command then checks its own access, see `onCommand`); every
+ * other kind of update stops here.
+ */
+export const authorize = (guard: Guard): Middleware<BotContext> => async (ctx, next) => {
   if (ctx.callbackQuery !== undefined) {
     const data = "data" in ctx.callbackQuery ? CallbackData.decode(ctx.callbackQuery.data) : undefined
-    const denial = data === undefined ? "unknown_button" : decide(policy, CallbackData.access(data), userId, chatType)
-    if (denial !== undefined) {
-      ctx.note(`denied:${denial}`, undefined, "warn")
-      await ctx.answerCbQuery(denialText(denial, userId), { show_alert: true }).catch(() => undefined)
-      return
-    }
+    const denial = data === undefined ? "unknown_button" : decide(guard.access, CallbackData.access(data), ctx.from?.id, ctx.chat?.type)
+    if (denial !== undefined) return refuse(ctx, denial, guard.denials)
     ctx.button = data
-    // a press older than Telegram keeps queries for cannot be answered, but is still acted on
-    await ctx.answerCbQuery().catch(() => undefined)
     return next()
   }
   if (ctx.message === undefined) {
     ctx.note("ignored")
     return
   }
-  const command = "text" in ctx.message ? commandOf(ctx.message.text) : undefined
+  const command = "text" in ctx.message ? commandOf(ctx.message) : undefined
   if (command?.target !== undefined && command.target.toLowerCase() !== ctx.me.toLowerCase()) {
     // a command for another bot in the same group
     ctx.note("ignored")
     return
   }
-  const access = command === undefined ? "open" : findCommand(command.name)?.access ?? "open"
-  const denial = decide(policy, access, userId, chatType)
-  if (denial !== undefined) {
-    ctx.note(`denied:${denial}`, undefined, "warn")
-    await ctx.reply(denialText(denial, userId))
-    return
-  }
+  const denial = decide(guard.access, "open", ctx.from?.id, ctx.chat?.type)
+  if (denial !== undefined) return refuse(ctx, denial, guard.denials)
   return next()
 }
+
+const requires = (guard: Guard, access: Access): MiddlewareFn<BotContext> => (ctx, next) => {
+  const denial = decide(guard.access, access, ctx.from?.id, ctx.chat?.type)
+  return denial === undefined ? next() : refuse(ctx, denial, guard.denials)
+}
+
+export type CommandContext = NarrowedContext<BotContext, Types.MountMap["text"]> & Types.CommandContextExtn
+
+/**
+ * Handles a command, for the users its table entry allows. The check sits where telegraf dispatches the command, so
+ * whatever telegraf takes for this command (`/bills`, `/bills,`, `/bills@bot`) is checked.
+ */
+export const onCommand = (guard: Guard, name: CommandName, handle: (ctx: CommandContext) => Promise<void>): MiddlewareFn<BotContext> =>
+  Composer.command<BotContext>(name, requires(guard, commandSpec(name).access), handle)
+
+type ButtonOf<T extends CallbackData.CallbackData["_tag"]> = Extract<CallbackData.CallbackData, { _tag: T }>
+
+/** Answers a press, with a short note shown to the user, or none. A press too old to answer is still acted on. */
+export const answerPress = (ctx: BotContext, note?: string): Promise<unknown> => ctx.answerCbQuery(note).catch(() => undefined)
+
+/** Handles presses of one kind of button (decoded and authorized already); the handler answers the press itself. */
+export const onPress = <T extends CallbackData.CallbackData["_tag"]>(
+  tag: T,
+  handle: (ctx: BotContext, data: ButtonOf<T>) => Promise<void>
+): Middleware<BotContext> => {
+  const matches = (button: CallbackData.CallbackData | undefined): button is ButtonOf<T> => button?._tag === tag
+  return (ctx, next) => (matches(ctx.button) ? handle(ctx, ctx.button) : next())
+}
+
+/** Handles presses of one kind of button, answering each press at once, before the work. */
+export const onButton = <T extends CallbackData.CallbackData["_tag"]>(
+  tag: T,
+  handle: (ctx: BotContext, data: ButtonOf<T>) => Promise<void>
+): Middleware<BotContext> =>
+  onPress(tag, async (ctx, data) => {
+    await answerPress(ctx)
+    return handle(ctx, data)
+  })

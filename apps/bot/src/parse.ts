@@ -51,7 +51,7 @@ const isTimeToken = (token: string) => /^\d{1,6}[mhdw]$/.test(token) || /^\d{4}-
 
 export const TICKER_SORTS = ["volume", "gainers", "losers"] as const
 export type TickerSort = (typeof TICKER_SORTS)[number]
-export const MAX_FILTER_LENGTH = 20
+const MAX_FILTER_LENGTH = 20
 
 export interface TickersArgs {
   /** lower-case letters and digits matched anywhere in the pair name; empty for all */
@@ -117,16 +117,14 @@ export interface OrderArgs {
   readonly orders: ReadonlyArray<OrderDraft>
 }
 
-export const MAX_ORDERS = 20
+const MAX_ORDERS = 20
 
-const SIDES: Readonly<Record<string, BatchOrder.NewOrderType>> = {
-  open_long: "open_long",
-  open_short: "open_short",
-  close_long: "close_long",
-  close_short: "close_short"
-}
+// Maps, not object literals: a typed word such as `constructor` must not find what every object inherits
+const SIDES: ReadonlyMap<string, BatchOrder.NewOrderType> = new Map(
+  (["open_long", "open_short", "close_long", "close_short"] as const).map((side) => [side, side])
+)
 
-const EXECUTIONS: Readonly<Record<string, PlanOrder.Execution>> = { post: "post_only", post_only: "post_only", fok: "fok", ioc: "ioc" }
+const EXECUTIONS: ReadonlyMap<string, PlanOrder.Execution> = new Map([["post", "post_only"], ["post_only", "post_only"], ["fok", "fok"], ["ioc", "ioc"]])
 
 const positive = (token: string | undefined, what: string): Parsed<BigDecimal.BigDecimal> => {
   if (token === undefined) return fail(`${what} is missing`)
@@ -140,7 +138,7 @@ export const parseOrderLine = (line: string): Parsed<OrderDraft> => {
   const words = tokens(line.toLowerCase().replace(/@/g, " @ ").replace(/=/g, " "))
   const [sideWord, sizeWord, ...rest] = words
   if (sideWord === undefined) return fail("empty order")
-  const type = SIDES[sideWord.replace(/-/g, "_")]
+  const type = SIDES.get(sideWord.replace(/-/g, "_"))
   if (type === undefined) return fail(`${quote(sideWord)} is not a side; use open_long, open_short, close_long or close_short`)
   const size = positive(sizeWord, "size")
   if (Either.isLeft(size)) return fail(size.left)
@@ -160,9 +158,9 @@ export const parseOrderLine = (line: string): Parsed<OrderDraft> => {
     } else if (word === "market" || word === "mkt") {
       if (priceMode !== undefined) return fail("give one price: @ <price> or market")
       priceMode = "market"
-    } else if (word in EXECUTIONS) {
+    } else if (EXECUTIONS.has(word)) {
       if (execution !== undefined) return fail("give at most one of post, fok, ioc")
-      execution = EXECUTIONS[word]
+      execution = EXECUTIONS.get(word)
     } else if (word === "tp" || word === "sl") {
       const parsed = positive(rest[++i], word === "tp" ? "take-profit price" : "stop-loss price")
       if (Either.isLeft(parsed)) return fail(parsed.left)

@@ -3,19 +3,21 @@
  * turn a failure into a clear reply, and put a view on screen — a new message for a command, the same message edited
  * for a button press, long texts split under Telegram's limit.
  */
-import type { TradeDeskError } from "@tradedesk/core"
+import type { ConfigError } from "@tradedesk/core"
 import { Cause, Exit, Option } from "effect"
 import type { Effect } from "effect"
-import type { Middleware } from "telegraf"
 import { Input, Markup, TelegramError } from "telegraf"
 import type { InlineKeyboardMarkup } from "telegraf/types"
+import type { AccessPolicy } from "./access.js"
 import type { BotContext } from "./BotContext.js"
 import * as CallbackData from "./CallbackData.js"
 import type { BotRuntime, Services } from "./BotRuntime.js"
 import type { CommandName } from "./commands.js"
 import { commandSpec } from "./commands.js"
 import type { Confirmations } from "./Confirmations.js"
+import type { Denials } from "./Denials.js"
 import { errorReport, internalErrorView, usageView } from "./format/messages.js"
+import type { BotError } from "./format/messages.js"
 import { split } from "./format/view.js"
 import type { View } from "./format/view.js"
 import type { Logger } from "./log.js"
@@ -23,6 +25,9 @@ import type { Parsed } from "./parse.js"
 
 export interface Deps {
   readonly runtime: BotRuntime
+  readonly access: AccessPolicy
+  /** who was told of a refusal lately */
+  readonly denials: Denials
   readonly logger: Logger
   readonly confirmations: Confirmations
   /** show `typing…` when an exchange call takes longer than this */
@@ -81,7 +86,7 @@ const withTyping = async <A>(ctx: BotContext, delayMs: number, work: Promise<A>)
 }
 
 /** The view for a failed program; notes the update's outcome (with the operator's detail for the log). */
-export const failureView = (ctx: BotContext, cause: Cause.Cause<TradeDeskError>): View => {
+export const failureView = (ctx: BotContext, cause: Cause.Cause<BotError>): View => {
   const failure = Cause.failureOption(cause)
   if (Option.isNone(failure)) {
     ctx.note("fault", Cause.pretty(cause), "error")
@@ -94,17 +99,19 @@ export const failureView = (ctx: BotContext, cause: Cause.Cause<TradeDeskError>)
   return report.view
 }
 
-const reportFailure = (ctx: BotContext, cause: Cause.Cause<TradeDeskError>): Promise<void> => send(ctx, failureView(ctx, cause))
-
 /** Runs a program for this update, showing `typing…` while it is slow. */
-export const runExit = <A>(ctx: BotContext, deps: Deps, program: Effect.Effect<A, TradeDeskError, Services>): Promise<Exit.Exit<A, TradeDeskError>> =>
+export const runExit = <A, E extends BotError>(
+  ctx: BotContext,
+  deps: Deps,
+  program: Effect.Effect<A, E, Services>
+): Promise<Exit.Exit<A, E | ConfigError>> =>
   withTyping(ctx, deps.typingDelayMs, deps.runtime.runPromiseExit(program))
 
 /** Runs a program for this update; on failure replies with what went wrong and returns none. */
-export const run = async <A>(ctx: BotContext, deps: Deps, program: Effect.Effect<A, TradeDeskError, Services>): Promise<Option.Option<A>> => {
+export const run = async <A>(ctx: BotContext, deps: Deps, program: Effect.Effect<A, BotError, Services>): Promise<Option.Option<A>> => {
   const exit = await runExit(ctx, deps, program)
   if (Exit.isSuccess(exit)) return Option.some(exit.value)
-  await reportFailure(ctx, exit.cause)
+  await send(ctx, failureView(ctx, exit.cause))
   return Option.none()
 }
 
@@ -113,15 +120,4 @@ export const withArgs = async <A>(ctx: BotContext, command: CommandName, parsed:
   if (parsed._tag === "Right") return handle(parsed.right)
   ctx.note("usage", parsed.left)
   return send(ctx, usageView(commandSpec(command), parsed.left))
-}
-
-type ButtonOf<T extends CallbackData.CallbackData["_tag"]> = Extract<CallbackData.CallbackData, { _tag: T }>
-
-/** Handles presses of one kind of button (decoded and authorized already). */
-export const onButton = <T extends CallbackData.CallbackData["_tag"]>(
-  tag: T,
-  handle: (ctx: BotContext, data: ButtonOf<T>) => Promise<void>
-): Middleware<BotContext> => {
-  const matches = (button: CallbackData.CallbackData | undefined): button is ButtonOf<T> => button?._tag === tag
-  return (ctx, next) => (matches(ctx.button) ? handle(ctx, ctx.button) : next())
 }

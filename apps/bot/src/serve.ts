@@ -15,13 +15,13 @@ export interface Running {
 }
 
 /** The bot reads messages and button presses only; Telegram does not send it anything else. */
-export const ALLOWED_UPDATES: Array<Convenience.UpdateType> = ["message", "callback_query"]
+const ALLOWED_UPDATES: Array<Convenience.UpdateType> = ["message", "callback_query"]
 
 /** How long a shutdown waits for updates being handled. */
 const DRAIN_MILLIS = 10_000
 
 /** Telegram's command menu, from the command table. */
-export const setMenu = (trade: TradeBot): Promise<true> =>
+const setMenu = (trade: TradeBot): Promise<true> =>
   trade.bot.telegram.setMyCommands(COMMANDS.filter((command) => command.name !== "start").map((command) => ({
     command: command.name,
     description: command.summary
@@ -55,8 +55,11 @@ export interface RunningWebhook extends Running {
   readonly port: number
 }
 
-/** A webhook: the URL's path on `webhook.port`, `/healthz` for load balancers, 403 for anything else. */
-export const startWebhook = async (trade: TradeBot, webhook: Webhook): Promise<RunningWebhook> => {
+/**
+ * A webhook: the URL's path on `webhook.port`, `/healthz` for load balancers, 403 for anything else. `onError` hears
+ * of server errors once it listens (e.g. too many open files), which it survives.
+ */
+export const startWebhook = async (trade: TradeBot, webhook: Webhook, onError: (error: unknown) => void): Promise<RunningWebhook> => {
   const { bot } = trade
   bot.botInfo ??= await bot.telegram.getMe()
   await setMenu(trade)
@@ -70,17 +73,30 @@ export const startWebhook = async (trade: TradeBot, webhook: Webhook): Promise<R
   })
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
-    server.listen(webhook.port, webhook.host, () => resolve())
+    server.listen(webhook.port, webhook.host, () => {
+      server.off("error", reject)
+      // an error event without a listener would end the process
+      server.on("error", onError)
+      resolve()
+    })
   })
-  await bot.telegram.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ALLOWED_UPDATES })
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeIdleConnections()
+    })
+  try {
+    await bot.telegram.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ALLOWED_UPDATES })
+  } catch (error) {
+    // nothing will come: free the port for the next attempt
+    await close()
+    throw error
+  }
   return {
     port: (server.address() as AddressInfo).port,
     // the webhook stays registered: Telegram keeps the updates that arrive until the bot is back
     stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
+      await close()
       await trade.drain(DRAIN_MILLIS)
     }
   }

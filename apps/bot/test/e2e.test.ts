@@ -368,12 +368,14 @@ describe("exchange faults", () => {
   })
 
   it("tells the user the bot is misconfigured on an auth failure, and logs the detail", async () => {
-    rig.simulator.setFault("affiliateStats", { kind: "status", status: 401, times: 1 })
-    await rig.say(reader, "/affiliate 2d")
-    const line = rig.logs.at(-1)!
-    expect(line.outcome).toBe("error:HttpStatusError")
-    expect(line.level).toBe("error")
-    expect(rig.last(reader.id).text).toBe("The exchange refused the request (HTTP 401).")
+    for (const status of [401, 403]) {
+      rig.simulator.setFault("affiliateStats", { kind: "status", status, times: 1 })
+      const line = await rig.say(reader, `/affiliate ${status}d`)
+      expect(line.outcome).toBe("error:HttpStatusError")
+      expect(line.level).toBe("error")
+      expect(line.detail).toContain(`HTTP ${status}`)
+      expect(rig.last(reader.id).text).toBe("The bot is misconfigured, so this cannot work until the operator fixes it (the details are in the bot's log).")
+    }
   })
 
   it("keeps the preview confirmable when a batch is refused before anything is accepted", async () => {
@@ -438,6 +440,8 @@ describe("Telegram limits and failures", () => {
       expect(typeof line.user).toBe("number")
     }
     const all = rig.rawLogs.join("\n")
+    // the rig's logger scrubs these secrets, so what counts is that nothing had to be scrubbed
+    expect(all).not.toContain("[redacted]")
     const { apiKey, apiSecret, apiPassphrase } = rig.simulator.accounts.agent
     for (const secret of [apiKey, apiSecret, apiPassphrase, "local-test-token"]) expect(all).not.toContain(secret)
   })

@@ -1,16 +1,17 @@
-import { ConfigError, Decimal, ExchangeApiError, RateLimitError, TransportError } from "@tradedesk/core"
+import { ConfigError, Decimal, ExchangeApiError, HttpStatusError, RateLimitError, TransportError } from "@tradedesk/core"
 import type { AffiliateUserStats, BatchOrder, SpotBill, Ticker } from "@tradedesk/core"
 import { DateTime, FastCheck as fc, Option } from "effect"
 import { FmtString } from "telegraf/format"
 import { describe, expect, it } from "vitest"
 import * as CallbackData from "../src/CallbackData.js"
 import { toCsv } from "../src/csv.js"
-import { affiliateCsv, affiliateView } from "../src/format/affiliate.js"
-import { beforeBound, BILLS_FETCH_LIMIT, BILLS_PAGE_SIZE, pageOf } from "../src/format/bills.js"
+import { ExportBusyError } from "../src/ExportGate.js"
+import { affiliateCaption, affiliateCsv, affiliateView } from "../src/format/affiliate.js"
+import { beforeBound, billsCaption, BILLS_FETCH_LIMIT, BILLS_PAGE_SIZE, pageOf } from "../src/format/bills.js"
 import type { BillsQuery } from "../src/format/bills.js"
 import { tickersView, tickerView } from "../src/format/market.js"
 import { errorReport } from "../src/format/messages.js"
-import { previewView, resultView } from "../src/format/orders.js"
+import { failedPlacementView, notPendingView, previewView, resultView } from "../src/format/orders.js"
 import { compact, paginate, percent, split, table } from "../src/format/view.js"
 import type { View } from "../src/format/view.js"
 import type { Snapshot } from "../src/MarketData.js"
@@ -129,6 +130,32 @@ describe("order views", () => {
     expect(view.text.text).toContain("✅ 1. Open long 0.010 @ 65000.5 → order 777")
     expect(view.text.text).toContain("❌ 2. Open long 0.010 @ 65000.5 → refused: 43009 price too high")
   })
+
+  it("offers Confirm again only when the batch surely did not arrive and may succeed later", () => {
+    const batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [order({})] }
+    const reason = new FmtString("The exchange refused: 43009 price too high")
+    const retry = failedPlacementView(batch, "abcd", "retryable", reason)
+    expect(retry.buttons.flat().map((button) => button.label)).toEqual(["✅ Confirm again", "✖ Cancel"])
+    const final = failedPlacementView(batch, "abcd", "final", reason)
+    expect(final.text.text).toContain("BTCUSDT · not placed\nThe exchange refused: 43009 price too high")
+    expect(final.text.text).toContain("Nothing was placed.")
+    expect(final.buttons).toEqual([])
+    const unknown = failedPlacementView(batch, "abcd", "unknown", reason)
+    expect(unknown.text.text).toContain("outcome unknown")
+    expect(unknown.text.text).toContain("client id tdbx-1")
+    // no promise the exchange does not make
+    expect(unknown.text.text).toContain("not known to refuse a client id it has seen")
+    expect(unknown.buttons).toEqual([])
+  })
+
+  it("answers a press on a preview that is no longer pending without claiming what did not happen", () => {
+    expect(notPendingView({ _tag: "Busy" }, "Cancel")).toEqual({ view: { text: new FmtString("Too late to cancel: these orders are being placed."), buttons: [] }, inPlace: false })
+    expect(notPendingView({ _tag: "Busy" }, "Confirm").view.text.text).not.toContain("sent already")
+    expect(notPendingView({ _tag: "Sent" }, "Cancel").view.text.text).toBe("Too late to cancel: these orders were sent already.")
+    expect(notPendingView({ _tag: "Refused" }, "Cancel").view.text.text).toContain("nothing was placed")
+    expect(notPendingView({ _tag: "Expired" }, "Confirm").inPlace).toBe(true)
+    expect(notPendingView({ _tag: "NotYours" }, "Confirm").inPlace).toBe(false)
+  })
 })
 
 const bill = (id: number, time: number): SpotBill.SpotBill => ({
@@ -184,13 +211,21 @@ describe("affiliate views", () => {
 
   it("totals exactly over every user and pages the table", () => {
     const users = Array.from({ length: 23 }, (_, i) => user(String(8100 + i), "0.10"))
-    const view = affiliateView(users, { uid: undefined, from: undefined, to: undefined }, 0)
+    const view = affiliateView(users, { uid: undefined, from: undefined, to: undefined }, 0, 1_000)
+    expect(view.text.text).toContain("23 invited users\n")
     const totals = pre(view)
     expect(totals).toContain("Deposits          241.50")
     expect(totals).toContain("Futures volume 23000.000")
     expect(totals).toContain("Commission          2.30")
     expect(view.text.text).toContain("Users · page 1/3")
     expect(view.text.text.match(/UID \d+/g)).toHaveLength(10)
+  })
+
+  it("say when a bulk read stopped at its cap", () => {
+    expect(affiliateCaption(1_000, 1_000)).toBe("1000 invited users (the first 1000, and totals over those; narrow with a uid or dates)")
+    expect(affiliateCaption(999, 1_000)).toBe("999 invited users")
+    expect(billsCaption(4_000, 4_000)).toBe("4000 bills (the newest 4000; use since for older ones)")
+    expect(billsCaption(1, 4_000)).toBe("1 bill")
   })
 
   it("exports CSV with the exact values", () => {
@@ -210,6 +245,21 @@ describe("errors", () => {
       .toBe("The exchange refused: 43005 size too small")
     expect(errorReport(new ExchangeApiError({ endpoint: "planOrders", status: 400, code: "40009", msg: "sign error", category: "auth" })).operator).toBe(true)
     expect(errorReport(new TransportError({ endpoint: "tickers", kind: "timeout", detail: "10 s", maybeDelivered: true })).view.text.text).toContain("did not answer in time")
+    expect(errorReport(new ExportBusyError({ retryAfterMillis: 4_200 })).view.text.text).toContain("try again in 5 s")
+  })
+
+  it("tell the user the bot is misconfigured when the exchange refuses its credentials", () => {
+    const refusals = [
+      new ExchangeApiError({ endpoint: "planOrders", status: 400, code: "40009", msg: "sign error", category: "auth" }),
+      new HttpStatusError({ endpoint: "spotBills", status: 401, bodyExcerpt: "" }),
+      new HttpStatusError({ endpoint: "spotBills", status: 403, bodyExcerpt: "forbidden" })
+    ]
+    for (const error of refusals) {
+      const report = errorReport(error)
+      expect(report.view.text.text).toMatch(/^The bot is misconfigured/)
+      expect(report.operator).toBe(true)
+    }
+    expect(errorReport(new HttpStatusError({ endpoint: "spotBills", status: 404, bodyExcerpt: "" })).view.text.text).toBe("The exchange refused the request (HTTP 404).")
   })
 })
 
@@ -279,6 +329,13 @@ describe("callback data", () => {
     }), { numRuns: 500, seed: 5 })
     expect(CallbackData.decode("t|9|0|")).toBeUndefined()
     expect(CallbackData.decode("b||99||||0")).toBeUndefined()
+    // times beyond what a Date holds would throw when shown
+    const latest = (8.64e15).toString(36)
+    const later = (8.64e15 + 1).toString(36)
+    expect(CallbackData.decode(`b|||${latest}||0`)).toMatchObject({ after: 8.64e15 })
+    expect(CallbackData.decode(`b||||${later}|0`)).toBeUndefined()
+    expect(CallbackData.decode(`a|0||${later}|`)).toBeUndefined()
+    expect(CallbackData.decode(`a|0|||zzzzzzzzzzz`)).toBeUndefined()
   })
 })
 

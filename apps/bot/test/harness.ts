@@ -13,6 +13,7 @@ import type { TradeBot } from "../src/createBot.js"
 import { LocalBotApi } from "../src/LocalBotApi.js"
 import type { Person, StoredMessage } from "../src/LocalBotApi.js"
 import { jsonLogger } from "../src/log.js"
+import type { PacerOptions } from "../src/Pacer.js"
 import type { Running } from "../src/serve.js"
 import { startPolling } from "../src/serve.js"
 
@@ -38,8 +39,10 @@ export interface RigOptions {
   /** added to the bot's clock, to expire previews */
   readonly clockSkewMs?: { value: number }
   readonly tickersTtlMs?: number
-  /** replaces parts of the exchange options, e.g. wrong credentials */
+  /** replaces parts of the exchange options, e.g. wrong credentials or real rate limits */
   readonly exchange?: Partial<TradeDeskConfig.Options>
+  /** outgoing pacing; default none, so tests need not wait */
+  readonly pacing?: PacerOptions
 }
 
 export interface Rig {
@@ -78,7 +81,8 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
     apiPassphrase,
     readRetries: 0,
     timeoutMs: 2_000,
-    rateLimit: { ipWeightPerWindow: 1_000_000, uidWeightPerWindow: 1_000_000, onExceeded: "fail", penaltyMs: 200 },
+    // a short window also spaces exports by only that much
+    rateLimit: { ipWeightPerWindow: 1_000_000, uidWeightPerWindow: 1_000_000, windowMs: 1, onExceeded: "fail", penaltyMs: 200 },
     ...options.exchange
   }, { tickersTtlMs: options.tickersTtlMs ?? 60_000 })
   const rawLogs: Array<string> = []
@@ -94,7 +98,7 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
     runtime,
     access: options.access ?? { readers: new Set([reader.id]), traders: new Set([trader.id]), publicMarket: false },
     logger,
-    pacing: { perChatIntervalMs: 0 },
+    pacing: options.pacing ?? { perChatIntervalMs: 0, groupIntervalMs: 0 },
     typingDelayMs: 50,
     ...(skew === undefined ? {} : { now: () => Date.now() + skew.value })
   })

@@ -1,17 +1,18 @@
 /** Operating the bot: configuration, authorization rules, pacing, confirmations, logs, webhook mode, misconfiguration. */
 import { startSimulator } from "@tradedesk/simulator"
 import { Either } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { PassThrough } from "node:stream"
 import { describe, expect, it } from "vitest"
 import { decide } from "../src/access.js"
 import type { AccessPolicy } from "../src/access.js"
 import * as BotConfig from "../src/BotConfig.js"
 import { startApp } from "../src/app.js"
-import { Confirmations } from "../src/Confirmations.js"
-import type { Batch } from "../src/Confirmations.js"
+import { Denials } from "../src/Denials.js"
 import { LocalBotApi } from "../src/LocalBotApi.js"
 import { jsonLogger } from "../src/log.js"
-import { Pacer } from "../src/Pacer.js"
+import { Pacer, ReplyDropped } from "../src/Pacer.js"
 import { startWebhook } from "../src/serve.js"
 import { reader, startRig, trader } from "./harness.js"
 
@@ -28,7 +29,7 @@ describe("configuration", () => {
       TELEGRAM_PUBLIC_MARKET: "true",
       TELEGRAM_WEBHOOK_URL: "https://bot.example.com/tg/hook",
       TELEGRAM_WEBHOOK_PORT: "9000",
-      TRADEDESK_API_KEY: "k"
+      TRADEDESK_API_KEY: "key-1"
     }))
     expect([...full.access.readers]).toEqual([1, 2, 3])
     expect([...full.access.traders]).toEqual([4])
@@ -48,6 +49,19 @@ describe("configuration", () => {
     expect(problems).toHaveLength(4)
     expect(problems.join("\n")).not.toContain("not-a-token-value")
     expect(problems.join("\n")).toContain("TELEGRAM_ALLOWED_USERS")
+  })
+
+  it("refuses secrets too short to keep out of the logs", () => {
+    const problems = Either.getLeft(BotConfig.read({
+      TELEGRAM_BOT_TOKEN: "123456:ABCdefGHIjklMNOpqrSTUvwxYZ",
+      TELEGRAM_WEBHOOK_URL: "https://bot.example.com/hook",
+      TELEGRAM_WEBHOOK_SECRET: "short_secret",
+      TELEGRAM_API_ROOT: "https://u:pw@tg.example.com",
+      TRADEDESK_API_KEY: "key-long-enough",
+      TRADEDESK_API_PASSPHRASE: "abc"
+    })).pipe((option) => option._tag === "Some" ? option.value : [])
+    expect(problems.map((problem) => problem.split(":")[0])).toEqual(["TRADEDESK_API_PASSPHRASE", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_API_ROOT"])
+    expect(problems.join("\n")).not.toContain("short_secret")
   })
 })
 
@@ -89,31 +103,43 @@ describe("outgoing pacing", () => {
     await Promise.all(Array.from({ length: 6 }, (_, i) => pacer.slot(String(i))))
     expect(Date.now() - started).toBeGreaterThanOrEqual(95)
   })
-})
 
-describe("confirmations", () => {
-  const batch: Batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [] }
-
-  it("let exactly one press through, for the owner, within the time", () => {
-    let now = 0
-    const store = new Confirmations(1_000, () => now)
-    const { id } = store.create(1, () => batch)
-    expect(store.claim(id, 2)._tag).toBe("NotYours")
-    expect(store.claim(id, 1)._tag).toBe("Claimed")
-    expect(store.claim(id, 1)._tag).toBe("Busy")
-    store.settle(id, "done")
-    expect(store.claim(id, 1)._tag).toBe("Done")
-    expect(store.cancel(id, 1)._tag).toBe("Done")
-    const second = store.create(1, () => batch).id
-    now = 2_000
-    expect(store.claim(second, 1)._tag).toBe("Expired")
-    expect(store.claim("unknown1", 1)._tag).toBe("Missing")
+  it("paces groups slower than private chats", async () => {
+    const pacer = new Pacer({ perChatIntervalMs: 10, groupIntervalMs: 80, globalPerSecond: 1000 })
+    const started = Date.now()
+    const took = (chat: string) => Promise.all([pacer.slot(chat), pacer.slot(chat)]).then(() => Date.now() - started)
+    const [privateChat, group] = await Promise.all([took("42"), took("-100500")])
+    expect(privateChat).toBeLessThan(60)
+    expect(group).toBeGreaterThanOrEqual(75)
   })
 
-  it("make the batch from its id, so client_oids are fixed with the preview", () => {
-    const store = new Confirmations(1_000)
-    const made = store.create(1, (id) => ({ ...batch, symbol: id }))
-    expect(made.batch.symbol).toBe(made.id)
+  it("drops a message to a chat whose backlog is full, and takes them again once it drains", async () => {
+    const pacer = new Pacer({ perChatIntervalMs: 30, globalPerSecond: 1000, maxBacklog: 3 })
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => pacer.slot("7")))
+    // the first goes at once; three wait; the rest are dropped
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "fulfilled", "rejected", "rejected"])
+    expect((results[4] as PromiseRejectedResult).reason).toBeInstanceOf(ReplyDropped)
+    await expect(pacer.slot("7")).resolves.toBeUndefined()
+    // other chats are not affected by one chat's backlog
+    await expect(pacer.slot("8")).resolves.toBeUndefined()
+  })
+})
+
+describe("refusals", () => {
+  it("are told to a user once a minute for each reason, in a bounded memory", () => {
+    let now = 0
+    const denials = new Denials(() => now, 60_000, 3)
+    const tell = (user: number | undefined) => denials.tell(user, "not_allowed")
+    expect([tell(1), tell(1), tell(2), tell(undefined)]).toEqual([true, false, true, false])
+    expect(denials.tell(1, "private_only")).toBe(true)
+    now = 59_999
+    expect(tell(1)).toBe(false)
+    now = 60_000
+    expect(tell(1)).toBe(true)
+    // 3 and 4 push out those told longest ago (2, then 1's private_only), never the one told just now
+    expect([tell(3), tell(4)]).toEqual([true, true])
+    expect(tell(2)).toBe(true)
+    expect(tell(4)).toBe(false)
   })
 })
 
@@ -123,7 +149,25 @@ describe("logs", () => {
     const logger = jsonLogger((line) => lines.push(line), ["s3cret-value"])
     logger.log("error", "x", { detail: "url https://api/bot/s3cret-value/sendMessage failed" })
     expect(lines[0]).not.toContain("s3cret-value")
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", event: "x" })
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", event: "x", detail: "url https://api/bot/[redacted]/sendMessage failed" })
+  })
+
+  it("scrub a secret also as it reads inside a JSON string, and short ones too", () => {
+    const lines: Array<string> = []
+    const quoted = 'pa"ss\\word'
+    const logger = jsonLogger((line) => lines.push(line), [quoted, "k3y9", "abc"])
+    logger.log("error", "x", { detail: `secret ${quoted}, key k3y9, abc` })
+    expect(lines[0]).not.toContain(JSON.stringify(quoted).slice(1, -1))
+    expect(lines[0]).not.toContain("k3y9")
+    // shorter than any secret the configuration accepts: ordinary text
+    expect(JSON.parse(lines[0]!).detail).toBe("secret [redacted], key [redacted], abc")
+  })
+
+  it("never name the credentials in a Bot API address", () => {
+    expect(BotConfig.withoutCredentials("https://bot:pa55word@tg.example.com/api")).toBe("https://redacted@tg.example.com/api")
+    expect(BotConfig.withoutCredentials("https://tg.example.com")).toBe("https://tg.example.com")
+    const env = { TELEGRAM_BOT_TOKEN: "123456:ABCdefGHIjklMNOpqrSTUvwxYZ", TELEGRAM_API_ROOT: "https://bot:pa%24%24word@tg.example.com" }
+    expect(BotConfig.secretsOf(env, Either.getOrThrow(BotConfig.read(env)))).toEqual(expect.arrayContaining(["pa%24%24word", "pa$$word"]))
   })
 })
 
@@ -159,7 +203,7 @@ describe("misconfiguration", () => {
 describe("webhook mode", () => {
   it("takes updates on its own port only with the secret token", async () => {
     const rig = await startRig()
-    const webhook = await startWebhook(rig.trade, { url: "https://bot.example.com/tg/hook", secret: "s3cret_token", port: 0, host: "127.0.0.1" })
+    const webhook = await startWebhook(rig.trade, { url: "https://bot.example.com/tg/hook", secret: "s3cret_token", port: 0, host: "127.0.0.1" }, () => undefined)
     try {
       const setWebhook = rig.api.calls.find((call) => call.method === "setWebhook")!
       expect(setWebhook.payload).toMatchObject({ url: "https://bot.example.com/tg/hook", secret_token: "s3cret_token" })
@@ -194,6 +238,26 @@ describe("webhook mode", () => {
       await rig.close()
     }
   })
+
+  it("frees its port when Telegram refuses the webhook", async () => {
+    const rig = await startRig()
+    // a port that was free a moment ago
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve))
+    const { port } = probe.address() as AddressInfo
+    await new Promise<void>((resolve) => probe.close(() => resolve()))
+    try {
+      rig.api.failNext("setWebhook", { code: 400, description: "Bad Request: bad webhook: HTTPS url must be provided for webhook" })
+      const webhook = { url: "https://bot.example.com/tg/hook", secret: "s3cret_token_long_enough", port, host: "127.0.0.1" }
+      await expect(startWebhook(rig.trade, webhook, () => undefined)).rejects.toThrow(/bad webhook/)
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow()
+      // and a second attempt can take it
+      const second = await startWebhook(rig.trade, webhook, () => undefined)
+      await second.stop()
+    } finally {
+      await rig.close()
+    }
+  })
 })
 
 
@@ -224,6 +288,8 @@ describe("the application with a token", () => {
       await api.close()
     }
     expect(await app.stopped).toBe(0)
+    // the logger scrubs the token, so what counts is that nothing had to be scrubbed
+    expect(log).not.toContain("[redacted]")
     expect(log).not.toContain(token)
   })
 
@@ -262,6 +328,7 @@ describe("the application with a token", () => {
       await api.close()
       await service.close()
     }
+    expect(log).not.toContain("[redacted]")
     for (const secret of [apiKey, apiSecret, apiPassphrase]) expect(log).not.toContain(secret)
   })
 

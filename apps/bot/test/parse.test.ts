@@ -1,7 +1,7 @@
 import { Decimal } from "@tradedesk/core"
 import { BigDecimal, Either, FastCheck as fc } from "effect"
 import { describe, expect, it } from "vitest"
-import { COMMANDS, commandOf, findCommand } from "../src/commands.js"
+import { COMMANDS, commandOf } from "../src/commands.js"
 import type { Parsed } from "../src/parse.js"
 import {
   parseAffiliate,
@@ -50,13 +50,19 @@ describe("symbols", () => {
 })
 
 describe("commands", () => {
-  it("finds the command at the start of a text, with the bot it is addressed to", () => {
-    expect(commandOf("/tickers eth")).toEqual({ name: "tickers", target: undefined })
-    expect(commandOf("/ticker@tradedesk_bot btc")).toEqual({ name: "ticker", target: "tradedesk_bot" })
-    expect(commandOf("hello /tickers")).toBeUndefined()
-    expect(findCommand("orders")?.access).toBe("account")
-    expect(findCommand("order")?.access).toBe("trade")
-    expect(findCommand("nope")).toBeUndefined()
+  // as Telegram marks them: the entity ends where a command name cannot go on
+  const message = (text: string, length: number, offset = 0) => ({ text, entities: [{ type: "bot_command" as const, offset, length }] })
+
+  it("reads the command as telegraf dispatches it: the leading bot_command entity, with the bot it is addressed to", () => {
+    expect(commandOf(message("/tickers eth", 8))).toEqual({ name: "tickers", target: undefined })
+    expect(commandOf(message("/ticker@tradedesk_bot btc", 21))).toEqual({ name: "ticker", target: "tradedesk_bot" })
+    // what Telegram takes for a command although no space follows the name
+    expect(commandOf(message("/bills,", 6))).toEqual({ name: "bills", target: undefined })
+    expect(commandOf(message("/orders-x", 7))).toEqual({ name: "orders", target: undefined })
+    expect(commandOf(message("/order-btc\nopen_long 0.01 @ 65000", 6))).toEqual({ name: "order", target: undefined })
+    expect(commandOf(message("hello /tickers", 8, 6))).toBeUndefined()
+    expect(commandOf({ text: "/tickers" })).toBeUndefined()
+    expect(commandOf({ text: "/tickers", entities: [{ type: "bold", offset: 0, length: 8 }] })).toBeUndefined()
   })
 
   it("fits Telegram's command menu rules", () => {
@@ -114,6 +120,11 @@ describe("/order", () => {
     expect(left(parseOrderLine("open_long 1 @ 5 market"))).toContain("one price")
     expect(left(parseOrderLine("open_long 1 @ 5 fok ioc"))).toContain("at most one")
     expect(left(parseOrderLine("open_long 1 @ 5 leverage 10"))).toContain("not understood")
+    // what every object inherits is not a side or a flag
+    for (const word of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      expect(left(parseOrderLine(`${word} 1 @ 5`))).toContain("not a side")
+      expect(left(parseOrderLine(`open_long 1 @ 5 ${word}`))).toContain("not understood")
+    }
   })
 
   it("takes the orders on their own lines, after ; or on the command line", () => {
@@ -187,11 +198,20 @@ describe("every parser, on any input", () => {
   // words the grammar knows, so random input often gets deep into the parsers and not only to the first refusal
   const word = fc.oneof(
     fc.constantFrom("open_long", "close_short", "@", "market", "post", "fok", "tp", "sl", "csv", "deposit", "gainers", "btc", "7d", "2024-05-01", ";", "\n", "cross"),
+    fc.constantFrom("constructor", "__proto__", "toString", "valueOf"),
     fc.string({ maxLength: 12 }),
     fc.stringMatching(/^-?\d{0,6}(\.\d{0,4})?$/),
     fc.fullUnicodeString({ maxLength: 6 })
   )
   const payload = fc.oneof(fc.fullUnicodeString({ maxLength: 200 }), fc.array(word, { maxLength: 14 }).map((words) => words.join(" ")))
+  // lines shaped like orders, so the property reaches the side and flag lookups often
+  const orderLine = fc.tuple(
+    fc.constantFrom("open_long", "close-short", "constructor", "__proto__", "toString"),
+    fc.constantFrom("0.01", "2", "0", "x"),
+    fc.constantFrom("@ 65000", "market", "@65000.5"),
+    fc.subarray(["post", "ioc", "constructor", "__proto__", "valueOf", "tp 70000", "sl 60000"])
+  ).map(([side, size, price, flags]) => [side, size, price, ...flags].join(" "))
+  const orderPayload = fc.oneof(payload, fc.array(orderLine, { minLength: 1, maxLength: 4 }).map((lines) => lines.join("\n")))
 
   it("never throws: it returns parsed arguments or a non-empty reason", () => {
     fc.assert(
@@ -208,12 +228,14 @@ describe("every parser, on any input", () => {
     )
   })
 
-  it("parses every order it accepts into positive exact amounts", () => {
+  it("parses every order it accepts into one of the four sides and executions, with positive exact amounts", () => {
     fc.assert(
-      fc.property(payload, (input) => {
+      fc.property(orderPayload, (input) => {
         const parsed = parseOrder(`btc\n${input}`)
         if (Either.isRight(parsed)) {
           for (const order of parsed.right.orders) {
+            expect(["open_long", "open_short", "close_long", "close_short"]).toContain(order.type)
+            expect(["normal", "post_only", "fok", "ioc"]).toContain(order.execution)
             expect(BigDecimal.isPositive(order.size)).toBe(true)
             if (order.priceMode === "limit") expect(order.price && BigDecimal.isPositive(order.price)).toBe(true)
           }

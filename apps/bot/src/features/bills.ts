@@ -4,15 +4,20 @@ import { Chunk, Effect, Option, Stream } from "effect"
 import { Composer } from "telegraf"
 import type { BotContext } from "../BotContext.js"
 import { CoinDirectory } from "../CoinDirectory.js"
+import { ExportGate } from "../ExportGate.js"
 import { beforeBound, billsCaption, billsCsv, billsFileName, billsView, BILLS_FETCH_LIMIT, pageOf, unknownCoinView } from "../format/bills.js"
 import type { BillsQuery } from "../format/bills.js"
 import type { BillsArgs } from "../parse.js"
 import { parseBills } from "../parse.js"
+import { onButton, onCommand } from "../middleware.js"
 import type { Deps } from "../respond.js"
-import { onButton, run, send, sendFile, show, withArgs } from "../respond.js"
+import { run, send, sendFile, show, withArgs } from "../respond.js"
 
-/** rows in one CSV export at most; a narrower `since` gets older ones */
-export const MAX_CSV_BILLS = 20_000
+/**
+ * Rows in one CSV export at most: about 40 pages of weight 5, well under the default budget of 500 per window; a
+ * narrower `since` gets older ones.
+ */
+const MAX_CSV_BILLS = 4_000
 
 const page = (query: BillsQuery) =>
   Effect.gen(function*() {
@@ -30,13 +35,18 @@ const page = (query: BillsQuery) =>
     return { page: pageOf(fetched, query), coin: Option.getOrUndefined(coin) }
   })
 
-const exportAll = (query: BillsQuery) =>
-  Effect.flatMap(SpotBills.SpotBills, (bills) =>
-    bills.walkBack({ coinId: query.coinId, bizType: query.bizType, after: query.after, limit: BILLS_FETCH_LIMIT }).pipe(
+/** The newest bills of the selection, through the export gate; no page beyond the cap is asked for. */
+export const exportBills = (query: BillsQuery) =>
+  Effect.gen(function*() {
+    const bills = yield* SpotBills.SpotBills
+    const gate = yield* ExportGate
+    return yield* bills.walkBack({ coinId: query.coinId, bizType: query.bizType, after: query.after, limit: BILLS_FETCH_LIMIT }).pipe(
       Stream.take(MAX_CSV_BILLS),
       Stream.runCollect,
-      Effect.map(Chunk.toReadonlyArray)
-    ))
+      Effect.map(Chunk.toReadonlyArray),
+      gate.exclusive
+    )
+  })
 
 export const bills = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
@@ -62,13 +72,13 @@ export const bills = (deps: Deps): Composer<BotContext> => {
     }
     const query: BillsQuery = { coinId, bizType: args.bizType, after: args.after, before: undefined, skip: 0 }
     if (!args.csv) return showPage(ctx, query)
-    const all = await run(ctx, deps, exportAll(query))
+    const all = await run(ctx, deps, exportBills(query))
     if (Option.isNone(all)) return
     ctx.note("csv", `${all.value.length} bills`)
     await sendFile(ctx, billsFileName(args.coin, deps.now()), billsCsv(all.value), billsCaption(all.value.length, MAX_CSV_BILLS))
   }
 
-  composer.command("bills", (ctx) => withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args)))
+  composer.use(onCommand(deps, "bills", (ctx) => withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args))))
   composer.use(onButton("Bills", (ctx, data) => showPage(ctx, data)))
   return composer
 }

@@ -1,14 +1,17 @@
 /** `/start` and `/help`, and the hint for anything the bot does not know (installed last). */
 import { Composer } from "telegraf"
 import { roleOf } from "../access.js"
-import type { AccessPolicy } from "../access.js"
 import type { BotContext } from "../BotContext.js"
 import { helpView, unknownCommandView } from "../format/messages.js"
+import { answerPress, onCommand } from "../middleware.js"
+import type { CommandContext } from "../middleware.js"
+import type { Deps } from "../respond.js"
 import { send } from "../respond.js"
 
-export const help = (policy: AccessPolicy): Composer<BotContext> => {
+export const help = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  composer.command(["start", "help"], (ctx) => send(ctx, helpView(roleOf(policy, ctx.from.id), ctx.from.id)))
+  const showHelp = (ctx: CommandContext) => send(ctx, helpView(roleOf(deps.access, ctx.from.id), ctx.from.id))
+  composer.use(onCommand(deps, "start", showHelp), onCommand(deps, "help", showHelp))
   return composer
 }
 
@@ -24,6 +27,9 @@ export const unknown = (): Composer<BotContext> => {
     ctx.note("unknown")
     return send(ctx, unknownCommandView())
   })
-  composer.on("callback_query", (ctx) => ctx.note("ignored"))
+  composer.on("callback_query", (ctx) => {
+    ctx.note("ignored")
+    return answerPress(ctx)
+  })
   return composer
 }

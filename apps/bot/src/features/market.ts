@@ -6,8 +6,9 @@ import { tickersView, tickerView, unknownSymbolView } from "../format/market.js"
 import { snapshot } from "../MarketData.js"
 import type { TickersArgs } from "../parse.js"
 import { parseTicker, parseTickers } from "../parse.js"
+import { onButton, onCommand } from "../middleware.js"
 import type { Deps } from "../respond.js"
-import { onButton, run, show, withArgs } from "../respond.js"
+import { run, show, withArgs } from "../respond.js"
 import { resolve } from "../symbols.js"
 
 export const market = (deps: Deps): Composer<BotContext> => {
@@ -30,8 +31,8 @@ export const market = (deps: Deps): Composer<BotContext> => {
     return show(ctx, unknownSymbolView(data.value, query))
   }
 
-  composer.command("tickers", (ctx) => withArgs(ctx, "tickers", parseTickers(ctx.payload), (args) => showTickers(ctx, args, 0)))
-  composer.command("ticker", (ctx) => withArgs(ctx, "ticker", parseTicker(ctx.payload), (args) => showTicker(ctx, args.query)))
+  composer.use(onCommand(deps, "tickers", (ctx) => withArgs(ctx, "tickers", parseTickers(ctx.payload), (args) => showTickers(ctx, args, 0))))
+  composer.use(onCommand(deps, "ticker", (ctx) => withArgs(ctx, "ticker", parseTicker(ctx.payload), (args) => showTicker(ctx, args.query))))
   composer.use(onButton("Tickers", (ctx, data) => showTickers(ctx, data, data.page)))
   composer.use(onButton("Ticker", (ctx, data) => showTicker(ctx, data.symbol)))
   return composer

@@ -2,25 +2,25 @@
 import type { AffiliateUserStats } from "@tradedesk/core"
 import { BigDecimal } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
+import type { Query } from "../AffiliateBook.js"
 import type { CallbackData } from "../CallbackData.js"
 import { toCsv } from "../csv.js"
 import { day, dec, paginate, pageButtons, table, view } from "./view.js"
 import type { View } from "./view.js"
 
-export const AFFILIATE_PAGE_SIZE = 10
-
-export type AffiliateQuery = Omit<Extract<CallbackData, { _tag: "Affiliate" }>, "_tag" | "page">
+const AFFILIATE_PAGE_SIZE = 10
 
 type User = AffiliateUserStats.AffiliateUserStats
 
 const total = (users: ReadonlyArray<User>, field: (user: User) => BigDecimal.BigDecimal) => dec(BigDecimal.sumAll(users.map(field)))
 
-const period = (query: AffiliateQuery): string =>
+const period = (query: Query): string =>
   query.from === undefined && query.to === undefined
     ? "the exchange's default period"
     : `${query.from === undefined ? "…" : day(query.from)} → ${query.to === undefined ? "now" : day(query.to)}`
 
-export const affiliateView = (users: ReadonlyArray<User>, query: AffiliateQuery, pageIndex: number): View => {
+/** `cap`: the most users a query fetches; totals then cover those only. */
+export const affiliateView = (users: ReadonlyArray<User>, query: Query, pageIndex: number, cap: number): View => {
   const state = (index: number): CallbackData => ({ _tag: "Affiliate", ...query, page: index })
   const scope = `${query.uid === undefined ? "" : `uid ${query.uid} · `}${period(query)}`
   if (users.length === 0) {
@@ -38,14 +38,14 @@ export const affiliateView = (users: ReadonlyArray<User>, query: AffiliateQuery,
     fmt`${bold(`UID ${user.uid}`)} · commission ${code(dec(user.commission))}
 deposit ${code(dec(user.depositAmount))} · withdrawal ${code(dec(user.withdrawalAmount))} · spot ${code(dec(user.spotTradingAmount))} · futures ${code(dec(user.futuresTradingAmount))}`
   )
-  const text = fmt`${bold("Affiliate")} · ${scope} · ${affiliateCaption(users.length)}
+  const text = fmt`${bold("Affiliate")} · ${scope} · ${affiliateCaption(users.length, cap)}
 ${pre("")(totals)}
 ${bold(`Users · page ${page.index + 1}/${page.count}`)}
 ${join(entries, "\n")}`
   return view(text, [[{ label: "⟳ Refresh", data: state(page.index) }, ...pageButtons(page, state)]])
 }
 
-export const AFFILIATE_CSV_HEADER = ["uid", "deposit", "withdrawal", "spot_volume", "futures_volume", "commission"]
+const AFFILIATE_CSV_HEADER = ["uid", "deposit", "withdrawal", "spot_volume", "futures_volume", "commission"]
 
 export const affiliateCsv = (users: Iterable<User>): string =>
   toCsv(AFFILIATE_CSV_HEADER, Array.from(users, (user) => [
@@ -59,4 +59,6 @@ export const affiliateCsv = (users: Iterable<User>): string =>
 
 export const affiliateFileName = (now: number): string => `affiliate-${day(now)}.csv`
 
-export const affiliateCaption = (count: number): string => `${count} invited ${count === 1 ? "user" : "users"}`
+/** `137 invited users`, with a note when the walk stopped at its cap. */
+export const affiliateCaption = (count: number, cap: number): string =>
+  `${count} invited ${count === 1 ? "user" : "users"}${count >= cap ? ` (the first ${cap}, and totals over those; narrow with a uid or dates)` : ""}`

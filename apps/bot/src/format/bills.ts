@@ -91,7 +91,7 @@ export const billsView = (page: BillsPage, query: BillsQuery, coin: string | und
   )
 }
 
-export const BILLS_CSV_HEADER = ["time_utc", "bill_id", "coin", "coin_id", "type", "change", "balance_after", "fee", "fill_size", "fill_value"]
+const BILLS_CSV_HEADER = ["time_utc", "bill_id", "coin", "coin_id", "type", "change", "balance_after", "fee", "fill_size", "fill_value"]
 
 export const billsCsv = (bills: Iterable<SpotBill.SpotBill>): string =>
   toCsv(BILLS_CSV_HEADER, Array.from(bills, (bill) => [

@@ -8,14 +8,14 @@ import { assets, display, suggest } from "../symbols.js"
 import { ago, compact, dec, paginate, pageButtons, percent, table, utc, view } from "./view.js"
 import type { View } from "./view.js"
 
-export const TICKERS_PAGE_SIZE = 20
+const TICKERS_PAGE_SIZE = 20
 
 const SORT_TITLE = { volume: "by 24 h volume", gainers: "top gainers (24 h)", losers: "top losers (24 h)" } as const
 
 const byChange = (a: Ticker.Ticker, b: Ticker.Ticker) => BigDecimal.Order(b.priceChangeRatio, a.priceChangeRatio)
 
 /** The markets matching the filter, in the order asked for (the snapshot is already by volume). */
-export const selectTickers = (snapshot: Snapshot, args: TickersArgs): ReadonlyArray<Ticker.Ticker> => {
+const selectTickers = (snapshot: Snapshot, args: TickersArgs): ReadonlyArray<Ticker.Ticker> => {
   const matching = args.filter === ""
     ? snapshot.tickers
     : snapshot.tickers.filter((ticker) => display(ticker.symbol).toLowerCase().includes(args.filter))

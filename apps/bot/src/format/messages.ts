@@ -4,6 +4,7 @@ import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import { COMMANDS } from "../commands.js"
 import type { CommandSpec } from "../commands.js"
+import type { ExportBusyError } from "../ExportGate.js"
 import { view } from "./view.js"
 import type { View } from "./view.js"
 
@@ -60,8 +61,13 @@ const report = (text: FmtString, operator = false): ErrorReport => ({ view: view
 
 const MISCONFIGURED = "The bot is misconfigured, so this cannot work until the operator fixes it (the details are in the bot's log)."
 
+/** What a program run for a chat can fail with. */
+export type BotError = TradeDeskError | ExportBusyError
+
+const seconds = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
+
 /** A failed exchange call in words a trader can act on; secrets and operator detail stay in the log. */
-export const errorReport = (error: TradeDeskError): ErrorReport => {
+export const errorReport = (error: BotError): ErrorReport => {
   switch (error._tag) {
     case "InputError":
       return report(fmt`The request was refused before sending: ${error.field}: ${error.reason}.`)
@@ -72,11 +78,14 @@ export const errorReport = (error: TradeDeskError): ErrorReport => {
         ? fmt`The exchange did not answer in time. Try again in a moment.`
         : fmt`The exchange cannot be reached right now. Try again in a moment.`)
     case "HttpStatusError":
-      return report(error.status >= 500
-        ? fmt`The exchange is unavailable (HTTP ${error.status}). Try again later.`
-        : fmt`The exchange refused the request (HTTP ${error.status}).`, error.status < 500)
+      if (error.status >= 500) return report(fmt`The exchange is unavailable (HTTP ${error.status}). Try again later.`)
+      // refused credentials (a gateway's 401 or 403 carries no exchange code): only the operator can fix that
+      if (error.status === 401 || error.status === 403) return report(fmt`${MISCONFIGURED}`, true)
+      return report(fmt`The exchange refused the request (HTTP ${error.status}).`, true)
     case "RateLimitError":
-      return report(fmt`The exchange is busy (rate limited). Try again in ${Math.max(1, Math.ceil(error.retryAfterMillis / 1000))} s.`)
+      return report(fmt`The exchange is busy (rate limited). Try again in ${seconds(error.retryAfterMillis)} s.`)
+    case "ExportBusyError":
+      return report(fmt`Another export is running or has just run; to leave room for trading, try again in ${seconds(error.retryAfterMillis)} s.`)
     case "ExchangeApiError":
       if (error.category === "auth") return report(fmt`${MISCONFIGURED}`, true)
       if (error.category === "permission") {

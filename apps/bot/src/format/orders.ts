@@ -3,12 +3,13 @@ import type { BatchOrder, PlanOrder } from "@tradedesk/core"
 import { BigDecimal, DateTime, Option } from "effect"
 import { bold, code, fmt, italic, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import type { Batch } from "../Confirmations.js"
+import type { Batch, NotClaimed } from "../Confirmations.js"
+import type { AfterFailure } from "../placement.js"
 import { assets, display } from "../symbols.js"
 import { dec, paginate, pageButtons, utc, view } from "./view.js"
 import type { View } from "./view.js"
 
-export const ORDERS_PAGE_SIZE = 8
+const ORDERS_PAGE_SIZE = 8
 
 const TYPE_NAMES: Readonly<Record<PlanOrder.OrderType, string>> = {
   open_long: "Open long",
@@ -65,7 +66,7 @@ ${join(page.items.map(planOrder), "\n\n")}`
 // ── batch placement ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** `Open long 0.01 @ 65000 · post-only · TP 70000 · SL 60000` */
-export const describeOrder = (order: BatchOrder.OrderRequest): string =>
+const describeOrder = (order: BatchOrder.OrderRequest): string =>
   [
     `${TYPE_NAMES[order.type]} ${dec(order.size)} ${order.priceMode === "market" || order.price === undefined ? "at market" : `@ ${dec(order.price)}`}`,
     EXECUTION_NAMES[order.execution],
@@ -130,38 +131,85 @@ ${join(lines, "\n")}`)
 }
 
 /** The batch was sent but its answer was lost or unreadable: whether it was placed is not known. */
-export const unknownOutcomeView = (batch: Batch): View =>
+const unknownOutcomeView = (batch: Batch): View =>
   view(fmt`${bold(`${display(batch.symbol)} · outcome unknown`)}
-The orders were sent but the exchange's answer was lost, so they may or may not have been placed. This preview will not send them again.
+The orders were sent but the exchange's answer was lost or was an error, so they may or may not have been placed. This preview will not send them again.
 
 ${join(batch.orders.map((order, index) => fmt`${index + 1}. ${describeOrder(order)} · client id ${code(order.clientOid)}`), "\n")}
 
-Check the account on the exchange before placing them anew (a repeated client id is refused there).`)
+Check ${code(`/orders ${display(batch.symbol)}`)} or the exchange before placing them anew: the exchange is not known to refuse a client id it has seen, so sending them again may place them twice.`)
 
-/** Nothing was accepted (rate limited, refused as a whole): the reason, and the same batch to confirm again. */
-export const notPlacedView = (batch: Batch, id: string, reason: FmtString): View =>
+const listed = (batch: Batch) => join(batch.orders.map((order, index) => `${index + 1}. ${describeOrder(order)}`), "\n")
+
+/** Nothing was placed, and the same batch may succeed later (rate limited, never connected): Confirm again. */
+const notPlacedView = (batch: Batch, id: string, reason: FmtString): View =>
   view(
     fmt`${bold(`${display(batch.symbol)} · not placed`)}
 ${reason}
 
-${join(batch.orders.map((order, index) => `${index + 1}. ${describeOrder(order)}`), "\n")}
+${listed(batch)}
 
 Confirm again to retry with the same client ids.`,
     [[{ label: "✅ Confirm again", data: { _tag: "Confirm", id } }, { label: "✖ Cancel", data: { _tag: "Cancel", id } }]]
   )
 
+/** Nothing was placed, and sending the same batch again would be refused again. */
+const refusedView = (batch: Batch, reason: FmtString): View =>
+  view(fmt`${bold(`${display(batch.symbol)} · not placed`)}
+${reason}
+
+${listed(batch)}
+
+Nothing was placed. Send a corrected ${code("/order")} to try again.`)
+
+/** A failed placement, in place of the preview, by what the failure means for the batch; `reason` says what failed. */
+export const failedPlacementView = (batch: Batch, id: string, after: AfterFailure, reason: FmtString): View => {
+  switch (after) {
+    case "retryable":
+      return notPlacedView(batch, id, reason)
+    case "final":
+      return refusedView(batch, reason)
+    case "unknown":
+      return unknownOutcomeView(batch)
+  }
+}
+
 export const cancelledView = (): View => view(fmt`Cancelled; nothing was placed.`)
 
-export const expiredView = (): View =>
+const expiredView = (): View =>
   view(fmt`This preview is no longer valid (it expired or the bot restarted). Nothing will be placed from it; send the ${code("/order")} again.`)
 
-export const placingView = (batch: Batch): View =>
-  view(fmt`${bold(`${display(batch.symbol)} · placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`)}`)
+/** The short note a Confirm press gets at once, while the orders go out. */
+export const placingNote = (batch: Batch): string => `Placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`
 
-
-/** A second press on Confirm: the first one sent (or is sending) the batch. */
-export const alreadySentView = (): View => view(fmt`These orders were sent already; their result is in the message above.`)
-
-export const tooLateView = (): View => view(fmt`Too late to cancel: these orders were sent already.`)
-
-export const notYoursView = (): View => view(fmt`This preview belongs to someone else.`)
+/**
+ * The answer to a Confirm or Cancel press on a preview that is no longer pending: `inPlace` when it replaces the
+ * preview (which then holds nothing worth keeping), else a new message (the preview holds, or will hold, a result).
+ */
+export const notPendingView = (claim: NotClaimed, press: "Confirm" | "Cancel"): { readonly view: View; readonly inPlace: boolean } => {
+  switch (claim._tag) {
+    case "Missing":
+    case "Expired":
+      return { view: expiredView(), inPlace: true }
+    case "Cancelled":
+      return { view: cancelledView(), inPlace: true }
+    case "Busy":
+      return {
+        view: view(press === "Confirm"
+          ? fmt`These orders are being placed; the result will replace the preview.`
+          : fmt`Too late to cancel: these orders are being placed.`),
+        inPlace: false
+      }
+    case "Sent":
+      return {
+        view: view(press === "Confirm"
+          ? fmt`These orders were sent already; their result is in the message above.`
+          : fmt`Too late to cancel: these orders were sent already.`),
+        inPlace: false
+      }
+    case "Refused":
+      return { view: view(fmt`The exchange refused these orders and nothing was placed; the reason is in the message above.`), inPlace: false }
+    case "NotYours":
+      return { view: view(fmt`This preview belongs to someone else.`), inPlace: false }
+  }
+}

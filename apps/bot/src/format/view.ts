@@ -24,7 +24,7 @@ export const view = (text: FmtString, buttons: ReadonlyArray<ReadonlyArray<Butto
 })
 
 /** Telegram's limit on a message's text, in UTF-16 code units (the unit of entity offsets). */
-export const MESSAGE_LIMIT = 4096
+const MESSAGE_LIMIT = 4096
 
 // ── tables and pages ────────────────────────────────────────────────────────────────────────────────────────────────
 

@@ -1,0 +1,82 @@
+/** Order placement: what a failure means for the batch, and a batch leaving `pending` once per press. */
+import { ConfigError, DecodeError, ExchangeApiError, HttpStatusError, InputError, RateLimitError, TransportError } from "@tradedesk/core"
+import type { BatchOrder, TradeDeskError } from "@tradedesk/core"
+import { Exit } from "effect"
+import { describe, expect, it } from "vitest"
+import { Confirmations } from "../src/Confirmations.js"
+import type { Batch } from "../src/Confirmations.js"
+import { afterFailure } from "../src/placement.js"
+
+const apiError = (status: number, category: ExchangeApiError["category"]) =>
+  new ExchangeApiError({ endpoint: "batchOrders", status, code: "1", msg: "m", category })
+
+describe("after a failed placement", () => {
+  it("offers Confirm again only when nothing reached the exchange and a retry may succeed", () => {
+    const cases: ReadonlyArray<readonly [TradeDeskError, string]> = [
+      [new RateLimitError({ endpoint: "batchOrders", source: "local", budget: "orders", retryAfterMillis: 100 }), "retryable"],
+      [new RateLimitError({ endpoint: "batchOrders", source: "server", budget: "uid", retryAfterMillis: 100 }), "retryable"],
+      [new TransportError({ endpoint: "batchOrders", kind: "connection", detail: "ECONNREFUSED", maybeDelivered: false }), "retryable"],
+      [new HttpStatusError({ endpoint: "batchOrders", status: 429, bodyExcerpt: "" }), "retryable"],
+      [apiError(429, "rate_limit"), "retryable"],
+      [apiError(400, "unknown"), "retryable"],
+      // the answer was lost, unreadable or a server error: the orders may be in
+      [new TransportError({ endpoint: "batchOrders", kind: "timeout", detail: "10 s", maybeDelivered: true }), "unknown"],
+      [new DecodeError({ endpoint: "batchOrders", detail: "x", bodyExcerpt: "" }), "unknown"],
+      [new HttpStatusError({ endpoint: "batchOrders", status: 502, bodyExcerpt: "" }), "unknown"],
+      [apiError(500, "unknown"), "unknown"],
+      [apiError(200, "server"), "unknown"],
+      [apiError(503, "rate_limit"), "unknown"],
+      // refused for good: the reason, no Confirm again
+      [new InputError({ endpoint: "batchOrders", field: "orders.1.size", reason: "too many digits" }), "final"],
+      [new ConfigError({ endpoint: "batchOrders", reason: "set the API key" }), "final"],
+      [new HttpStatusError({ endpoint: "batchOrders", status: 401, bodyExcerpt: "" }), "final"],
+      ...(["parameter", "not_found", "rejected", "permission", "auth"] as const).map((category) => [apiError(400, category), "final"] as const)
+    ]
+    for (const [error, after] of cases) expect([error.message, afterFailure(error)]).toEqual([error.message, after])
+  })
+})
+
+describe("confirmations", () => {
+  const batch: Batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [] }
+  const response: BatchOrder.BatchOrdersResponse = { accepted: true, orders: [] }
+  const failing = (error: TradeDeskError) => () => Promise.resolve(Exit.fail(error))
+
+  it("let exactly one press through, for the owner, within the time", async () => {
+    let now = 0
+    const store = new Confirmations(1_000, () => now)
+    const { id } = store.create(1, () => batch)
+    expect(store.claim(id, 2)._tag).toBe("NotYours")
+    expect(store.claim(id, 1)._tag).toBe("Claimed")
+    expect(store.claim(id, 1)._tag).toBe("Busy")
+    expect(store.cancel(id, 1)._tag).toBe("Busy")
+    expect(await store.place(id, batch, () => Promise.resolve(Exit.succeed(response)))).toEqual({ _tag: "Placed", response })
+    expect(store.claim(id, 1)._tag).toBe("Sent")
+    expect(store.cancel(id, 1)._tag).toBe("Sent")
+    const second = store.create(1, () => batch).id
+    now = 2_000
+    expect(store.claim(second, 1)._tag).toBe("Expired")
+    expect(store.claim("unknown1", 1)._tag).toBe("Missing")
+  })
+
+  it("settle a failed batch by what the failure means: pending again, refused, or sent with its fate unknown", async () => {
+    const store = new Confirmations(60_000)
+    const settled = async (send: Parameters<Confirmations["place"]>[2]) => {
+      const { id } = store.create(1, () => batch)
+      store.claim(id, 1)
+      const placement = await store.place(id, batch, send)
+      return [placement._tag === "Failed" ? placement.after : placement._tag, store.claim(id, 1)._tag]
+    }
+    expect(await settled(failing(new RateLimitError({ endpoint: "batchOrders", source: "local", budget: "orders", retryAfterMillis: 1 })))).toEqual(["retryable", "Claimed"])
+    expect(await settled(failing(apiError(400, "parameter")))).toEqual(["final", "Refused"])
+    expect(await settled(failing(apiError(500, "server")))).toEqual(["unknown", "Sent"])
+    // a defect, or a send that throws, may have happened after the request went out
+    expect(await settled(() => Promise.resolve(Exit.die(new Error("bug"))))).toEqual(["unknown", "Sent"])
+    expect(await settled(() => Promise.reject(new Error("bug")))).toEqual(["unknown", "Sent"])
+  })
+
+  it("make the batch from its id, so client_oids are fixed with the preview", () => {
+    const store = new Confirmations(1_000)
+    const made = store.create(1, (id) => ({ ...batch, symbol: id }))
+    expect(made.batch.symbol).toBe(made.id)
+  })
+})
