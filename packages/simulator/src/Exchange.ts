@@ -15,7 +15,8 @@ import { Market } from "./Market.js"
 import { Orders } from "./Orders.js"
 import { PlanOrderPlacement } from "./PlanOrderPlacement.js"
 import { Prng } from "./Prng.js"
-import { bodyFields, checkMillis, checkWindow, decode, isFields, queryFields } from "./requests.js"
+import type { Fields } from "./requests.js"
+import { bodyFields, checkDigits, checkWindow, decode, decodeBody, isFields, queryFields } from "./requests.js"
 import type { DemoAccount } from "./types.js"
 
 export interface ExchangeOptions {
@@ -25,9 +26,8 @@ export interface ExchangeOptions {
   readonly accounts: ReadonlyArray<DemoAccount>
 }
 
-/** What an operation is given. */
+/** What an operation is given (a signed one also gets the account that signed it). */
 export interface Call {
-  readonly account: DemoAccount | undefined
   /** the raw query string, without `?` */
   readonly query: string
   /** the raw body text */
@@ -59,7 +59,29 @@ const BatchEnvelope = Schema.Struct({
 
 const millis = (time: Params.TimeInput | undefined) => (time === undefined ? undefined : Params.toMillis(time))
 
-const signedOnly = (call: Call): DemoAccount | Failure => call.account ?? failure("40001", "ACCESS-KEY header is required")
+/** A read's parameters, decoded with core's request schema, and its time window (start not after end, else 40707). */
+interface Read<A> {
+  readonly params: A
+  readonly start: number | undefined
+  readonly end: number | undefined
+}
+
+/** The common prelude of the three reads; `digits` names the query parameters that must be plain digits. */
+const readParams = <A extends { readonly [K in S | E]?: Params.TimeInput }, I, S extends string, E extends string>(
+  fields: Fields | Failure,
+  schema: Schema.Schema<A, I>,
+  digits: ReadonlyArray<string>,
+  startKey: S,
+  endKey: E
+): Read<A> | Failure => {
+  if (isFailure(fields)) return fields
+  const refused = checkDigits(fields, digits)
+  if (refused) return refused
+  const params = decode(schema, fields)
+  if (isFailure(params)) return params
+  const read = { params, start: millis(params[startKey]), end: millis(params[endKey]) }
+  return checkWindow(read.start, read.end, `${startKey}, ${endKey}`) ?? read
+}
 
 export class Exchange {
   readonly market: Market
@@ -113,25 +135,16 @@ export class Exchange {
   }
 
   /** `GET /capi/v2/order/currentPlan` */
-  planOrders(call: Call): string | Failure {
-    const account = signedOnly(call)
-    if (isFailure(account)) return account
-    const fields = queryFields(call.query)
-    if (isFailure(fields)) return fields
-    const refused = checkMillis(fields, ["startTime", "endTime"])
-    if (refused) return refused
-    const params = decode(PlanOrder.PlanOrdersRequest.from, fields)
-    if (isFailure(params)) return params
-    const startTime = millis(params.startTime)
-    const endTime = millis(params.endTime)
-    const window = checkWindow(startTime, endTime, "startTime, endTime")
-    if (window) return window
+  planOrders(call: Call, account: DemoAccount): string | Failure {
+    const read = readParams(queryFields(call.query), PlanOrder.PlanOrdersRequest.from, ["startTime", "endTime", "limit"], "startTime", "endTime")
+    if (isFailure(read)) return read
+    const { params } = read
     if (params.symbol !== undefined && this.market.instrument(params.symbol) === undefined) return unknownSymbol(params.symbol)
     const plans = this.orders.plans(account.uid, {
       symbol: params.symbol,
       orderId: params.orderId,
-      startTime,
-      endTime,
+      startTime: read.start,
+      endTime: read.end,
       limit: params.limit ?? DEFAULT_PLAN_LIMIT
     }, call.now)
     return JSON.stringify(encodePlans(plans))
@@ -142,12 +155,8 @@ export class Exchange {
    * the top-level `result` is true when at least one order was accepted. A bad batch as a whole (not an object, bad
    * or unknown symbol, no orders or more than 20) is refused with an error body instead.
    */
-  batchOrders(call: Call): string | Failure {
-    const account = signedOnly(call)
-    if (isFailure(account)) return account
-    const fields = bodyFields(call.body)
-    if (isFailure(fields)) return fields
-    const batch = decode(BatchEnvelope, fields)
+  batchOrders(call: Call, account: DemoAccount): string | Failure {
+    const batch = decodeBody(BatchEnvelope, call.body)
     if (isFailure(batch)) return batch
     const instrument = this.market.instrument(batch.symbol)
     if (instrument === undefined) return unknownSymbol(batch.symbol)
@@ -165,12 +174,8 @@ export class Exchange {
   }
 
   /** `POST /capi/v2/order/plan_order`: answers `{ client_oid, order_id }`. */
-  placePlanOrder(call: Call): string | Failure {
-    const account = signedOnly(call)
-    if (isFailure(account)) return account
-    const fields = bodyFields(call.body)
-    if (isFailure(fields)) return fields
-    const order = decode(PlanOrderPlacement, fields)
+  placePlanOrder(call: Call, account: DemoAccount): string | Failure {
+    const order = decodeBody(PlanOrderPlacement, call.body)
     if (isFailure(order)) return order
     const instrument = this.market.instrument(order.symbol)
     if (instrument === undefined) return unknownSymbol(order.symbol)
@@ -183,46 +188,29 @@ export class Exchange {
   }
 
   /** `POST /api/v2/account/bills`, in the `{ code: "00000", msg, requestTime, data }` envelope. */
-  spotBills(call: Call): string | Failure {
-    const account = signedOnly(call)
-    if (isFailure(account)) return account
-    const fields = bodyFields(call.body)
-    if (isFailure(fields)) return fields
-    const refused = checkMillis(fields, ["after", "before"])
-    if (refused) return refused
-    const params = decode(SpotBill.SpotBillsRequest.from, fields)
-    if (isFailure(params)) return params
-    const after = millis(params.after)
-    const before = millis(params.before)
-    const window = checkWindow(after, before, "after, before")
-    if (window) return window
+  spotBills(call: Call, account: DemoAccount): string | Failure {
+    // JSON numbers in a body: core's schemas already take whole numbers only
+    const read = readParams(bodyFields(call.body), SpotBill.SpotBillsRequest.from, [], "after", "before")
+    if (isFailure(read)) return read
+    const { params } = read
     const bills = this.ledger.query(account.uid, {
       coinId: params.coinId,
       bizType: params.bizType,
-      after,
-      before,
+      after: read.start,
+      before: read.end,
       limit: params.limit ?? DEFAULT_BILLS_LIMIT
     })
     return JSON.stringify({ code: "00000", msg: "success", requestTime: call.now, data: encodeBills(bills) })
   }
 
   /** `GET /api/v2/rebate/affiliate/getChannelUserTradeAndAsset`, in the `{ code: "200", data, timestamp }` envelope. */
-  affiliateStats(call: Call): string | Failure {
-    const account = signedOnly(call)
-    if (isFailure(account)) return account
-    const fields = queryFields(call.query)
-    if (isFailure(fields)) return fields
-    const refused = checkMillis(fields, ["startTime", "endTime"])
-    if (refused) return refused
-    const params = decode(AffiliateUserStats.AffiliateStatsRequest.from, fields)
-    if (isFailure(params)) return params
-    const startTime = millis(params.startTime)
-    const endTime = millis(params.endTime)
-    const window = checkWindow(startTime, endTime, "startTime, endTime")
-    if (window) return window
+  affiliateStats(call: Call, account: DemoAccount): string | Failure {
+    const read = readParams(queryFields(call.query), AffiliateUserStats.AffiliateStatsRequest.from, ["startTime", "endTime", "page", "pageSize"], "startTime", "endTime")
+    if (isFailure(read)) return read
+    const { params } = read
     const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE
     if (pageSize > MAX_PAGE_SIZE) return badParameter(`pageSize must be at most ${MAX_PAGE_SIZE}, got ${pageSize}`)
-    const page = this.affiliate.page(account.uid, { uid: params.uid, startTime, endTime, page: params.page ?? 1, pageSize })
+    const page = this.affiliate.page(account.uid, { uid: params.uid, startTime: read.start, endTime: read.end, page: params.page ?? 1, pageSize })
     return JSON.stringify({ code: "200", data: encodePage(page), timestamp: call.now })
   }
 }

@@ -7,7 +7,8 @@ const Times = { times: Schema.optional(Schema.Int.pipe(Schema.positive())) }
 /** A fault as sent to the admin route. */
 export const FaultSchema: Schema.Schema<Fault> = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("latency"), ms: Schema.Int.pipe(Schema.between(0, 600_000)), ...Times }),
-  Schema.Struct({ kind: Schema.Literal("status"), status: Schema.Int.pipe(Schema.between(200, 599)), ...Times }),
+  // an error status: a 2xx or 3xx "fault" would be a success or a redirect the client is right to follow
+  Schema.Struct({ kind: Schema.Literal("status"), status: Schema.Int.pipe(Schema.between(400, 599)), ...Times }),
   Schema.Struct({ kind: Schema.Literal("malformed", "truncated", "drop", "rateLimit"), ...Times })
 )
 

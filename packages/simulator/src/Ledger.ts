@@ -138,6 +138,11 @@ export class Ledger {
     return bill
   }
 
+  /** Whether the account holds what the trade takes: the USDT value and fee of a buy, the coin of a sell. */
+  covers(uid: string, trade: Trade): boolean {
+    return trade.side === "buy" ? this.balance(uid, this.coins.usdt) >= trade.value + trade.fee : this.balance(uid, trade.coin) >= trade.quantity
+  }
+
   /** A trade as two bills: the coin in (or out), and its USDT value out (or in) with the fee. */
   trade(uid: string, trade: Trade): void {
     const details = { fillSize: trade.fillSize, fillValue: trimmed(trade.value, AMOUNT_SCALE), time: trade.time }

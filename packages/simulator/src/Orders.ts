@@ -4,8 +4,12 @@
  * orders fill at the best price at once. A plan order waits until the last price crosses its trigger price, then executes like a new
  * order. Every fill writes its two bills to the spot ledger.
  *
- * There is no position or margin model: sizes and prices are checked against the contract's bounds only, and
+ * There is no position or margin model: sizes and prices are checked against the contract's bounds, a buy is paid in
+ * USDT (with its fee) and a sell in the coin from the account's spot balances, which never go below zero, and
  * `totalProfits` stays 0.
+ *
+ * Memory is bounded: an account holds at most MAX_OPEN_ORDERS working orders, finished plan orders are dropped once
+ * they leave the current list, and client_oids are remembered for the last CLIENT_OID_MEMORY placements.
  */
 import { BigDecimal, DateTime, Option } from "effect"
 import { Decimal } from "@tradedesk/core"
@@ -14,7 +18,7 @@ import type { Failure } from "./failures.js"
 import { failure, isFailure } from "./failures.js"
 import type { Instrument } from "./instruments.js"
 import { AMOUNT_SCALE } from "./Ledger.js"
-import type { Ledger } from "./Ledger.js"
+import type { Ledger, Trade } from "./Ledger.js"
 import type { Market } from "./Market.js"
 import { Prng } from "./Prng.js"
 import { decimal, divide, rescale, toUnits, trimmed } from "./units.js"
@@ -74,15 +78,22 @@ interface Order {
 }
 
 interface Book {
-  readonly plans: Array<Order>
+  /** in creation order */
+  plans: Array<Order>
+  /** the most recent CLIENT_OID_MEMORY client_oids, oldest first: a reused one is refused */
   readonly clientOids: Set<string>
-  readonly placed: Array<string>
 }
 
 const TAKER_FEE_BPS = 6n
 const MAKER_FEE_BPS = 2n
 /** finished plan orders stay in the current list this long */
 const FINISHED_RETENTION_MS = 86_400_000
+/** how often finished plan orders past their retention are dropped */
+const PRUNE_INTERVAL_MS = 60_000
+/** resting limit orders and waiting plan orders per account */
+const MAX_OPEN_ORDERS = 200
+/** client_oids remembered per account (for refusing reuse), and placements listed (of all accounts) */
+const CLIENT_OID_MEMORY = 10_000
 const MAX_ORDER_VALUE = 1_000_000n
 const SEEDED_PENDING = 12
 const SEEDED_CANCELED = 3
@@ -93,35 +104,49 @@ const sideOf = (type: BatchOrder.NewOrderType) => (type === "open_long" || type 
 
 const isDone = (order: Order) => order.status === "filled" || order.status === "canceled"
 
+/** Drops the plan orders that finished more than FINISHED_RETENTION_MS ago. */
+const prune = (book: Book, now: number): Book => {
+  book.plans = book.plans.filter((plan) => plan.finishedAt === undefined || now - plan.finishedAt <= FINISHED_RETENTION_MS)
+  return book
+}
+
 export class Orders {
   private readonly books = new Map<string, Book>()
   /** limit orders waiting for the market and untriggered plan orders, in placement order */
   private working: Array<Order> = []
+  /** client_oids placed by every account, oldest first; at most CLIENT_OID_MEMORY once trimmed */
+  private placements: Array<{ readonly uid: string; readonly clientOid: string }> = []
   private nextId = 1_165_432_198_765_432_000n
+  private nextPrune = 0
 
   constructor(private readonly market: Market, private readonly ledger: Ledger) {}
 
   private book(uid: string): Book {
     let book = this.books.get(uid)
     if (book === undefined) {
-      book = { plans: [], clientOids: new Set(), placed: [] }
+      book = { plans: [], clientOids: new Set() }
       this.books.set(uid, book)
     }
     return book
   }
 
-  /** client_oids accepted for the account (all accounts' when none is given), in placement order. */
+  /** The last CLIENT_OID_MEMORY client_oids placed by every account (or those of one), in placement order. */
   placed(uid?: string): ReadonlyArray<string> {
-    if (uid !== undefined) return this.books.get(uid)?.placed ?? []
-    return Array.from(this.books.values(), (book) => book.placed).flat()
+    const last = this.placements.slice(-CLIENT_OID_MEMORY)
+    return (uid === undefined ? last : last.filter((placement) => placement.uid === uid)).map((placement) => placement.clientOid)
   }
 
   /** Places one order of a batch: checked, then executed at once or left resting. */
   place(uid: string, instrument: Instrument, order: NewOrder, now: number): { readonly orderId: string } | Failure {
-    const checked = this.check(uid, instrument, order)
+    const checked = this.check(uid, instrument, order, order.price !== undefined)
     if (isFailure(checked)) return checked
+    const quote = this.market.quote(instrument.symbol)
+    const best = sideOf(order.type) === "buy" ? quote?.ask : quote?.bid
+    // a limit order pays at most its price; a market one the best price now
+    const unpaid = this.refuseUnpaid(uid, instrument, order.type, checked.sizeUnits, checked.priceUnits ?? best ?? instrument.anchorUnits)
+    if (unpaid) return unpaid
     const placed = this.create(uid, instrument, order, checked.priceUnits, checked.sizeUnits, now, undefined)
-    this.book(uid).placed.push(order.clientOid)
+    this.recordPlacement(uid, order.clientOid)
     this.execute(placed, now)
     if (!isDone(placed)) this.working.push(placed)
     return placed
@@ -129,7 +154,7 @@ export class Orders {
 
   /** Places a plan order: it waits for the last price to cross the trigger price. */
   placePlan(uid: string, instrument: Instrument, order: NewPlanOrder, now: number): { readonly orderId: string } | Failure {
-    const checked = this.check(uid, instrument, order)
+    const checked = this.check(uid, instrument, order, true)
     if (isFailure(checked)) return checked
     const triggerUnits = this.checkPrice(instrument, order.triggerPrice, "trigger_price")
     if (isFailure(triggerUnits)) return triggerUnits
@@ -140,9 +165,12 @@ export class Orders {
       priceType: checked.priceUnits === undefined ? "MARKET" : "LIMIT",
       at: undefined
     }
+    // a triggered market order fills near its trigger price
+    const unpaid = this.refuseUnpaid(uid, instrument, order.type, checked.sizeUnits, checked.priceUnits ?? triggerUnits)
+    if (unpaid) return unpaid
     const plan = this.create(uid, instrument, order, checked.priceUnits, checked.sizeUnits, now, trigger)
     this.book(uid).plans.push(plan)
-    this.book(uid).placed.push(order.clientOid)
+    this.recordPlacement(uid, order.clientOid)
     this.working.push(plan)
     return plan
   }
@@ -150,10 +178,9 @@ export class Orders {
   /** The account's current plan orders (working ones, and those finished within a day), newest first. */
   plans(uid: string, filter: PlanFilter, now: number): ReadonlyArray<PlanOrder.PlanOrder> {
     const out: Array<PlanOrder.PlanOrder> = []
-    const plans = this.book(uid).plans
+    const { plans } = prune(this.book(uid), now)
     for (let i = plans.length - 1; i >= 0 && out.length < filter.limit; i--) {
       const plan = plans[i]!
-      if (plan.finishedAt !== undefined && now - plan.finishedAt > FINISHED_RETENTION_MS) continue
       if (filter.symbol !== undefined && plan.instrument.symbol !== filter.symbol) continue
       if (filter.orderId !== undefined && plan.orderId !== filter.orderId) continue
       if (filter.startTime !== undefined && plan.createdAt < filter.startTime) continue
@@ -186,6 +213,11 @@ export class Orders {
       }
     }
     this.working = this.working.filter((order) => !isDone(order))
+    // also for accounts nobody asks about, now and then
+    if (now >= this.nextPrune) {
+      this.nextPrune = now + PRUNE_INTERVAL_MS
+      for (const book of this.books.values()) prune(book, now)
+    }
   }
 
   /** Seeds an account's plan orders: a dozen waiting a few percent away from the market, a few canceled today. */
@@ -246,14 +278,39 @@ export class Orders {
       fee: 0n,
       finishedAt: undefined
     }
-    if (order.clientOid !== "") this.book(uid).clientOids.add(order.clientOid)
+    if (order.clientOid !== "") {
+      const { clientOids } = this.book(uid)
+      clientOids.add(order.clientOid)
+      // a Set iterates in insertion order: the first one is the oldest
+      if (clientOids.size > CLIENT_OID_MEMORY) clientOids.delete(clientOids.values().next().value ?? "")
+    }
     return created
   }
 
-  /** The contract's bounds (codes 43005–43011, as listed in the README) and client_oid reuse (40305). */
-  private check(uid: string, instrument: Instrument, order: NewOrder): { readonly sizeUnits: number; readonly priceUnits: number | undefined } | Failure {
+  private recordPlacement(uid: string, clientOid: string): void {
+    this.placements.push({ uid, clientOid })
+    // trimmed in batches, so a placement costs O(1) on average
+    if (this.placements.length >= 2 * CLIENT_OID_MEMORY) this.placements = this.placements.slice(-CLIENT_OID_MEMORY)
+  }
+
+  /** 43002 when the account could not pay for a fill of `sizeUnits` at `priceUnits` (with the taker fee) now. */
+  private refuseUnpaid(uid: string, instrument: Instrument, type: BatchOrder.NewOrderType, sizeUnits: number, priceUnits: number): Failure | undefined {
+    const trade = this.trade(instrument, sideOf(type), sizeUnits, priceUnits, TAKER_FEE_BPS, 0)
+    if (trade === undefined || this.ledger.covers(uid, trade)) return undefined
+    const needs = trade.side === "buy" ? `${format(trade.value + trade.fee, AMOUNT_SCALE)} USDT` : `${format(trade.quantity, AMOUNT_SCALE)} ${trade.coin.name}`
+    return failure("43002", `failed to place order: insufficient balance, the order needs ${needs}`)
+  }
+
+  /**
+   * The contract's bounds (codes 43005–43011, as listed in the README), client_oid reuse (40305) and, for an order
+   * that may rest (a market order never does), the cap on open orders (43002).
+   */
+  private check(uid: string, instrument: Instrument, order: NewOrder, mayRest: boolean): { readonly sizeUnits: number; readonly priceUnits: number | undefined } | Failure {
     if (order.clientOid !== "" && this.book(uid).clientOids.has(order.clientOid)) {
       return failure("40305", `client_oid ${order.clientOid} was already used by this account`)
+    }
+    if (mayRest && this.working.filter((open) => open.uid === uid).length >= MAX_OPEN_ORDERS) {
+      return failure("43002", `failed to place order: the account already has ${MAX_OPEN_ORDERS} open orders`)
     }
     const size = toUnits(order.size, instrument.sizeDecimals)
     if (size === undefined) return failure("43007", `size must be a multiple of ${stepText(instrument.sizeDecimals)}`)
@@ -301,27 +358,33 @@ export class Orders {
     }
   }
 
-  private fill(order: Order, units: number, priceUnits: number, now: number, feeBps: bigint): void {
-    const { instrument } = order
-    const value = BigInt(units) * BigInt(priceUnits)
-    const value8 = rescale(value, instrument.priceDecimals + instrument.sizeDecimals, AMOUNT_SCALE)
-    const fee = divide(value8 * feeBps, 10_000n)
-    order.filledUnits += units
-    order.filledValue += value
-    order.fee += fee
-    if (order.filledUnits >= order.sizeUnits) this.finish(order, "filled", now)
-    else order.status = "partially_filled"
+  /** A fill as the ledger books it: 10^-8 units of the coin, and its USDT value and fee. */
+  private trade(instrument: Instrument, side: "buy" | "sell", units: number, priceUnits: number, feeBps: bigint, now: number): Trade | undefined {
     const coin = this.ledger.coins.of(instrument.base)
-    if (coin === undefined) return
-    this.ledger.trade(order.uid, {
+    if (coin === undefined) return undefined
+    const value = rescale(BigInt(units) * BigInt(priceUnits), instrument.priceDecimals + instrument.sizeDecimals, AMOUNT_SCALE)
+    return {
       coin,
-      side: sideOf(order.type),
+      side,
       quantity: rescale(BigInt(units), instrument.sizeDecimals, AMOUNT_SCALE),
       fillSize: decimal(units, instrument.sizeDecimals),
-      value: value8,
-      fee,
+      value,
+      fee: divide(value * feeBps, 10_000n),
       time: now
-    })
+    }
+  }
+
+  /** A fill the account can pay for; otherwise the rest of the order is canceled (balances are not reserved). */
+  private fill(order: Order, units: number, priceUnits: number, now: number, feeBps: bigint): void {
+    const trade = this.trade(order.instrument, sideOf(order.type), units, priceUnits, feeBps, now)
+    if (trade === undefined) return
+    if (!this.ledger.covers(order.uid, trade)) return this.finish(order, "canceled", now)
+    order.filledUnits += units
+    order.filledValue += BigInt(units) * BigInt(priceUnits)
+    order.fee += trade.fee
+    if (order.filledUnits >= order.sizeUnits) this.finish(order, "filled", now)
+    else order.status = "partially_filled"
+    this.ledger.trade(order.uid, trade)
   }
 
   private finish(order: Order, status: "filled" | "canceled", now: number): void {
@@ -330,7 +393,7 @@ export class Orders {
   }
 }
 
-const format = (units: number, scale: number) => Decimal.format(decimal(units, scale))
+const format = (units: number | bigint, scale: number) => Decimal.format(decimal(units, scale))
 
 const stepText = (scale: number) => format(1, scale)
 

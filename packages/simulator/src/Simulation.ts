@@ -18,8 +18,9 @@ export interface SimulationOptions {
   readonly faults: Partial<Record<OperationName, Fault>>
 }
 
-/** ticks one call may ask for, so a typo cannot hang the process */
-export const MAX_TICKS_PER_CALL = 100_000
+/** ticks one call may ask for, and price steps (ticks × symbols): about a second of work, so a typo cannot hang the process */
+const MAX_TICKS_PER_CALL = 100_000
+const MAX_STEPS_PER_CALL = 5_000_000
 
 export class Simulation {
   readonly exchange: Exchange
@@ -44,11 +45,18 @@ export class Simulation {
     for (const name of OPERATION_NAMES) this.faults.set(name, options.faults[name])
   }
 
+  /** `times` as a number of ticks one call may run, or why it may not. */
+  checkTicks(times: unknown): number | string {
+    const max = Math.min(MAX_TICKS_PER_CALL, Math.floor(MAX_STEPS_PER_CALL / this.exchange.market.instruments.length))
+    return typeof times === "number" && Number.isSafeInteger(times) && times >= 0 && times <= max
+      ? times
+      : `times must be an integer from 0 to ${max} (at most ${MAX_STEPS_PER_CALL} price steps, ticks × symbols, per call), got ${String(times)}`
+  }
+
   tick(times = 1): void {
-    if (!Number.isSafeInteger(times) || times < 0 || times > MAX_TICKS_PER_CALL) {
-      throw new RangeError(`ticks must be an integer from 0 to ${MAX_TICKS_PER_CALL}, got ${times}`)
-    }
-    for (let i = 0; i < times; i++) this.exchange.tick(this.now())
+    const checked = this.checkTicks(times)
+    if (typeof checked === "string") throw new RangeError(checked)
+    for (let i = 0; i < checked; i++) this.exchange.tick(this.now())
   }
 
   count(operation: OperationName): void {

@@ -25,6 +25,10 @@ const EVENT_CHANCE = 1 / 30
 const MAJORS = ["BTC", "ETH", "SOL", "BNB", "XRP", "DOGE"]
 const SPOT_FEE_BPS = 10n
 const CENT = 10n ** BigInt(AMOUNT_SCALE - 2)
+const UNIT = 100n * CENT
+/** what an account holds at least when the simulator starts: USDT, and the worth of each major coin in USDT */
+const START_USDT = 50_000n
+const START_COIN_WORTH = 10_000n
 
 /** A coin's last price: ticks and their decimals. */
 const priceOf = (activity: Activity, coin: Coin) => {
@@ -104,13 +108,32 @@ const randomEvent = (activity: Activity, time: number): void => {
   }
 }
 
-/** Sixty days of history up to `now`, starting with a USDT deposit. */
+/**
+ * Deposits at `now` that bring the account up to START_USDT and START_COIN_WORTH of each major coin: whatever the
+ * seeded history spent, demo orders of usual sizes (buys, and sells of the coin) can be paid for.
+ */
+const topUp = (activity: Activity, now: number): void => {
+  const { coins } = activity.ledger
+  const missing = (coin: Coin, floor: bigint) => floor - activity.ledger.balance(activity.uid, coin)
+  const usdt = missing(coins.usdt, START_USDT * UNIT)
+  // whole cents, rounded up
+  if (usdt > 0n) post(activity, "deposit", coins.usdt, ((usdt + CENT - 1n) / CENT) * CENT, now)
+  for (const name of MAJORS) {
+    const coin = coins.of(name)
+    const price = coin && priceOf(activity, coin)
+    if (coin === undefined || price === undefined) continue
+    const amount = missing(coin, divide(START_COIN_WORTH * UNIT * 10n ** BigInt(price.decimals), price.units))
+    if (amount > 0n) post(activity, "deposit", coin, amount, now)
+  }
+}
+
+/** Sixty days of history up to `now`, starting with a USDT deposit and ending with the top-up. */
 export const seedHistory = (activity: Activity, now: number): void => {
   let time = now - HISTORY_DAYS * DAY
-  post(activity, "deposit", activity.ledger.coins.usdt, activity.agent ? 50_000n * 100n * CENT : 20_000n * 100n * CENT, time)
+  post(activity, "deposit", activity.ledger.coins.usdt, activity.agent ? 50_000n * UNIT : 20_000n * UNIT, time)
   for (;;) {
     time += activity.prng.int(HOUR, 8 * HOUR)
-    if (time >= now) return
+    if (time >= now) return topUp(activity, now)
     randomEvent(activity, time)
   }
 }

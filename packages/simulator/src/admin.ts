@@ -5,14 +5,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { FaultSchema } from "./Faults.js"
 import type { Failure } from "./failures.js"
-import { failure, isFailure } from "./failures.js"
-import { OPERATION_NAMES } from "./operations.js"
-import { bodyFields, decode, queryFields } from "./requests.js"
+import { badParameter, failure, isFailure } from "./failures.js"
+import { isOperation, OPERATION_NAMES } from "./operations.js"
+import { bodyFields, decodeBody, queryFields } from "./requests.js"
 import type { Body } from "./http.js"
 import { send, sendFailure } from "./http.js"
-import { MAX_TICKS_PER_CALL } from "./Simulation.js"
 import type { Simulation } from "./Simulation.js"
-import type { OperationName } from "./types.js"
 
 export const ADMIN_PREFIX = "/__sim"
 
@@ -20,7 +18,7 @@ const ROUTES = [
   "GET    /__sim                        this list",
   "GET    /__sim/counters               requests received per operation",
   "GET    /__sim/client-oids[?apiKey=K] client_oids placed (by one account)",
-  "POST   /__sim/tick[?times=N]         advance the market by N ticks (default 1)",
+  "POST   /__sim/tick[?times=N]         advance the market by N ticks (default 1; ticks × symbols at most 5 000 000)",
   "GET    /__sim/faults                 faults switched on",
   "PUT    /__sim/faults/:operation      switch a fault on (JSON body, e.g. {\"kind\":\"status\",\"status\":503,\"times\":2})",
   "DELETE /__sim/faults/:operation      switch it off",
@@ -32,20 +30,17 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
 
 export const isAdminPath = (path: string) => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)
 
-const isOperation = (name: string): name is OperationName => OPERATION_NAMES.some((operation) => operation === name)
-
 const json = (res: ServerResponse, value: unknown) => send(res, 200, JSON.stringify(value))
 
-const ticks = (query: string, body: string): number | Failure => {
+const ticks = (simulation: Simulation, query: string, body: string): number | Failure => {
   const fromQuery = queryFields(query)
   if (isFailure(fromQuery)) return fromQuery
   const fromBody = bodyFields(body)
   if (isFailure(fromBody)) return fromBody
   const raw = fromQuery["times"] ?? fromBody["times"] ?? 1
   const times = typeof raw === "string" && /^\d{1,9}$/.test(raw) ? Number(raw) : raw
-  return typeof times === "number" && Number.isSafeInteger(times) && times >= 0 && times <= MAX_TICKS_PER_CALL
-    ? times
-    : failure("40017", `times must be an integer from 0 to ${MAX_TICKS_PER_CALL}`)
+  const checked = simulation.checkTicks(times)
+  return typeof checked === "string" ? badParameter(checked) : checked
 }
 
 export const handleAdmin = (simulation: Simulation, req: IncomingMessage, res: ServerResponse, path: string, query: string, body: Body): void => {
@@ -62,9 +57,7 @@ export const handleAdmin = (simulation: Simulation, req: IncomingMessage, res: S
       simulation.setFault(operation, undefined)
       return json(res, simulation.faults.list())
     }
-    const fields = bodyFields(text)
-    if (isFailure(fields)) return sendFailure(res, fields, now)
-    const fault = decode(FaultSchema, fields)
+    const fault = decodeBody(FaultSchema, text)
     if (isFailure(fault)) return sendFailure(res, fault, now)
     simulation.setFault(operation, fault)
     return json(res, simulation.faults.list())
@@ -81,7 +74,7 @@ export const handleAdmin = (simulation: Simulation, req: IncomingMessage, res: S
       return json(res, { clientOids: simulation.placedClientOids(typeof apiKey === "string" ? apiKey : undefined) })
     }
     case "POST /tick": {
-      const times = ticks(query, text)
+      const times = ticks(simulation, query, text)
       if (isFailure(times)) return sendFailure(res, times, now)
       simulation.tick(times)
       return json(res, { ticks: simulation.exchange.market.ticks })

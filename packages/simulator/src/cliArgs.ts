@@ -8,7 +8,7 @@ export const USAGE = `Usage: npm run simulator -- [options]
   --host H         listen address; default 127.0.0.1
   --seed S         seed of the market, ledgers and affiliate book; default 1
   --symbols N      number of futures symbols; default 240
-  --tick-ms N      market tick interval in ms; 0 = manual ticks only (POST /__sim/tick); default 1000
+  --tick-ms N      market tick interval in ms, at most 2147483647; 0 = manual ticks only (POST /__sim/tick); default 1000
   --budget N|off   weight budget per 10 s window, per IP and per UID; default 500
   --help           this text`
 

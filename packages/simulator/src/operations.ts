@@ -6,51 +6,68 @@
 import { Endpoints } from "@tradedesk/core"
 import type { Call, Exchange } from "./Exchange.js"
 import type { Failure } from "./failures.js"
-import type { OperationName } from "./types.js"
+import type { DemoAccount, OperationName } from "./types.js"
 
-export interface Operation {
+interface Description {
   readonly name: OperationName
   readonly method: "GET" | "POST"
   readonly path: string
   /** `futures` paths are served from the futures base URL, `spot` ones from the spot base URL */
   readonly api: "futures" | "spot"
-  readonly signed: boolean
   /** `bare` JSON, or the payload sits in the `data` of the spot or affiliate envelope */
   readonly envelope: "bare" | "spot" | "affiliate"
-  /** only an agent (affiliate) account may call it (40014 otherwise) */
-  readonly agentOnly: boolean
   readonly ipWeight: number
   /** 0: no UID budget */
   readonly uidWeight: number
   /** order placement: also capped in requests per second */
   readonly placesOrders: boolean
-  readonly run: (exchange: Exchange, call: Call) => string | Failure
 }
 
-const fromCore = (
-  endpoint: Endpoints.Endpoint<any, any>,
-  run: Operation["run"],
+type Answer = string | Failure
+
+/** A public operation runs without an account; a signed one is only ever run for the account that signed it. */
+export type Operation = Description & (
+  | { readonly signed: false; readonly run: (exchange: Exchange, call: Call) => Answer }
+  | {
+    readonly signed: true
+    /** only an agent (affiliate) account may call it (40014 otherwise) */
+    readonly agentOnly: boolean
+    readonly run: (exchange: Exchange, call: Call, account: DemoAccount) => Answer
+  }
+)
+
+/** What the simulator reads of core's endpoint table (the request and response schemas are the client's business). */
+type CoreEndpoint = Pick<
+  Endpoints.Endpoint<unknown, unknown>,
+  "name" | "method" | "path" | "api" | "signed" | "envelope" | "ipWeight" | "uidWeight" | "placesOrders"
+>
+
+const descriptionOf = ({ name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }: CoreEndpoint): Description => (
+  { name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }
+)
+
+/** Core's table says whether an endpoint is signed; the simulator's handler has to agree. */
+const agreeing = (endpoint: CoreEndpoint, signed: boolean): CoreEndpoint => {
+  if (endpoint.signed !== signed) throw new Error(`core's ${endpoint.name} is ${endpoint.signed ? "" : "not "}signed; the simulator disagrees`)
+  return endpoint
+}
+
+const publicFromCore = (endpoint: CoreEndpoint, run: (exchange: Exchange, call: Call) => Answer): Operation => (
+  { ...descriptionOf(agreeing(endpoint, false)), signed: false, run }
+)
+
+const signedFromCore = (
+  endpoint: CoreEndpoint,
+  run: (exchange: Exchange, call: Call, account: DemoAccount) => Answer,
   agentOnly = false
-): Operation => ({
-  name: endpoint.name,
-  method: endpoint.method,
-  path: endpoint.path,
-  api: endpoint.api,
-  signed: endpoint.signed,
-  envelope: endpoint.envelope,
-  agentOnly,
-  ipWeight: endpoint.ipWeight,
-  uidWeight: endpoint.uidWeight,
-  placesOrders: endpoint.placesOrders,
-  run
-})
+): Operation => ({ ...descriptionOf(agreeing(endpoint, true)), signed: true, agentOnly, run })
 
 export const operations: ReadonlyArray<Operation> = [
-  fromCore(Endpoints.tickers, (exchange) => exchange.tickers()),
-  fromCore(Endpoints.planOrders, (exchange, call) => exchange.planOrders(call)),
-  fromCore(Endpoints.batchOrders, (exchange, call) => exchange.batchOrders(call)),
-  fromCore(Endpoints.spotBills, (exchange, call) => exchange.spotBills(call)),
-  fromCore(Endpoints.affiliateStats, (exchange, call) => exchange.affiliateStats(call), true),
+  publicFromCore(Endpoints.tickers, (exchange) => exchange.tickers()),
+  signedFromCore(Endpoints.planOrders, (exchange, call, account) => exchange.planOrders(call, account)),
+  signedFromCore(Endpoints.batchOrders, (exchange, call, account) => exchange.batchOrders(call, account)),
+  signedFromCore(Endpoints.spotBills, (exchange, call, account) => exchange.spotBills(call, account)),
+  signedFromCore(Endpoints.affiliateStats, (exchange, call, account) => exchange.affiliateStats(call, account), true),
   {
     name: "time",
     method: "GET",
@@ -58,7 +75,6 @@ export const operations: ReadonlyArray<Operation> = [
     api: "futures",
     signed: false,
     envelope: "bare",
-    agentOnly: false,
     ipWeight: 1,
     uidWeight: 0,
     placesOrders: false,
@@ -71,13 +87,15 @@ export const operations: ReadonlyArray<Operation> = [
     path: "/capi/v2/order/plan_order",
     api: "futures",
     signed: true,
-    envelope: "bare",
     agentOnly: false,
+    envelope: "bare",
     ipWeight: 2,
     uidWeight: 5,
     placesOrders: true,
-    run: (exchange, call) => exchange.placePlanOrder(call)
+    run: (exchange, call, account) => exchange.placePlanOrder(call, account)
   }
 ]
 
 export const OPERATION_NAMES: ReadonlyArray<OperationName> = operations.map((operation) => operation.name)
+
+export const isOperation = (name: string): name is OperationName => OPERATION_NAMES.some((operation) => operation === name)

@@ -4,9 +4,12 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import type { Failure } from "./failures.js"
-import { badParameter, failure } from "./failures.js"
+import { badParameter, failure, isFailure } from "./failures.js"
 
 export type Fields = Readonly<Record<string, unknown>>
+
+/** Deepest nesting of arrays and objects a body may have; no request of the API nests more than three levels. */
+export const MAX_BODY_DEPTH = 32
 
 export const isFields = (value: unknown): value is Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -21,9 +24,30 @@ export const queryFields = (raw: string): Fields | Failure => {
   return fields
 }
 
-/** The JSON body: an empty body is `{}`, anything else must be a JSON object. */
+/** How deeply the JSON text nests, counted without recursion over the brackets outside strings. */
+const nesting = (text: string): number => {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]
+    if (inString) {
+      if (char === "\\") i++
+      else if (char === "\"") inString = false
+    } else if (char === "\"") inString = true
+    else if (char === "{" || char === "[") deepest = Math.max(deepest, ++depth)
+    else if (char === "}" || char === "]") depth--
+  }
+  return deepest
+}
+
+/**
+ * The JSON body: an empty body is `{}`, anything else must be a JSON object. Deep nesting is refused before anything
+ * walks the value: Effect's error formatting recurses into it and would overflow the stack.
+ */
 export const bodyFields = (raw: string): Fields | Failure => {
   if (raw.trim().length === 0) return {}
+  if (nesting(raw) > MAX_BODY_DEPTH) return badParameter(`the body nests deeper than ${MAX_BODY_DEPTH} levels`)
   let json: unknown
   try {
     json = JSON.parse(raw)
@@ -33,16 +57,15 @@ export const bodyFields = (raw: string): Fields | Failure => {
   return isFields(json) ? json : badParameter("the body must be a JSON object")
 }
 
-const MAX_MILLIS = 8_640_000_000_000_000
-
-/** Epoch milliseconds: digits in a query string, a non-negative integer in a body. Checked before core's schemas see them. */
-export const checkMillis = (fields: Fields, keys: ReadonlyArray<string>): Failure | undefined => {
+/**
+ * Whole numbers in a query string (times, limit, page, pageSize) must be plain digits: core's schemas read them with
+ * `Number`, which would also take `1e1`, `5.0`, `0x10` or ` 5`. Sixteen digits hold every epoch millisecond.
+ */
+export const checkDigits = (fields: Fields, keys: ReadonlyArray<string>): Failure | undefined => {
   for (const key of keys) {
     const value = fields[key]
-    if (value === undefined) continue
-    const millis = typeof value === "string" && /^\d{1,16}$/.test(value) ? Number(value) : value
-    if (typeof millis !== "number" || !Number.isSafeInteger(millis) || millis < 0 || millis > MAX_MILLIS) {
-      return badParameter(`${key} must be epoch milliseconds, got ${JSON.stringify(value)}`)
+    if (value !== undefined && !(typeof value === "string" && /^\d{1,16}$/.test(value))) {
+      return badParameter(`${key} must be a whole number in digits, got ${JSON.stringify(value)}`)
     }
   }
   return undefined
@@ -50,18 +73,24 @@ export const checkMillis = (fields: Fields, keys: ReadonlyArray<string>): Failur
 
 /** Decodes with a schema; a refused `client_oid` is code 40305, anything else 40017. */
 export const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A | Failure => {
-  let result: Either.Either<A, ParseResult.ParseError>
   try {
-    result = Schema.decodeUnknownEither(schema, { errors: "first" })(input)
+    const result = Schema.decodeUnknownEither(schema, { errors: "first" })(input)
+    if (Either.isRight(result)) return result.right
+    // formatting walks the offending value too, so it stays inside the try
+    const [issue] = ParseResult.ArrayFormatter.formatErrorSync(result.left)
+    const path = issue?.path.join(".") ?? ""
+    const message = issue?.message ?? "invalid"
+    if (issue?.path[0] === "client_oid") return failure("40305", `client_oid is invalid: ${message}`)
+    return badParameter(path === "" ? message : `${path}: ${message}`)
   } catch (error) {
     return badParameter(String(error))
   }
-  if (Either.isRight(result)) return result.right
-  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(result.left)
-  const path = issue?.path.join(".") ?? ""
-  const message = issue?.message ?? "invalid"
-  if (issue?.path[0] === "client_oid") return failure("40305", `client_oid is invalid: ${message}`)
-  return badParameter(path === "" ? message : `${path}: ${message}`)
+}
+
+/** A JSON body decoded with a schema. */
+export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, raw: string): A | Failure => {
+  const fields = bodyFields(raw)
+  return isFailure(fields) ? fields : decode(schema, fields)
 }
 
 /** Start after end (code 40707). */

@@ -6,6 +6,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http"
 import { handleAdmin, isAdminPath } from "./admin.js"
 import { authenticate } from "./auth.js"
+import type { Call } from "./Exchange.js"
+import type { Failure } from "./failures.js"
+import type { Delays } from "./Delays.js"
 import { failure, isFailure, tooFrequent } from "./failures.js"
 import { MAX_BODY_BYTES, readBody, send, sendFailure } from "./http.js"
 import { operations } from "./operations.js"
@@ -18,6 +21,8 @@ const NUMERIC = /^-?\d+(?:\.\d+)?$/
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 export type Served = "futures" | "spot" | "both"
+
+type SignedOperation = Extract<Operation, { readonly signed: true }>
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" }
 
@@ -48,34 +53,43 @@ const isJsonContent = (value: string | undefined) => value !== undefined && /^ap
 
 const remoteIp = (req: IncomingMessage) => req.socket.remoteAddress ?? "unknown"
 
-export const createListener = (simulation: Simulation, served: Served, pending: Set<NodeJS.Timeout>): RequestListener => {
+export const createListener = (simulation: Simulation, served: Served, delays: Delays): RequestListener => {
   const routes = new Map<string, Operation>()
   for (const operation of operations) if (served === "both" || operation.api === served) routes.set(operation.path, operation)
 
-  /** After the body was read and the fault drawn: budgets, authentication, the operation. */
+  /** The call an operation is given: a POST body must be declared JSON, and any body must be UTF-8. */
+  const callOf = (operation: Operation, req: IncomingMessage, query: string, bytes: Buffer, now: number): Call | Failure => {
+    if (operation.method === "POST" && !isJsonContent(req.headers["content-type"])) {
+      return failure("40007", "Invalid Content-Type, please use application/json")
+    }
+    try {
+      return { query, body: utf8.decode(bytes), now }
+    } catch {
+      return failure("40017", "Parameter verification failed: the body is not UTF-8")
+    }
+  }
+
+  /** A signed operation: authenticated, charged to the account's budgets, then run for that account. */
+  const runSigned = (operation: SignedOperation, req: IncomingMessage, query: string, bytes: Buffer, now: number): string | Failure => {
+    const account = authenticate({ method: req.method ?? "", path: operation.path, query, body: bytes, headers: req.headers }, simulation.accounts, now)
+    if (isFailure(account)) return account
+    if (!simulation.budgets.chargeUid(account.uid, operation.uidWeight, now)) return tooFrequent
+    if (operation.placesOrders && !simulation.budgets.chargeOrder(account.uid, now)) return tooFrequent
+    if (operation.agentOnly && !account.agent) return failure("40014", "Insufficient permissions: not an agent account")
+    const call = callOf(operation, req, query, bytes, now)
+    return isFailure(call) ? call : operation.run(simulation.exchange, call, account)
+  }
+
+  /** After the body was read and the fault drawn: the IP budget, then the operation. */
   const answer = (operation: Operation, req: IncomingMessage, res: ServerResponse, query: string, bytes: Buffer, fault: Fault | undefined) => {
     const now = simulation.now()
     if (!simulation.budgets.chargeIp(remoteIp(req), operation.ipWeight, now)) return sendFailure(res, tooFrequent, now)
-    const path = operation.path
-    const account = operation.signed
-      ? authenticate({ method: req.method ?? "", path, query, body: bytes, headers: req.headers }, simulation.accounts, now)
-      : undefined
-    if (isFailure(account)) return sendFailure(res, account, now)
-    if (account !== undefined) {
-      if (!simulation.budgets.chargeUid(account.uid, operation.uidWeight, now)) return sendFailure(res, tooFrequent, now)
-      if (operation.placesOrders && !simulation.budgets.chargeOrder(account.uid, now)) return sendFailure(res, tooFrequent, now)
-      if (operation.agentOnly && !account.agent) return sendFailure(res, failure("40014", "Insufficient permissions: not an agent account"), now)
+    let result: string | Failure
+    if (operation.signed) result = runSigned(operation, req, query, bytes, now)
+    else {
+      const call = callOf(operation, req, query, bytes, now)
+      result = isFailure(call) ? call : operation.run(simulation.exchange, call)
     }
-    if (operation.method === "POST" && !isJsonContent(req.headers["content-type"])) {
-      return sendFailure(res, failure("40007", "Invalid Content-Type, please use application/json"), now)
-    }
-    let text: string
-    try {
-      text = utf8.decode(bytes)
-    } catch {
-      return sendFailure(res, failure("40017", "Parameter verification failed: the body is not UTF-8"), now)
-    }
-    const result = operation.run(simulation.exchange, { account, query, body: text, now })
     if (isFailure(result)) return sendFailure(res, result, now)
     send(res, 200, corrupt(operation, result, fault))
   }
@@ -96,14 +110,10 @@ export const createListener = (simulation: Simulation, served: Served, pending: 
         return send(res, fault.status, gatewayPage(fault.status), "text/html")
       case "rateLimit":
         return sendFailure(res, tooFrequent, simulation.now())
-      case "latency": {
-        const timer = setTimeout(() => {
-          pending.delete(timer)
-          guarded(res, () => answer(operation, req, res, query, body.bytes, fault))
-        }, fault.ms)
-        pending.add(timer)
+      case "latency":
+        // a simulator that is closing answers nothing more
+        if (!delays.after(fault.ms, () => guarded(res, () => answer(operation, req, res, query, body.bytes, fault)))) req.socket.destroy()
         return
-      }
       default:
         return answer(operation, req, res, query, body.bytes, fault)
     }

@@ -1,20 +1,23 @@
 /** Starting and stopping a simulator: one HTTP server (or one each for futures and spot) over one Simulation. */
-import { Either, ParseResult, Schema } from "effect"
 import { createServer } from "node:http"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Accounts from "./accounts.js"
 import { ADMIN_PREFIX } from "./admin.js"
 import { DEFAULT_BUDGETS } from "./Budgets.js"
+import { Delays } from "./Delays.js"
 import type { BudgetSettings } from "./Budgets.js"
+import { isFailure } from "./failures.js"
 import { FaultSchema } from "./Faults.js"
-import { OPERATION_NAMES } from "./operations.js"
+import { isOperation, OPERATION_NAMES } from "./operations.js"
+import { decode } from "./requests.js"
 import { createListener } from "./server.js"
 import { Simulation } from "./Simulation.js"
 import type { Fault, OperationName, RunningSimulator, SimulatorOptions } from "./types.js"
 
 const DEFAULT_SYMBOLS = 240
 const MAX_SYMBOLS = 5000
+const MAX_TIMER_MS = 2_147_483_647
 
 const integerIn = (name: string, value: number | undefined, fallback: number, min: number, max: number): number => {
   const chosen = value ?? fallback
@@ -38,17 +41,15 @@ const budgetsOf = (budget: SimulatorOptions["budget"]): BudgetSettings | false =
     penaltyMs: positive("budget.penaltyMs", budget?.penaltyMs, DEFAULT_BUDGETS.penaltyMs)
   }
 
-const isOperation = (name: string): name is OperationName => OPERATION_NAMES.some((operation) => operation === name)
-
 /** Faults from options, checked like those sent to the admin route (callers may not be TypeScript). */
 const faultsOf = (faults: SimulatorOptions["faults"]): Partial<Record<OperationName, Fault>> => {
   const checked: Partial<Record<OperationName, Fault>> = {}
   for (const [name, fault] of Object.entries(faults ?? {})) {
     if (!isOperation(name)) throw new RangeError(`faults: no operation ${name}; one of ${OPERATION_NAMES.join(", ")}`)
     if (fault === undefined) continue
-    const decoded = Schema.decodeUnknownEither(FaultSchema)(fault)
-    if (Either.isLeft(decoded)) throw new RangeError(`faults.${name}: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
-    checked[name] = decoded.right
+    const decoded = decode(FaultSchema, fault)
+    if (isFailure(decoded)) throw new RangeError(`faults.${name}: ${decoded.msg}`)
+    checked[name] = decoded
   }
   return checked
 }
@@ -77,10 +78,8 @@ const makeServer = (listener: ReturnType<typeof createListener>): Server => {
   server.requestTimeout = 30_000
   server.headersTimeout = 20_000
   server.keepAliveTimeout = 5_000
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"code\":\"40017\",\"msg\":\"Malformed HTTP request\"}")
-    else socket.destroy()
-  })
+  // no clientError handler: Node's own answers 431 to oversized headers, 408 to a timeout and 400 otherwise, and
+  // only on a socket nothing was written to yet, as a gateway in front of the exchange would
   return server
 }
 
@@ -92,8 +91,11 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
   const host = options.host ?? "127.0.0.1"
   const port = integerIn("port", options.port, 0, 0, 65_535)
   const spotPort = options.spotPort === undefined ? undefined : integerIn("spotPort", options.spotPort, 0, 0, 65_535)
+  // past 2^31 - 1 ms setInterval would fire every millisecond instead
   const tickMs = options.tickMs ?? 1000
-  if (!Number.isFinite(tickMs) || tickMs < 0) throw new RangeError(`tickMs must be 0 or more, got ${options.tickMs}`)
+  if (!Number.isFinite(tickMs) || tickMs < 0 || tickMs > MAX_TIMER_MS) {
+    throw new RangeError(`tickMs must be from 0 to ${MAX_TIMER_MS}, got ${options.tickMs}`)
+  }
   const simulation = new Simulation({
     seed: integerIn("seed", options.seed, 1, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
     symbols: integerIn("symbols", options.symbols, DEFAULT_SYMBOLS, 1, MAX_SYMBOLS),
@@ -102,9 +104,9 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
     faults: faultsOf(options.faults)
   })
 
-  const pending = new Set<NodeJS.Timeout>()
-  const futures = makeServer(createListener(simulation, spotPort === undefined ? "both" : "futures", pending))
-  const spot = spotPort === undefined ? undefined : makeServer(createListener(simulation, "spot", pending))
+  const delays = new Delays()
+  const futures = makeServer(createListener(simulation, spotPort === undefined ? "both" : "futures", delays))
+  const spot = spotPort === undefined ? undefined : makeServer(createListener(simulation, "spot", delays))
   const servers = spot === undefined ? [futures] : [futures, spot]
   let futuresPort: number
   let spotListening: number
@@ -126,7 +128,7 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
     futuresBaseUrl,
     spotBaseUrl: `http://${urlHost}:${spotListening}`,
     adminUrl: `${futuresBaseUrl}${ADMIN_PREFIX}`,
-    accounts: { trader: Accounts.trader, agent: Accounts.agent },
+    accounts: Object.freeze({ trader: Accounts.trader, agent: Accounts.agent }),
     tick: (times) => simulation.tick(times),
     setFault: (operation, fault) => simulation.setFault(operation, fault === undefined ? undefined : faultsOf({ [operation]: fault })[operation]),
     counters: () => simulation.counters(),
@@ -134,8 +136,7 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
     close: () => {
       closing ??= (async () => {
         if (ticker !== undefined) clearInterval(ticker)
-        for (const timer of pending) clearTimeout(timer)
-        pending.clear()
+        delays.close()
         await Promise.all(servers.map(shut))
       })()
       return closing

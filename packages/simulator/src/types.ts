@@ -31,7 +31,7 @@ export interface SimulatorOptions {
   readonly seed?: number
   /** number of futures symbols, default 240 */
   readonly symbols?: number
-  /** market tick interval, default 1000; 0 = only manual ticks */
+  /** market tick interval, default 1000, at most 2 147 483 647; 0 = only manual ticks */
   readonly tickMs?: number
   /** injectable clock (ms), default Date.now */
   readonly now?: () => number
@@ -57,7 +57,10 @@ export interface RunningSimulator {
   readonly setFault: (operation: OperationName, fault: Fault | undefined) => void
   /** requests received per operation, whatever their outcome */
   readonly counters: () => Readonly<Record<OperationName, number>>
-  /** client_oids accepted by batchOrders and plan_order, in order; all accounts' when no key is given */
+  /**
+   * client_oids accepted by batchOrders and plan_order among the last 10 000 placements, in placement order across
+   * accounts; only the account's when a key is given
+   */
   readonly placedClientOids: (apiKey?: string) => ReadonlyArray<string>
   readonly close: () => Promise<void>
 }

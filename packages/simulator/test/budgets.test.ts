@@ -78,6 +78,19 @@ describe("weight budgets", () => {
     expect((await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: body(11) }, now)).status).toBe(200)
   })
 
+  it("the order-rate cap counts a sliding one-second window", async () => {
+    // penaltyMs 1: a refusal holds for a millisecond only, so what is tested is the window itself
+    const { sim, now, clock } = await start({ budget: { uidWeightPerWindow: 10_000, ipWeightPerWindow: 10_000, penaltyMs: 1 } })
+    const body = (i: number) => JSON.stringify({ symbol: "cmt_btcusdt", orderDataList: [{ client_oid: `s-${i}`, size: "0.001", type: "1", order_type: "0", match_price: "1" }] })
+    const place = (i: number) => signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: body(i) }, now)
+    for (let i = 0; i < 10; i++) expect((await place(i)).status).toBe(200)
+    clock.now += 999
+    tooFrequent(await place(10))
+    clock.now += 1
+    // the ten requests of the first millisecond have left the window
+    expect((await place(11)).status).toBe(200)
+  })
+
   it("admin routes count against no budget, and budgets can be reset", async () => {
     const { sim } = await start({ budget: { ipWeightPerWindow: 40 } })
     for (let i = 0; i < 50; i++) expect((await send(sim.adminUrl, "/__sim/counters")).status).toBe(200)

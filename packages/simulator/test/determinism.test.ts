@@ -81,12 +81,14 @@ describe("determinism", () => {
     await expect(start({ symbols: 0 })).rejects.toThrow(RangeError)
     await expect(start({ seed: 1.5 })).rejects.toThrow(RangeError)
     await expect(start({ tickMs: -5 })).rejects.toThrow(RangeError)
+    // setInterval takes at most 2^31 - 1 ms; above that it would fire every millisecond
+    await expect(start({ tickMs: 2 ** 31 })).rejects.toThrow(RangeError)
+    await expect(start({ tickMs: 2 ** 31 - 1 })).resolves.toBeDefined()
     await expect(start({ budget: { windowMs: 0 } })).rejects.toThrow(RangeError)
   })
 
   it("ticks on its own every tickMs, and close stops everything", async () => {
-    const { startSimulator } = await import("../src/index.js")
-    const sim = await startSimulator({ tickMs: 10 })
+    const { sim } = await start({ tickMs: 10 })
     const first = (await send(sim.futuresBaseUrl, "/capi/v2/market/tickers")).text
     await new Promise((resolve) => setTimeout(resolve, 60))
     expect((await send(sim.futuresBaseUrl, "/capi/v2/market/tickers")).text).not.toBe(first)

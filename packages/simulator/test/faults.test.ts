@@ -88,6 +88,18 @@ describe("faults", () => {
     const { sim } = await start()
     expect(() => sim.setFault("tickers", { kind: "latency", ms: -1 })).toThrow(RangeError)
   })
+
+  it("a status fault is an error status, 400 to 599: a 2xx or 3xx is refused", async () => {
+    const { sim } = await start()
+    for (const status of [200, 302, 399, 600]) expect(() => sim.setFault("tickers", { kind: "status", status }), String(status)).toThrow(RangeError)
+    const put = await send(sim.adminUrl, "/__sim/faults/tickers", { method: "PUT", body: JSON.stringify({ kind: "status", status: 204 }) })
+    expect(put.status).toBe(400)
+    expect(json(put)).toMatchObject({ code: "40017" })
+    for (const status of [400, 599]) {
+      sim.setFault("tickers", { kind: "status", status, times: 1 })
+      expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(status)
+    }
+  })
 })
 
 describe("admin routes", () => {
@@ -117,13 +129,18 @@ describe("admin routes", () => {
     expect(json(await send(sim.adminUrl, "/__sim/counters"))).toEqual(counters)
   })
 
-  it("list the client_oids placed, per account or all", async () => {
+  it("list the client_oids placed, per account or all, in placement order across accounts", async () => {
     const { sim, now } = await start()
     const body = (oid: string) => JSON.stringify({ symbol: "cmt_btcusdt", orderDataList: [{ client_oid: oid, size: "0.001", type: "1", order_type: "0", match_price: "1" }] })
-    await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: body("t-1") }, now)
-    await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.agent, { body: body("a-1") }, now)
-    expect(json(await send(sim.adminUrl, "/__sim/client-oids"))).toEqual({ clientOids: ["t-1", "a-1"] })
-    expect(json(await send(sim.adminUrl, "/__sim/client-oids", { query: `apiKey=${sim.accounts.agent.apiKey}` }))).toEqual({ clientOids: ["a-1"] })
+    const place = (account: typeof sim.accounts.trader, oid: string) => signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", account, { body: body(oid) }, now)
+    await place(sim.accounts.trader, "t-1")
+    await place(sim.accounts.agent, "a-1")
+    await place(sim.accounts.trader, "t-2")
+    await place(sim.accounts.agent, "a-2")
+    expect(json(await send(sim.adminUrl, "/__sim/client-oids"))).toEqual({ clientOids: ["t-1", "a-1", "t-2", "a-2"] })
+    expect(sim.placedClientOids()).toEqual(["t-1", "a-1", "t-2", "a-2"])
+    expect(json(await send(sim.adminUrl, "/__sim/client-oids", { query: `apiKey=${sim.accounts.agent.apiKey}` }))).toEqual({ clientOids: ["a-1", "a-2"] })
+    expect(sim.placedClientOids(sim.accounts.trader.apiKey)).toEqual(["t-1", "t-2"])
     expect(sim.placedClientOids("unknown-key")).toEqual([])
   })
 
@@ -138,11 +155,32 @@ describe("admin routes", () => {
     expect((await send(sim.adminUrl, "/__sim/tick", { method: "POST", query: "times=100001" })).status).toBe(400)
   })
 
+  it("advance at most 5 000 000 price steps (ticks × symbols) per call, so one call cannot block for long", async () => {
+    // 240 symbols: 20 833 ticks fit; a 1000-symbol market allows 5000
+    const { sim } = await start()
+    const over = await send(sim.adminUrl, "/__sim/tick", { method: "POST", query: "times=20834" })
+    expect(over.status).toBe(400)
+    expect(json(over)).toMatchObject({ code: "40017" })
+    expect((json(over) as { msg: string }).msg).toContain("from 0 to 20833")
+    expect(() => sim.tick(20_834)).toThrow(RangeError)
+    expect(json(await send(sim.adminUrl, "/__sim/tick", { method: "POST", query: "times=0" }))).toEqual({ ticks: 0 })
+    const wide = await start({ symbols: 1000 })
+    expect((await send(wide.sim.adminUrl, "/__sim/tick", { method: "POST", query: "times=5001" })).status).toBe(400)
+    expect(() => wide.sim.tick(5001)).toThrow(RangeError)
+  })
+
   it("list the routes and the demo accounts; unknown admin routes are 404", async () => {
     const { sim } = await start()
     expect((json(await send(sim.adminUrl, "/__sim")) as { routes: Array<string> }).routes.length).toBeGreaterThan(5)
     expect(json(await send(sim.adminUrl, "/__sim/accounts"))).toEqual({ accounts: [sim.accounts.trader, sim.accounts.agent] })
     expect((await send(sim.adminUrl, "/__sim/nothing")).status).toBe(404)
+  })
+
+  it("hand out frozen demo accounts: every simulator of the process shares them, so no caller may change them", async () => {
+    const { sim } = await start()
+    for (const value of [sim.accounts, sim.accounts.trader, sim.accounts.agent]) expect(Object.isFrozen(value)).toBe(true)
+    expect(() => Object.assign(sim.accounts.trader, { apiSecret: "changed" })).toThrow(TypeError)
+    expect((await start()).sim.accounts.trader.apiSecret).toBe("tdsim-trader-secret-7d2b5c81e6a94f03")
   })
 
   it("answer on the spot server too when it is separate", async () => {
@@ -196,17 +234,20 @@ describe("bad requests", () => {
     expect(json(wrong)).toMatchObject({ code: "405" })
   })
 
-  it("garbage on the socket gets a 400 and the server keeps serving", async () => {
+  it("garbage on the socket gets a 400, oversized headers a 431, and the server keeps serving", async () => {
     const { sim } = await start()
     const url = new URL(sim.futuresBaseUrl)
-    const reply = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname, () => socket.write("NOT HTTP AT ALL\r\n\r\n"))
-      let text = ""
-      socket.on("data", (chunk) => (text += chunk.toString()))
-      socket.on("end", () => resolve(text))
-      socket.on("error", reject)
-    })
-    expect(reply).toMatch(/^HTTP\/1\.1 400/)
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => socket.write(text))
+        let reply = ""
+        socket.on("data", (chunk) => (reply += chunk.toString()))
+        socket.on("close", () => resolve(reply))
+        socket.on("error", reject)
+      })
+    expect(await raw("NOT HTTP AT ALL\r\n\r\n")).toMatch(/^HTTP\/1\.1 400/)
+    // Node's limit on the header block is 16 KiB
+    expect(await raw(`GET ${TICKERS} HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431/)
     expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
   })
 
@@ -221,6 +262,25 @@ describe("bad requests", () => {
       const answer = await signed(sim.spotBaseUrl, "/api/v2/account/bills", sim.accounts.trader, { body }, now)
       expect(answer.status, body).toBeLessThan(500)
     }
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
+  })
+
+  it("a deeply nested body (4000 levels in about 8 KB) is 400 with 40017, wherever it goes", async () => {
+    const { sim, now } = await start()
+    const deep = "[".repeat(4000) + "]".repeat(4000)
+    const refused = (answer: { status: number; text: string }, what: string) => {
+      expect(answer.status, what).toBe(400)
+      expect(json(answer), what).toMatchObject({ code: "40017" })
+    }
+    refused(await signed(sim.spotBaseUrl, "/api/v2/account/bills", sim.accounts.trader, { body: `{"limit":${deep}}` }, now), "bills")
+    refused(await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: `{"symbol":${deep}}` }, now), "batch")
+    const order = `{"symbol":"cmt_btcusdt","orderDataList":[{"client_oid":${deep},"size":"0.001","type":"1","order_type":"0","match_price":"1"}]}`
+    refused(await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: order }, now), "an order's field")
+    refused(await signed(sim.futuresBaseUrl, "/capi/v2/order/plan_order", sim.accounts.trader, { body: `{"size":${deep}}` }, now), "plan order")
+    refused(await send(sim.adminUrl, "/__sim/faults/tickers", { method: "PUT", body: `{"kind":${deep}}` }), "admin fault")
+    // brackets inside strings do not count, and the nesting the API uses is fine
+    const bracketed = JSON.stringify({ symbol: "cmt_btcusdt", orderDataList: [{ client_oid: "ok", size: "0.001", type: "1", order_type: "0", match_price: "1", note: "[[[[".repeat(20) }] })
+    expect((await signed(sim.futuresBaseUrl, "/capi/v2/order/batchOrders", sim.accounts.trader, { body: bracketed }, now)).status).toBe(200)
     expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
   })
 })

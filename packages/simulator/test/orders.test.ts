@@ -193,6 +193,13 @@ describe("plan orders", () => {
     ["limit=101", "40017"],
     ["limit=0", "40017"],
     ["limit=abc", "40017"],
+    // whole numbers are digits only
+    ["limit=1e1", "40017"],
+    ["limit=5.0", "40017"],
+    ["limit=0x10", "40017"],
+    ["limit=%205", "40017"],
+    ["limit=+5", "40017"],
+    ["startTime=1716710918113.0", "40017"],
     ["startTime=yesterday", "40017"],
     ["startTime=1e20", "40017"],
     ["orderId=-5", "40017"],
@@ -207,11 +214,56 @@ describe("plan orders", () => {
     expect(json(answer)).toMatchObject({ code })
   })
 
-  it("a plan order placed with plan_order is listed, triggers when the price crosses, fills and writes bills", async () => {
+  it("a plan order triggers once the last price reaches its trigger, from the side it was placed on", async () => {
+    // a volatile long-tail coin of this seed: within 2000 ticks its price moves 1 % either way from the start
+    const { sim, now, clock } = await start({ seed: 3, symbols: 64 })
+    const symbol = "cmt_bizeusdt"
+    const start0 = await last(sim, symbol)
+    const decimals = start0["last"]!.split(".")[1]?.length ?? 0
+    const units = (text: string) => Math.round(Number(text) * 10 ** decimals)
+    const price = (tickUnits: number) => (tickUnits / 10 ** decimals).toFixed(decimals)
+    const lastUnits = units(start0["last"]!)
+    // whole coins are on every size step; about 20 USDT is above every minimum
+    const size = String(Math.ceil(20 / Number(start0["last"])))
+    const place = async (clientOid: string, triggerUnits: number) => {
+      const body = JSON.stringify({ symbol, client_oid: clientOid, size, type: "1", order_type: "0", match_price: "1", trigger_price: price(triggerUnits) })
+      const answer = await signed(sim.futuresBaseUrl, PLACE_PLAN, sim.accounts.trader, { body }, now)
+      expect(answer.status, answer.text).toBe(200)
+      return (json(answer) as Row)["order_id"]!
+    }
+    const watched = [
+      { id: await place("up-1pct", Math.ceil(lastUnits * 1.01)), reached: (tick: number, trigger: number) => tick >= trigger, at: 0 },
+      { id: await place("down-1pct", Math.floor(lastUnits * 0.99)), reached: (tick: number, trigger: number) => tick <= trigger, at: 0 }
+    ]
+    for (let tick = 1; tick <= 2000 && watched.some((plan) => plan.at === 0); tick++) {
+      clock.now += 1000
+      sim.tick()
+      const lastNow = units((await last(sim, symbol))["last"]!)
+      const listed = await plans(sim, sim.accounts.trader, now, `symbol=${symbol}`)
+      for (const plan of watched.filter((candidate) => candidate.at === 0)) {
+        const record = listed.find((p) => p["order_id"] === plan.id)!
+        const reached = plan.reached(lastNow, units(record["triggerPrice"]!))
+        if (!reached) {
+          expect(record, `tick ${tick}, last ${lastNow}`).toMatchObject({ status: "0", triggerTime: "" })
+          continue
+        }
+        // triggered on this very tick, and executed at the market at once
+        expect(record, `tick ${tick}, last ${lastNow}`).toMatchObject({ status: "2", triggerTime: String(now()), filled_qty: record["size"] })
+        plan.at = tick
+      }
+    }
+    const [up, down] = watched
+    expect(up!.at).toBeGreaterThan(1)
+    expect(down!.at).toBeGreaterThan(1)
+    // the two went off at different times: which one depends on the direction the price took
+    expect(up!.at).not.toBe(down!.at)
+  })
+
+  it("a triggered market plan order fills and writes bills", async () => {
     const { sim, now, clock } = await start()
     const sol = await last(sim, "cmt_solusdt")
     const body = JSON.stringify({
-      symbol: "cmt_solusdt", client_oid: "trigger-me", size: "10.0", type: "1", match_price: "1", trigger_price: sol["last"]
+      symbol: "cmt_solusdt", client_oid: "trigger-me", size: "10.0", type: "1", order_type: "0", match_price: "1", trigger_price: sol["last"]
     })
     const placed = json(await signed(sim.futuresBaseUrl, PLACE_PLAN, sim.accounts.agent, { body }, now)) as Row
     const find = async () => (await plans(sim, sim.accounts.agent, now)).find((p) => p["order_id"] === placed["order_id"])!
@@ -225,7 +277,6 @@ describe("plan orders", () => {
       plan = await find()
     }
     expect(plan).toMatchObject({ status: "2", filled_qty: "10.0", triggerTime: String(now()) })
-    expect(Number(plan["price_avg"])).toBeGreaterThanOrEqual(Number(sol["last"]) * 0.99)
     expect(Number(plan["fee"])).toBeGreaterThan(0)
     const [usdt, coin] = await bills(sim, sim.accounts.agent, now, { limit: 2 })
     expect(coin).toMatchObject({ coinName: "SOL", bizType: "trade_in", fillSize: "10.0", cTime: String(now()) })
@@ -239,7 +290,7 @@ describe("plan orders", () => {
     const bid = Number(eth["best_bid"])
     // a sell triggered at the current price, asking a little more than the bid: it waits for the bid to rise
     const body = JSON.stringify({
-      symbol: "cmt_ethusdt", client_oid: "steps", size: "2.00", type: "2", match_price: "0",
+      symbol: "cmt_ethusdt", client_oid: "steps", size: "2.00", type: "2", order_type: "0", match_price: "0",
       trigger_price: eth["last"], execute_price: (bid + 1).toFixed(2)
     })
     const placed = json(await signed(sim.futuresBaseUrl, PLACE_PLAN, sim.accounts.trader, { body }, now)) as Row
@@ -264,10 +315,14 @@ describe("plan orders", () => {
     ["a bad client_oid", { client_oid: "x".repeat(41) }, "40305"],
     ["an unknown symbol", { symbol: "cmt_nosuchusdt" }, "40102"],
     ["a trigger price off the tick", { trigger_price: "3500.001" }, "43010"],
-    ["a trigger price far away", { trigger_price: "99999.00" }, "43009"]
+    ["a trigger price far away", { trigger_price: "99999.00" }, "43009"],
+    // the same item rules as a batch order: order_type is required, decimals are bounded
+    ["no order_type", { order_type: undefined }, "40017"],
+    ["a size with 70 decimal places", { size: `1.${"0".repeat(69)}1` }, "40017"],
+    ["a trigger price with 70 decimal places", { trigger_price: `3500.${"0".repeat(69)}1` }, "40017"]
   ])("plan_order refuses %s", async (_, change, code) => {
     const { sim, now } = await start()
-    const body = JSON.stringify({ symbol: "cmt_ethusdt", client_oid: "p-1", size: "1.00", type: "1", match_price: "1", trigger_price: "3500.00", ...change })
+    const body = JSON.stringify({ symbol: "cmt_ethusdt", client_oid: "p-1", size: "1.00", type: "1", order_type: "0", match_price: "1", trigger_price: "3500.00", ...change })
     const answer = await signed(sim.futuresBaseUrl, PLACE_PLAN, sim.accounts.trader, { body }, now)
     expect(answer.status).toBe(400)
     expect(json(answer)).toMatchObject({ code })
@@ -276,7 +331,7 @@ describe("plan orders", () => {
   it("plan_order refuses a client_oid the account used in a batch", async () => {
     const { sim, now } = await start()
     await signed(sim.futuresBaseUrl, BATCH, sim.accounts.trader, { body: JSON.stringify({ symbol: "cmt_ethusdt", orderDataList: [order("used", { size: "1.00" })] }) }, now)
-    const body = JSON.stringify({ symbol: "cmt_ethusdt", client_oid: "used", size: "1.00", type: "1", match_price: "1", trigger_price: "3500.00" })
+    const body = JSON.stringify({ symbol: "cmt_ethusdt", client_oid: "used", size: "1.00", type: "1", order_type: "0", match_price: "1", trigger_price: "3500.00" })
     const answer = await signed(sim.futuresBaseUrl, PLACE_PLAN, sim.accounts.trader, { body }, now)
     expect(json(answer)).toMatchObject({ code: "40305" })
   })
@@ -286,5 +341,140 @@ describe("plan orders", () => {
     expect((await plans(sim, sim.accounts.trader, now)).filter((p) => p["status"] === "-1").length).toBe(3)
     clock.now += 2 * 86_400_000
     expect((await plans(sim, sim.accounts.trader, now)).filter((p) => p["status"] === "-1").length).toBe(0)
+  })
+})
+
+const BTC_FAR_BELOW = async (sim: RunningSimulator) => (Number((await last(sim, "cmt_btcusdt"))["last"]) * 0.6).toFixed(1)
+
+describe("open orders and client_oids are bounded", () => {
+  it("an account holds at most 200 open orders: further limit and plan orders are refused with 43002, market orders still go", async () => {
+    const { sim, now } = await start({ budget: false })
+    const price = await BTC_FAR_BELOW(sim)
+    const batch = async (oids: ReadonlyArray<string>, fields: Row = { match_price: "0", price }) => {
+      const body = JSON.stringify({ symbol: "cmt_btcusdt", orderDataList: oids.map((oid) => order(oid, { size: "0.001", ...fields })) })
+      return (json(await signed(sim.futuresBaseUrl, BATCH, sim.accounts.trader, { body }, now)) as BatchAnswer).order_info.map((info) => info.error_code)
+    }
+    // the twelve seeded plan orders waiting for their trigger are open too: 188 resting orders fit
+    for (let i = 0; i < 180; i += 20) expect(await batch(Array.from({ length: 20 }, (_, j) => `rest-${i + j}`))).toEqual(Array(20).fill(""))
+    expect(await batch(Array.from({ length: 10 }, (_, j) => `rest-${180 + j}`))).toEqual([...Array(8).fill(""), "43002", "43002"])
+    expect(await batch(["a-market-one"], { match_price: "1" })).toEqual([""])
+    const plan = JSON.stringify({ symbol: "cmt_ethusdt", client_oid: "one-more-plan", size: "0.10", type: "1", order_type: "0", match_price: "1", trigger_price: "3600.00" })
+    const refused = await signed(sim.futuresBaseUrl, PLACE_PLAN, sim.accounts.trader, { body: plan }, now)
+    expect(refused.status).toBe(400)
+    expect(json(refused)).toMatchObject({ code: "43002" })
+    expect((json(refused) as { msg: string }).msg).toContain("failed to place order")
+    // the cap is per account
+    expect((await signed(sim.futuresBaseUrl, PLACE_PLAN, sim.accounts.agent, { body: plan }, now)).status).toBe(200)
+  })
+
+  it("client_oids are remembered for the last 10 000 placements of an account: older ones may be used again", async () => {
+    const { sim, now } = await start({ budget: false })
+    const price = await BTC_FAR_BELOW(sim)
+    // immediate-or-cancel orders far from the market: accepted and canceled at once, so nothing rests or fills
+    const place = async (oids: ReadonlyArray<string>) => {
+      const body = JSON.stringify({ symbol: "cmt_btcusdt", orderDataList: oids.map((oid) => order(oid, { size: "0.001", match_price: "0", order_type: "3", price })) })
+      return (json(await signed(sim.futuresBaseUrl, BATCH, sim.accounts.trader, { body }, now)) as BatchAnswer).order_info.map((info) => info.error_code)
+    }
+    const oid = (i: number) => `m-${i}`
+    for (let i = 0; i <= 10_000; i += 20) {
+      const codes = await place(Array.from({ length: Math.min(20, 10_001 - i) }, (_, j) => oid(i + j)))
+      expect(codes.every((code) => code === "")).toBe(true)
+    }
+    const listed = sim.placedClientOids(sim.accounts.trader.apiKey)
+    expect(listed.length).toBe(10_000)
+    expect([listed[0], listed.at(-1)]).toEqual([oid(1), oid(10_000)])
+    expect(await place([oid(1), oid(10_000), oid(0)])).toEqual(["40305", "40305", ""])
+  })
+})
+
+/** The account's balance of a coin: the afterAmount of its newest bill. */
+const balance = async (sim: RunningSimulator, account: DemoAccount, now: () => number, coinId: number) =>
+  Number((await bills(sim, account, now, { coinId, limit: 1 }))[0]!["afterAmount"])
+
+describe("balances", () => {
+  it("an order the account cannot pay for is refused with 43002: USDT with the fee for a buy, the coin for a sell", async () => {
+    const { sim, now } = await start()
+    const usdt = await balance(sim, sim.accounts.trader, now, 2)
+    const btc = await balance(sim, sim.accounts.trader, now, 1)
+    const ask = Number((await last(sim, "cmt_btcusdt"))["best_ask"])
+    const affordable = Math.floor((usdt / ask) * 1000) / 1000
+    const orderDataList = [
+      order("buy-too-much", { size: (affordable + 0.001).toFixed(3) }),
+      order("sell-too-much", { type: "2", size: (btc + 0.001).toFixed(3) }),
+      // the fee comes on top: the last affordable size without it is not affordable with it
+      order("limit-too-dear", { match_price: "0", price: (ask * 1.01).toFixed(1), size: (usdt / (ask * 1.01) + 0.0005).toFixed(3) }),
+      order("sell-what-is-held", { type: "3", size: (Math.floor(btc * 1000) / 1000).toFixed(3) })
+    ]
+    const batch = json(await signed(sim.futuresBaseUrl, BATCH, sim.accounts.trader, { body: JSON.stringify({ symbol: "cmt_btcusdt", orderDataList }) }, now)) as BatchAnswer
+    expect(batch.order_info.map((info) => [info.client_oid, info.error_code])).toEqual([
+      ["buy-too-much", "43002"],
+      ["sell-too-much", "43002"],
+      ["limit-too-dear", "43002"],
+      ["sell-what-is-held", ""]
+    ])
+    expect(batch.order_info[0]!.error_message).toContain("insufficient balance")
+    expect(await balance(sim, sim.accounts.trader, now, 1)).toBeGreaterThanOrEqual(0)
+  })
+
+  it("a fill the account can no longer pay for cancels the order rather than overdraw the balance", async () => {
+    const { sim, now, clock } = await start()
+    const agent = sim.accounts.agent
+    const usdt = await balance(sim, agent, now, 2)
+    const sol = await last(sim, "cmt_solusdt")
+    const size = (share: number) => ((usdt * share) / Number(sol["best_ask"])).toFixed(1)
+    // a plan order for 70 % of the USDT, then a market buy that spends half of it before the plan triggers
+    const plan = JSON.stringify({ symbol: "cmt_solusdt", client_oid: "too-late", size: size(0.7), type: "1", order_type: "0", match_price: "1", trigger_price: sol["last"] })
+    const placed = json(await signed(sim.futuresBaseUrl, PLACE_PLAN, agent, { body: plan }, now)) as Row
+    const spend = JSON.stringify({ symbol: "cmt_solusdt", orderDataList: [order("spend", { size: size(0.5) })] })
+    expect((json(await signed(sim.futuresBaseUrl, BATCH, agent, { body: spend }, now)) as BatchAnswer).result).toBe(true)
+    let record = (await plans(sim, agent, now, `orderId=${placed["order_id"]}`))[0]!
+    for (let i = 0; i < 500 && record["status"] === "0"; i++) {
+      clock.now += 1000
+      sim.tick()
+      record = (await plans(sim, agent, now, `orderId=${placed["order_id"]}`))[0]!
+    }
+    expect(record).toMatchObject({ status: "-1", filled_qty: "0.0", triggerTime: String(now()) })
+    expect(await balance(sim, agent, now, 2)).toBeGreaterThan(0)
+  })
+
+  it("resting orders that together sell more than is held: those the market reaches after the coin is gone are canceled", async () => {
+    const { sim, now } = await start()
+    const ETH = 3
+    const held = await balance(sim, sim.accounts.trader, now, ETH)
+    const size = (Math.floor(held * 100) / 100).toFixed(2)
+    const price = (Number((await last(sim, "cmt_ethusdt"))["best_ask"]) + 1).toFixed(2)
+    // each alone can be paid for, so all three are accepted and rest
+    const orderDataList = ["all-1", "all-2", "all-3"].map((oid) => order(oid, { type: "2", size, match_price: "0", price }))
+    const batch = json(await signed(sim.futuresBaseUrl, BATCH, sim.accounts.trader, { body: JSON.stringify({ symbol: "cmt_ethusdt", orderDataList }) }, now)) as BatchAnswer
+    expect(batch.order_info.map((info) => info.error_code)).toEqual(["", "", ""])
+    sim.tick(3000)
+    const ethBills = await bills(sim, sim.accounts.trader, now, { coinId: ETH, limit: 100 })
+    const sold = ethBills.filter((bill) => bill["bizType"] === "trade_out" && Number(bill["fillSize"]) >= Number(size) / 2 - 0.01)
+    // the market reached them: two halves went through before the coin ran out
+    expect(sold.length).toBeGreaterThanOrEqual(2)
+    for (const bill of ethBills) expect(Number(bill["afterAmount"]), String(bill["billId"])).toBeGreaterThanOrEqual(0)
+  })
+
+  it.each([1, 7])("with seed %i each demo account can pay for the bot's demo orders, buys and sells", async (seed) => {
+    const { sim, now } = await start({ seed })
+    for (const account of [sim.accounts.trader, sim.accounts.agent]) {
+      const place = async (symbol: string, orderDataList: ReadonlyArray<Row>) => {
+        const answer = json(await signed(sim.futuresBaseUrl, BATCH, account, { body: JSON.stringify({ symbol, orderDataList }) }, now)) as BatchAnswer
+        return answer.order_info.map((info) => info.error_code)
+      }
+      const id = account.uid.slice(-1)
+      expect(await place("cmt_btcusdt", [
+        order(`ol-${id}`, { size: "0.010" }),
+        order(`cl-${id}`, { type: "3", size: "0.010" }),
+        order(`os-${id}`, { type: "2", size: "0.010" }),
+        order(`cs-${id}`, { type: "4", size: "0.020" }),
+        order(`lim-${id}`, { size: "0.010", match_price: "0", price: "50000.0" })
+      ])).toEqual(["", "", "", "", ""])
+      expect(await place("cmt_ethusdt", [
+        order(`eth-ol-${id}`, { size: "0.01", match_price: "0", price: "3000.00" }),
+        order(`eth-os-${id}`, { type: "2", size: "0.50" }),
+        order(`eth-cl-${id}`, { type: "3", size: "1.00" })
+      ])).toEqual(["", "", ""])
+    }
   })
 })

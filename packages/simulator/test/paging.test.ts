@@ -163,6 +163,11 @@ describe("affiliate statistics", () => {
     ["page=0", "40017"],
     ["pageSize=0", "40017"],
     ["pageSize=1001", "40017"],
+    ["page=1e1", "40017"],
+    ["pageSize=5.0", "40017"],
+    ["pageSize=0x10", "40017"],
+    ["page=%202", "40017"],
+    ["endTime=1e15", "40017"],
     ["uid=abc", "40017"],
     ["startTime=2&endTime=1", "40707"]
   ])("refuses %s with %s", async (query, code) => {
