@@ -5,7 +5,8 @@ import type { OperationName } from "@tradedesk/simulator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as CallbackData from "../src/CallbackData.js"
 import { COMMANDS } from "../src/commands.js"
-import { group, labels, preOf, reader, startRig, stranger, trader } from "./harness.js"
+import type { ApiCall } from "../src/LocalBotApi.js"
+import { group, labels, preOf, reader, startRig, stranger, trader, until } from "./harness.js"
 import type { Rig } from "./harness.js"
 
 let rig: Rig
@@ -175,6 +176,52 @@ describe("batch orders", () => {
     expect(rig.last(trader.id).text).toContain("sent already")
   })
 
+  it("places at once on Confirm, saying so in the press's answer, and puts the result in place of the preview after", async () => {
+    const before = rig.simulator.counters().batchOrders
+    const message = await preview("/order btc open_long 0.01 @ 50000")
+    const seen: Array<string> = []
+    // what the user sees, with how many batches the exchange had taken by then
+    const listener = (call: ApiCall) => {
+      if (call.method === "answerCallbackQuery" || call.method === "editMessageText") {
+        seen.push(`${call.method}: ${String(call.payload.text ?? "").split("\n")[0]} (${rig.simulator.counters().batchOrders - before} sent)`)
+      }
+    }
+    rig.api.on("call", listener)
+    try {
+      await rig.press(trader, message, "✅ Confirm 1 order")
+    } finally {
+      rig.api.off("call", listener)
+    }
+    expect(seen).toEqual(["answerCallbackQuery: Placing 1 order… (0 sent)", "editMessageText: BTCUSDT · 1 of 1 placed (1 sent)"])
+  })
+
+  it("does not let Cancel claim the orders were sent while they are still being placed", async () => {
+    const before = rig.simulator.counters().batchOrders
+    const message = await preview("/order btc open_long 0.01 @ 50000")
+    rig.simulator.setFault("batchOrders", { kind: "latency", ms: 300, times: 1 })
+    const confirmed = rig.handled(rig.api.press(trader, trader.id, message.messageId, "✅ Confirm 1 order"))
+    await until(() => rig.simulator.counters().batchOrders > before)
+    await rig.press(trader, message, "✖ Cancel")
+    expect(rig.last(trader.id).text).toBe("Too late to cancel: these orders are being placed.")
+    expect((await confirmed).outcome).toBe("placed")
+    expect(rig.api.message(trader.id, message.messageId)!.text).toContain("1 of 1 placed")
+  })
+
+  it("refuses a batch for good, without Confirm again, when sending it again would be refused again", async () => {
+    const before = rig.simulator.counters().batchOrders
+    // more decimal places than core sends: refused before sending
+    const message = await preview(`/order btc open_long 0.${"0".repeat(64)}1 @ 50000`)
+    const confirm = LocalButtons.data(message, "✅ Confirm 1 order")
+    await rig.press(trader, message, "✅ Confirm 1 order")
+    const refused = rig.api.message(trader.id, message.messageId)!
+    expect(refused.text).toContain("BTCUSDT · not placed\nThe request was refused before sending")
+    expect(refused.text).toContain("Nothing was placed.")
+    expect(labels(refused)).toEqual([])
+    await rig.handled(rig.api.pressData(trader, message, confirm))
+    expect(rig.last(trader.id).text).toContain("nothing was placed")
+    expect(rig.simulator.counters().batchOrders).toBe(before)
+  })
+
   it("reports a partly refused batch per order, with the exchange's code and message", async () => {
     const message = await preview("/order eth isolated; open_long 0.01 @ 3000; open_short 1 @ 999999")
     expect(message.text).toContain("Preview · ETHUSDT · 2 orders · isolated margin")
@@ -290,13 +337,17 @@ describe("affiliate", () => {
 })
 
 describe("authorization", () => {
-  it("refuses a stranger everything but help, with no exchange call", async () => {
+  it("refuses a stranger every command but help, with no exchange call, and says why once", async () => {
     const before = total(rig.simulator.counters())
-    for (const text of ["/tickers", "/ticker btc", "/orders", "/order btc open_long 1 @ 5", "/bills", "/affiliate"]) {
-      const outcome = await rig.say(stranger, text)
-      expect(outcome.outcome).toBe("denied:not_allowed")
-      expect(rig.last(stranger.id).text).toBe(`You are not allowed to use this. The operator can allow your Telegram user id (${stranger.id}).`)
+    const from = rig.api.botMessages(stranger.id).length
+    for (const command of COMMANDS.filter((item) => item.access !== "open")) {
+      const outcome = await rig.say(stranger, `${command.examples[0]}`)
+      expect([command.name, outcome.outcome]).toEqual([command.name, "denied:not_allowed"])
     }
+    // told once, not once per attempt
+    expect(rig.api.botMessages(stranger.id).slice(from).map((message) => message.text)).toEqual([
+      `You are not allowed to use this. The operator can allow your Telegram user id (${stranger.id}).`
+    ])
     // a forged button press
     await rig.say(stranger, "/help")
     const help = rig.last(stranger.id)
@@ -306,6 +357,22 @@ describe("authorization", () => {
     expect(junk.outcome).toBe("denied:unknown_button")
     expect(total(rig.simulator.counters())).toBe(before)
     expect(help.text).not.toContain("8800000002")
+  })
+
+  it("checks a command whatever follows its name, as Telegram and telegraf read it", async () => {
+    const before = total(rig.simulator.counters())
+    // Telegram marks `/bills` in `/bills,` as the command, and telegraf dispatches it
+    const texts = ["/bills,", "/affiliate.", "/orders-x", "/order-btc\nopen_long 0.01 @ 65000", "/bills,csv", "/affiliate@tradedesk_bot,"]
+    for (const chat of [undefined, group]) {
+      for (const text of texts) {
+        const outcome = await rig.say(stranger, text, chat)
+        expect([text, outcome.outcome, outcome.kind]).toEqual([text, "denied:not_allowed", `/${text.slice(1).split(/[^a-z]/)[0]}`])
+      }
+    }
+    // a reader may see the account, but not in a group
+    for (const text of texts.slice(0, 3)) expect((await rig.say(reader, text, group)).outcome).toBe("denied:private_only")
+    expect(total(rig.simulator.counters())).toBe(before)
+    expect(rig.api.messages(group.id).filter((message) => message.from === undefined && /ledger|UID|Plan orders/.test(message.text))).toEqual([])
   })
 
   it("keeps order placement for traders and the account for private chats", async () => {
@@ -393,18 +460,21 @@ describe("exchange faults", () => {
     expect(rig.simulator.counters().batchOrders - before).toBe(2)
   })
 
-  it("never resends a batch whose answer was lost", async () => {
-    const before = rig.simulator.counters().batchOrders
-    await rig.say(trader, "/order btc open_long 0.01 @ 50000")
-    const message = rig.last(trader.id)
-    const confirm = LocalButtons.data(message, "✅ Confirm 1 order")
-    rig.simulator.setFault("batchOrders", { kind: "drop", times: 1 })
-    await rig.press(trader, message, "✅ Confirm 1 order")
-    const unknown = rig.api.message(trader.id, message.messageId)!
-    expect(unknown.text).toContain("outcome unknown")
-    expect(labels(unknown)).toEqual([])
-    await rig.handled(rig.api.pressData(trader, message, confirm))
-    expect(rig.simulator.counters().batchOrders - before).toBe(1)
+  it("never resends a batch whose answer was lost or was a server error", async () => {
+    for (const fault of [{ kind: "drop" }, { kind: "status", status: 502 }] as const) {
+      const before = rig.simulator.counters().batchOrders
+      await rig.say(trader, "/order btc open_long 0.01 @ 50000")
+      const message = rig.last(trader.id)
+      const confirm = LocalButtons.data(message, "✅ Confirm 1 order")
+      rig.simulator.setFault("batchOrders", { ...fault, times: 1 })
+      await rig.press(trader, message, "✅ Confirm 1 order")
+      const unknown = rig.api.message(trader.id, message.messageId)!
+      expect(unknown.text).toContain("outcome unknown")
+      expect(labels(unknown)).toEqual([])
+      await rig.handled(rig.api.pressData(trader, message, confirm))
+      expect(rig.last(trader.id).text).toContain("sent already")
+      expect(rig.simulator.counters().batchOrders - before).toBe(1)
+    }
   })
 })
 

@@ -61,7 +61,7 @@ export interface Rig {
   readonly close: () => Promise<void>
 }
 
-const until = async (check: () => boolean, what: string, timeoutMs = 8_000) => {
+export const until = async (check: () => boolean, what = "a condition", timeoutMs = 8_000) => {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
