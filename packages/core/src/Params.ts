@@ -36,15 +36,22 @@ const millisToTime = <I>(wire: Schema.Schema<number, I>) =>
     encode: (time) => ParseResult.succeed(toMillis(time as TimeInput))
   })
 
+/** A whole number written in plain digits, as query strings carry them (no `1e1`, `0x10` or ` 5`). */
+const NumberFromDigits = Schema.transform(
+  Schema.String.pipe(Schema.pattern(/^\d{1,16}$/, { message: (issue) => `expected digits, got ${JSON.stringify(issue.actual)}` })),
+  Schema.Number,
+  { strict: true, decode: Number, encode: String }
+)
+
 /** Epoch milliseconds as a query string value. */
-export const MillisQuery = millisToTime(Schema.NumberFromString)
+export const MillisQuery = millisToTime(NumberFromDigits)
 
 /** Epoch milliseconds as a JSON number in a request body. */
 export const MillisBody = millisToTime(Schema.Number)
 
 /** An integer of at least `min` (and at most `max`), as a query string value. */
 export const IntQuery = (min: number, max?: number) =>
-  Schema.NumberFromString.pipe(
+  NumberFromDigits.pipe(
     Schema.compose(max === undefined ? Schema.Int.pipe(Schema.greaterThanOrEqualTo(min)) : Schema.Int.pipe(Schema.between(min, max)))
   )
 
