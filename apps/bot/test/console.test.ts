@@ -1,5 +1,5 @@
 /** The whole application without a token: the console chat over stdin/stdout against the embedded simulator. */
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises"
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough } from "node:stream"
@@ -76,5 +76,35 @@ describe("console chat", () => {
     expect(updates.map((line) => line.kind)).toEqual(["/tickers", "button:Tickers", "/order", "button:Confirm", "/bills"])
     expect(log).not.toContain("tdsim-agent-secret")
     expect(log).not.toContain("agent-passphrase")
+  })
+})
+
+describe("console chat, when a file cannot be written", () => {
+  it("says so and goes on", async () => {
+    const local = await mkdtemp(join(tmpdir(), "tradedesk-console-"))
+    // a file where the files folder should go
+    await writeFile(join(local, "blocker"), "")
+    const keys = new PassThrough()
+    const terminal = new PassThrough()
+    let shown = ""
+    terminal.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")))
+    const waitFor = async (expected: string) => {
+      const deadline = Date.now() + 8_000
+      while (!shown.includes(expected)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${expected}; the screen shows:\n${shown}`)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+    }
+    const chat = await startApp({ env: { BOT_FILES_DIR: "blocker/files", BOT_LOG_FILE: "bot.log" }, cwd: local, input: keys, output: terminal, errors: new PassThrough() })
+    try {
+      keys.write("/bills csv\n")
+      await waitFor("(could not show the bot's sendDocument: ")
+      keys.write("/help\n")
+      await waitFor("bot › tradedesk shows")
+    } finally {
+      await chat.stop()
+      await rm(local, { recursive: true, force: true })
+    }
+    expect(await chat.stopped).toBe(0)
   })
 })

@@ -478,6 +478,48 @@ describe("exchange faults", () => {
   })
 })
 
+describe("load", () => {
+  it("runs one export at a time and one per rate window, and places orders during one", async () => {
+    // core's default budget (500 weight per 10 s), failing fast as the application does
+    const local = await startRig({ exchange: { rateLimit: { onExceeded: "fail" } } })
+    try {
+      await local.say(trader, "/order btc open_long 0.01 @ 50000")
+      const preview = local.last(trader.id)
+      local.simulator.setFault("affiliateStats", { kind: "latency", ms: 600, times: 1 })
+      let exported = false
+      const exporting = local.handled(local.api.sendText(reader, "/affiliate csv")).then((line) => {
+        exported = true
+        return line
+      })
+      await until(() => local.simulator.counters().affiliateStats > 0)
+      expect((await local.say(trader, "/bills csv")).outcome).toBe("error:ExportBusyError")
+      expect(local.last(trader.id).text).toMatch(/^Another export is running or has just run; to leave room for trading, try again in \d+ s\.$/)
+      expect(local.simulator.counters().spotBills).toBe(0)
+      await local.press(trader, preview, "✅ Confirm 1 order")
+      expect(local.api.message(trader.id, preview.messageId)!.text).toContain("1 of 1 placed")
+      expect(exported).toBe(false)
+      expect((await exporting).outcome).toBe("csv")
+      // the window the export started is not over yet; a page of bills is no bulk read
+      expect((await local.say(trader, "/bills csv")).outcome).toBe("error:ExportBusyError")
+      expect((await local.say(trader, "/bills")).outcome).toBe("ok")
+    } finally {
+      await local.close()
+    }
+  })
+
+  it("drops replies to a chat whose backlog is full instead of queueing them without end", async () => {
+    const local = await startRig({ pacing: { perChatIntervalMs: 300, maxBacklog: 2 } })
+    try {
+      const lines = await Promise.all(Array.from({ length: 6 }, () => local.handled(local.api.sendText(reader, "hello"))))
+      expect(lines.map((line) => line.outcome).sort()).toEqual(["dropped", "dropped", "dropped", "unknown", "unknown", "unknown"])
+      expect(lines.filter((line) => line.outcome === "dropped").map((line) => line.level)).toEqual(["warn", "warn", "warn"])
+      expect(local.api.botMessages(reader.id)).toHaveLength(3)
+    } finally {
+      await local.close()
+    }
+  })
+})
+
 describe("Telegram limits and failures", () => {
   it("waits out a 429 from Telegram and still delivers the message", async () => {
     rig.api.failNext("sendMessage", { code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 })
