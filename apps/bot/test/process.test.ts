@@ -1,0 +1,86 @@
+/** `npm start` as it runs: the built bot as a process, the console chat on its stdin and stdout, stopped by SIGTERM. */
+import { execFileSync, spawn } from "node:child_process"
+import type { ChildProcessWithoutNullStreams } from "node:child_process"
+import { existsSync } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterEach, beforeAll, describe, expect, it } from "vitest"
+
+const PACKAGE = fileURLToPath(new URL("..", import.meta.url))
+const MAIN = join(PACKAGE, "dist", "main.js")
+
+// the process runs what is built, so build what is here
+beforeAll(() => {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: PACKAGE, timeout: 60_000, stdio: "pipe" })
+}, 70_000)
+
+const running: Array<ChildProcessWithoutNullStreams> = []
+const dirs: Array<string> = []
+afterEach(async () => {
+  // a test that failed half-way leaves no process behind
+  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
+})
+
+/** Everything the process prints, and a wait for what it prints next. */
+const screen = (child: ChildProcessWithoutNullStreams) => {
+  let text = ""
+  child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
+  return {
+    /** Resolves with the text printed since `from` once it matches; rejects after `ms`. */
+    shows: async (expected: RegExp, from: number, ms: number): Promise<string> => {
+      const deadline = Date.now() + ms
+      while (!expected.test(text.slice(from))) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${String(expected)} not shown within ${ms} ms; the screen shows:\n${text}`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      return text.slice(from)
+    },
+    get length() {
+      return text.length
+    }
+  }
+}
+
+const exited = (child: ChildProcessWithoutNullStreams, ms: number): Promise<number | null> =>
+  new Promise((resolve, reject) => {
+    if (child.exitCode !== null) return resolve(child.exitCode)
+    const timer = setTimeout(() => reject(new Error(`the process did not exit within ${ms} ms`)), ms)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve(code)
+    })
+  })
+
+describe("the built bot", () => {
+  it("answers /tickers typed on its stdin with the table on its stdout, and stops cleanly on SIGTERM", async () => {
+    expect(existsSync(MAIN)).toBe(true)
+    const dir = await mkdtemp(join(tmpdir(), "tradedesk-process-"))
+    dirs.push(dir)
+    // no token: the console chat against the embedded simulator; relative paths start where `npm start` was run
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TELEGRAM_|TRADEDESK_|BOT_)/.test(name)))
+    const child = spawn(process.execPath, [MAIN], { cwd: PACKAGE, env: { ...env, INIT_CWD: dir }, stdio: "pipe" })
+    running.push(child)
+    let errors = ""
+    child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString("utf8")))
+    const out = screen(child)
+    await out.shows(/Type \/help to begin/, 0, 15_000)
+
+    const from = out.length
+    child.stdin.write("/tickers\n")
+    const table = await out.shows(/\[1\] ⟳ Refresh {3}\[2\] Next ›/, from, 10_000)
+    expect(table).toContain("bot › Markets by 24 h volume")
+    expect(table).toMatch(/PAIR +LAST +24H +VOL/)
+    expect(table).toMatch(/^ +BTCUSDT +\d/m)
+
+    child.kill("SIGTERM")
+    expect(await exited(child, 15_000)).toBe(0)
+    expect(errors).toContain("SIGTERM: stopping")
+    // the log went where the files go, under the directory it was started from
+    expect(existsSync(join(dir, "tradedesk-files", "bot.log"))).toBe(true)
+  }, 40_000)
+})
