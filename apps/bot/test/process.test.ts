@@ -1,22 +1,15 @@
 /** `npm start` as it runs: the built bot as a process, the console chat on its stdin and stdout, stopped by SIGTERM. */
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import type { ChildProcessWithoutNullStreams } from "node:child_process"
 import { existsSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url))
 const MAIN = join(PACKAGE, "dist", "main.js")
-
-// the process runs what is built, so build what is here
-beforeAll(() => {
-  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
-  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: PACKAGE, timeout: 60_000, stdio: "pipe" })
-}, 70_000)
 
 const running: Array<ChildProcessWithoutNullStreams> = []
 const dirs: Array<string> = []
@@ -58,7 +51,8 @@ const exited = (child: ChildProcessWithoutNullStreams, ms: number): Promise<numb
 
 describe("the built bot", () => {
   it("answers /tickers typed on its stdin with the table on its stdout, and stops cleanly on SIGTERM", async () => {
-    expect(existsSync(MAIN)).toBe(true)
+    // the process runs what is built: turbo builds the package before its tests (turbo.json)
+    expect(existsSync(MAIN), "dist/main.js is missing: npm run build -w @tradedesk/bot").toBe(true)
     const dir = await mkdtemp(join(tmpdir(), "tradedesk-process-"))
     dirs.push(dir)
     // no token: the console chat against the embedded simulator; relative paths start where `npm start` was run
