@@ -1,7 +1,11 @@
 /** A loopback HTTP server on port 0 that records requests and answers with a handler, for transport tests. */
+import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, beforeEach } from "vitest"
+import * as TradeDesk from "../src/TradeDesk.js"
+import type { Options } from "../src/TradeDeskConfig.js"
 
 export interface Recorded {
   readonly method: string
@@ -68,3 +72,26 @@ export const fixture = async (name: string): Promise<string> => {
   const { readFile } = await import("node:fs/promises")
   return readFile(new URL(`./fixtures/${name}`, import.meta.url), "utf8")
 }
+
+export const CREDENTIALS = { apiKey: "key-123", apiSecret: "secret-456", apiPassphrase: "pass-789" }
+
+/** One loopback server for a test file: started before its tests, emptied of requests before each, closed after. */
+export const useLoopback = (): { readonly server: Loopback } => {
+  const holder = {} as { server: Loopback }
+  beforeAll(async () => {
+    holder.server = await startLoopback()
+  })
+  afterAll(() => holder.server.close())
+  beforeEach(() => {
+    holder.server.requests.length = 0
+  })
+  return holder
+}
+
+/** Runs a program on the services pointed at the server, signed with CREDENTIALS and without read retries. */
+export const runAgainst = <A, E>(server: Loopback, program: Effect.Effect<A, E, TradeDesk.Services>, options: Options = {}) =>
+  Effect.runPromise(
+    Effect.either(program).pipe(
+      Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, ...CREDENTIALS, readRetries: 0, ...options }))
+    )
+  )

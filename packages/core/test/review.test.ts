@@ -2,7 +2,7 @@
 import { BigDecimal, ConfigProvider, Effect, Either, Layer, Option, Stream, TestClock } from "effect"
 import { inspect } from "node:util"
 import { it } from "@effect/vitest"
-import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest"
+import { describe, expect } from "vitest"
 import { AffiliateStats } from "../src/AffiliateStats.js"
 import { BatchOrders } from "../src/BatchOrders.js"
 import { createClient } from "../src/client.js"
@@ -15,41 +15,27 @@ import { SpotBills } from "../src/SpotBills.js"
 import { Tickers } from "../src/Tickers.js"
 import * as TradeDesk from "../src/TradeDesk.js"
 import * as TradeDeskConfig from "../src/TradeDeskConfig.js"
-import { fixture, json, startLoopback } from "./loopback.js"
-import type { Loopback } from "./loopback.js"
+import { CREDENTIALS, fixture, json, runAgainst, startLoopback, useLoopback } from "./loopback.js"
 
-const CREDENTIALS = { apiKey: "key-123", apiSecret: "secret-456", apiPassphrase: "pass-789" }
-
-let server: Loopback
-beforeAll(async () => {
-  server = await startLoopback()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-})
+const loopback = useLoopback()
 
 const run = <A, E>(program: Effect.Effect<A, E, TradeDesk.Services>, options: TradeDeskConfig.Options = {}) =>
-  Effect.runPromise(
-    Effect.either(program).pipe(
-      Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, ...CREDENTIALS, readRetries: 0, ...options }))
-    )
-  )
+  runAgainst(loopback.server, program, options)
 
 const settingsOf = (options: unknown) => Effect.runPromise(Effect.either(TradeDeskConfig.resolve(options as TradeDeskConfig.Options)))
 
 describe("odd answers become typed errors or are tolerated", () => {
   it("a timestamp past the last representable date is a DecodeError, not a crash", async () => {
     const [ticker] = JSON.parse(await fixture("tickers.json"))
-    server.handle = () => json([{ ...ticker, timestamp: "9999999999999999" }])
+    loopback.server.handle = () => json([{ ...ticker, timestamp: "9999999999999999" }])
     expect(Either.getLeft(await run(Effect.flatMap(Tickers, (s) => s.all())))).toMatchObject({ _tag: "Some", value: { _tag: "DecodeError" } })
   })
 
   it("a 5xx with a JSON body is the server's trouble, and a read retries it", async () => {
     let calls = 0
-    server.handle = () => (++calls === 1 ? json({ code: 503, message: "Service Temporarily Unavailable" }, 503) : json([]))
+    loopback.server.handle = () => (++calls === 1 ? json({ code: 503, message: "Service Temporarily Unavailable" }, 503) : json([]))
     expect(Either.isRight(await run(Effect.flatMap(PlanOrders, (s) => s.list()), { readRetries: 1 }))).toBe(true)
-    server.handle = () => json({ code: 503, message: "Service Temporarily Unavailable" }, 503)
+    loopback.server.handle = () => json({ code: 503, message: "Service Temporarily Unavailable" }, 503)
     expect(Either.getLeft(await run(Effect.flatMap(PlanOrders, (s) => s.list())))).toMatchObject({
       _tag: "Some",
       value: { _tag: "ExchangeApiError", code: "503", msg: "Service Temporarily Unavailable", category: "server", retryable: true }
@@ -57,36 +43,36 @@ describe("odd answers become typed errors or are tolerated", () => {
   })
 
   it("an error body that says `message` instead of `msg` is still the exchange's refusal", async () => {
-    server.handle = () => json({ code: "40009", message: "api verification failed" })
+    loopback.server.handle = () => json({ code: "40009", message: "api verification failed" })
     expect(Either.getLeft(await run(Effect.flatMap(PlanOrders, (s) => s.list())))).toMatchObject({ _tag: "Some", value: { _tag: "ExchangeApiError", msg: "api verification failed" } })
   })
 
   it("either success code is accepted in either envelope", async () => {
     const body = JSON.parse(await fixture("affiliate.json"))
-    server.handle = () => json({ ...body, code: "00000" })
+    loopback.server.handle = () => json({ ...body, code: "00000" })
     expect(Either.isRight(await run(Effect.flatMap(AffiliateStats, (s) => s.page())))).toBe(true)
   })
 
   it("a bills envelope with `data: null` is an empty ledger; a plan order with a null client_oid is read as empty", async () => {
-    server.handle = () => json({ code: "00000", msg: "success", requestTime: 1, data: null })
+    loopback.server.handle = () => json({ code: "00000", msg: "success", requestTime: 1, data: null })
     expect(await run(Effect.flatMap(SpotBills, (s) => s.list()))).toEqual(Either.right([]))
     const [order] = JSON.parse(await fixture("currentPlan.json"))
-    server.handle = () => json([{ ...order, client_oid: null }])
+    loopback.server.handle = () => json([{ ...order, client_oid: null }])
     const orders = Either.getOrThrow(await run(Effect.flatMap(PlanOrders, (s) => s.list())))
     expect(orders[0]!.clientOid).toBe("")
   })
 
   it("a 429 with client-side limiting off still reports the exchange's 10 s penalty", async () => {
-    server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
+    loopback.server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
     expect(Either.getLeft(await run(Effect.flatMap(Tickers, (s) => s.all()), { rateLimit: false }))).toMatchObject({ _tag: "Some", value: { retryAfterMillis: 10_000 } })
   })
 
   it("after a 429 the next call through the same client waits out the penalty (refused at once in fail mode)", async () => {
-    server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
+    loopback.server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
     const program = Effect.gen(function*() {
       const tickers = yield* Tickers
       const first = yield* Effect.flip(tickers.all())
-      server.handle = () => json([])
+      loopback.server.handle = () => json([])
       const second = yield* Effect.flip(tickers.all())
       return [first, second]
     })
@@ -94,7 +80,7 @@ describe("odd answers become typed errors or are tolerated", () => {
     expect(result[0]).toMatchObject({ _tag: "RateLimitError", source: "server" })
     expect(result[1]).toMatchObject({ _tag: "RateLimitError", source: "local" })
     expect((result[1] as { retryAfterMillis: number }).retryAfterMillis).toBeGreaterThan(9000)
-    expect(server.requests).toHaveLength(1)
+    expect(loopback.server.requests).toHaveLength(1)
   })
 })
 
@@ -109,14 +95,14 @@ describe("decimals from anywhere stay bounded", () => {
     const result = await run(Effect.flatMap(BatchOrders, (s) =>
       s.place({ symbol: "cmt_btcusdt", orders: [{ clientOid: "a", type: "open_long", size: BigDecimal.make(1n, 1_000_000_000), priceMode: "market" }] })))
     expect(Either.getLeft(result)).toMatchObject({ _tag: "Some", value: { _tag: "InputError", field: "orders.0.size" } })
-    expect(server.requests).toHaveLength(0)
+    expect(loopback.server.requests).toHaveLength(0)
   })
 
   it("an explicit undefined leaves an order's defaults in place", async () => {
-    server.handle = () => json({ order_info: [], result: true })
+    loopback.server.handle = () => json({ order_info: [], result: true })
     await run(Effect.flatMap(BatchOrders, (s) =>
       s.place({ symbol: "cmt_btcusdt", orders: [{ clientOid: "a", type: "open_long", size: Decimal.parse("1")!, price: Decimal.parse("2")!, priceMode: undefined, execution: undefined }] })))
-    expect(JSON.parse(server.requests[0]!.body).orderDataList[0]).toMatchObject({ order_type: "0", match_price: "0" })
+    expect(JSON.parse(loopback.server.requests[0]!.body).orderDataList[0]).toMatchObject({ order_type: "0", match_price: "0" })
   })
 })
 
@@ -172,7 +158,7 @@ describe("configuration from untyped callers and the environment", () => {
     const shown = [inspect(settings, { depth: 10 }), JSON.stringify(settings), String(settings.credentials)]
     const closed = await startLoopback()
     await closed.close()
-    server.handle = () => ({ body: "<html>oops</html>" })
+    loopback.server.handle = () => ({ body: "<html>oops</html>" })
     const programs: Array<Effect.Effect<unknown, TradeDeskError, TradeDesk.Services>> = [
       Effect.flatMap(PlanOrders, (s) => s.list()),
       Effect.flatMap(SpotBills, (s) => s.list({ limit: 0 }))
@@ -189,8 +175,8 @@ describe("configuration from untyped callers and the environment", () => {
 
 describe("the Promise facade's lifetime", () => {
   it("close() interrupts a pending call at once; later calls reject with a ConfigError", async () => {
-    server.handle = () => ({ ...json([]), delayMs: 5000 })
-    const client = createClient({ futuresBaseUrl: server.url, ...CREDENTIALS, timeoutMs: 30_000 })
+    loopback.server.handle = () => ({ ...json([]), delayMs: 5000 })
+    const client = createClient({ futuresBaseUrl: loopback.server.url, ...CREDENTIALS, timeoutMs: 30_000 })
     const pending = client.planOrders()
     const settled = pending.then(() => "resolved", (error) => error)
     await new Promise((resolve) => setTimeout(resolve, 100))
@@ -213,7 +199,7 @@ describe("stream helpers refuse bad input as typed errors", () => {
       billId: String(100 - i), coinId: 2, coinName: "USDT", bizType: "trade_in", fillSize: "0", fillValue: "0",
       deltaAmount: "1", afterAmount: "1", fees: "0", cTime: String(4000 - Math.floor(i / 3) * 1000)
     }))
-    server.handle = (request) => {
+    loopback.server.handle = (request) => {
       const { before, limit } = JSON.parse(request.body) as { before?: number; limit: number }
       return json({ code: "00000", msg: "success", requestTime: 1, data: ledger.filter((bill) => before === undefined || Number(bill.cTime) < before).slice(0, limit) })
     }

@@ -1,5 +1,5 @@
 import { Effect, Either, Option, Redacted, TestClock, TestContext } from "effect"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { AffiliateStats } from "../src/AffiliateStats.js"
 import { BatchOrders } from "../src/BatchOrders.js"
 import * as Decimal from "../src/Decimal.js"
@@ -9,27 +9,14 @@ import * as Signer from "../src/Signer.js"
 import { SpotBills } from "../src/SpotBills.js"
 import { Tickers } from "../src/Tickers.js"
 import * as TradeDesk from "../src/TradeDesk.js"
-import type { Options } from "../src/TradeDeskConfig.js"
-import { fixture, json, startLoopback } from "./loopback.js"
-import type { Loopback, Recorded } from "./loopback.js"
+import type * as TradeDeskConfig from "../src/TradeDeskConfig.js"
+import { CREDENTIALS, fixture, json, runAgainst, startLoopback, useLoopback } from "./loopback.js"
+import type { Recorded } from "./loopback.js"
 
-const CREDENTIALS = { apiKey: "key-123", apiSecret: "secret-456", apiPassphrase: "pass-789" }
+const loopback = useLoopback()
 
-let server: Loopback
-beforeAll(async () => {
-  server = await startLoopback()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-})
-
-const run = <A>(program: Effect.Effect<A, TradeDeskError, TradeDesk.Services>, options: Options = {}) =>
-  Effect.runPromise(
-    Effect.either(program).pipe(
-      Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, ...CREDENTIALS, readRetries: 0, ...options }))
-    )
-  )
+const run = <A, E>(program: Effect.Effect<A, E, TradeDesk.Services>, options: TradeDeskConfig.Options = {}) =>
+  runAgainst(loopback.server, program, options)
 
 const failure = <A>(result: Either.Either<A, TradeDeskError>): TradeDeskError => {
   if (Either.isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.right)}`)
@@ -51,27 +38,27 @@ const expectSigned = (request: Recorded) => {
 describe("requests sent for each operation", () => {
   it("tickers: public GET without auth headers, decoded", async () => {
     const body = await fixture("tickers.json")
-    server.handle = () => ({ body })
+    loopback.server.handle = () => ({ body })
     const tickers = Either.getOrThrow(await run(Effect.flatMap(Tickers, (s) => s.all())))
     expect(tickers.map((t) => t.symbol)).toEqual(["cmt_btcusdt", "cmt_ethusdt"])
-    const [request] = server.requests
+    const [request] = loopback.server.requests
     expect(request).toMatchObject({ method: "GET", path: "/capi/v2/market/tickers", query: "", body: "" })
     expect(Object.keys(request!.headers).filter((name) => name.startsWith("access-"))).toEqual([])
   })
 
   it("plan orders: signed GET with the query in the order given", async () => {
     const body = await fixture("currentPlan.json")
-    server.handle = () => ({ body })
+    loopback.server.handle = () => ({ body })
     const orders = Either.getOrThrow(await run(Effect.flatMap(PlanOrders, (s) => s.list({ symbol: "cmt_btcusdt", startTime: 1000, endTime: new Date(2000), limit: 50 }))))
     expect(orders).toHaveLength(2)
-    const [request] = server.requests
+    const [request] = loopback.server.requests
     expect(request).toMatchObject({ method: "GET", path: "/capi/v2/order/currentPlan", query: "symbol=cmt_btcusdt&startTime=1000&endTime=2000&limit=50" })
     expectSigned(request!)
   })
 
   it("batch orders: signed POST with the wire body, per-order results", async () => {
     const body = await fixture("batchOrders.json")
-    server.handle = () => ({ body })
+    loopback.server.handle = () => ({ body })
     const response = Either.getOrThrow(
       await run(Effect.flatMap(BatchOrders, (s) =>
         s.place({
@@ -84,7 +71,7 @@ describe("requests sent for each operation", () => {
         })))
     )
     expect(response.orders.map((order) => order.accepted)).toEqual([true, false])
-    const [request] = server.requests
+    const [request] = loopback.server.requests
     expect(request).toMatchObject({ method: "POST", path: "/capi/v2/order/batchOrders", query: "" })
     expect(JSON.parse(request!.body)).toEqual({
       symbol: "cmt_btcusdt",
@@ -99,10 +86,10 @@ describe("requests sent for each operation", () => {
 
   it("spot bills: signed POST with a JSON body, envelope unwrapped", async () => {
     const body = await fixture("bills.json")
-    server.handle = () => ({ body })
+    loopback.server.handle = () => ({ body })
     const bills = Either.getOrThrow(await run(Effect.flatMap(SpotBills, (s) => s.list({ coinId: 2, bizType: "deposit", after: 1, before: 5, limit: 20 }))))
     expect(bills.map((bill) => bill.billId)).toEqual(["1034120303420870656", "1034120303420870655"])
-    const [request] = server.requests
+    const [request] = loopback.server.requests
     expect(request).toMatchObject({ method: "POST", path: "/api/v2/account/bills" })
     expect(JSON.parse(request!.body)).toEqual({ coinId: 2, bizType: "deposit", after: 1, before: 5, limit: 20 })
     expectSigned(request!)
@@ -110,20 +97,20 @@ describe("requests sent for each operation", () => {
 
   it("affiliate statistics: signed GET, envelope unwrapped", async () => {
     const body = await fixture("affiliate.json")
-    server.handle = () => ({ body })
+    loopback.server.handle = () => ({ body })
     const page = Either.getOrThrow(await run(Effect.flatMap(AffiliateStats, (s) => s.page({ uid: "8012345678", page: 2, pageSize: 2 }))))
     expect(page.total).toBe(5)
-    const [request] = server.requests
+    const [request] = loopback.server.requests
     expect(request).toMatchObject({ method: "GET", path: "/api/v2/rebate/affiliate/getChannelUserTradeAndAsset", query: "uid=8012345678&page=2&pageSize=2" })
     expectSigned(request!)
   })
 
   it("locale is configurable and can be left out; the clock offset moves ACCESS-TIMESTAMP", async () => {
-    server.handle = () => json([])
+    loopback.server.handle = () => json([])
     const before = Date.now()
     await run(Effect.flatMap(PlanOrders, (s) => s.list()), { locale: "zh-CN", clockOffsetMs: -60_000 })
     await run(Effect.flatMap(PlanOrders, (s) => s.list()), { locale: "" })
-    const [withLocale, withoutLocale] = server.requests
+    const [withLocale, withoutLocale] = loopback.server.requests
     expect(withLocale!.headers["locale"]).toBe("zh-CN")
     expect(Number(withLocale!.headers["access-timestamp"])).toBeLessThan(before - 50_000)
     expect(withoutLocale!.headers).not.toHaveProperty("locale")
@@ -134,47 +121,47 @@ describe("error categories", () => {
   const plan = Effect.flatMap(PlanOrders, (s) => s.list())
 
   it("HTTP 400 with a 40009 body is an auth ExchangeApiError with the code and message verbatim", async () => {
-    server.handle = () => json({ code: "40009", msg: "api verification failed", requestTime: 1622097118135 }, 400)
+    loopback.server.handle = () => json({ code: "40009", msg: "api verification failed", requestTime: 1622097118135 }, 400)
     const error = failure(await run(plan))
     expect(error).toMatchObject({ _tag: "ExchangeApiError", status: 400, code: "40009", msg: "api verification failed", category: "auth" })
     expect(error.message).toContain("40009 api verification failed")
   })
 
   it("an unlisted code stays verbatim with category unknown", async () => {
-    server.handle = () => json({ code: 12345, msg: "new" }, 400)
+    loopback.server.handle = () => json({ code: 12345, msg: "new" }, 400)
     expect(failure(await run(plan))).toMatchObject({ _tag: "ExchangeApiError", code: "12345", category: "unknown" })
   })
 
   it("an error object in place of a bare array is an ExchangeApiError", async () => {
-    server.handle = () => json({ code: "40017", msg: "parameter verification failed" })
+    loopback.server.handle = () => json({ code: "40017", msg: "parameter verification failed" })
     expect(failure(await run(plan))).toMatchObject({ _tag: "ExchangeApiError", status: 200, code: "40017", category: "parameter" })
   })
 
   it("a spot envelope with a non-success code is an ExchangeApiError", async () => {
-    server.handle = () => json({ code: "40014", msg: "insufficient permissions", requestTime: 1 })
+    loopback.server.handle = () => json({ code: "40014", msg: "insufficient permissions", requestTime: 1 })
     expect(failure(await run(Effect.flatMap(AffiliateStats, (s) => s.page())))).toMatchObject({ _tag: "ExchangeApiError", code: "40014", category: "permission" })
   })
 
   it("429 is a server RateLimitError with the penalty, or Retry-After when given", async () => {
-    server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
+    loopback.server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
     expect(failure(await run(plan))).toMatchObject({ _tag: "RateLimitError", source: "server", retryAfterMillis: 10_000 })
-    server.handle = () => ({ ...json({ code: "429", msg: "Request is too frequent" }, 429), headers: { "retry-after": "3" } })
+    loopback.server.handle = () => ({ ...json({ code: "429", msg: "Request is too frequent" }, 429), headers: { "retry-after": "3" } })
     const error = failure(await run(plan))
     expect(error).toMatchObject({ _tag: "RateLimitError", retryAfterMillis: 3000 })
     expect(error.message).toContain("try again in 3 s")
   })
 
   it("5xx with a gateway page is an HttpStatusError with an excerpt", async () => {
-    server.handle = () => ({ status: 502, body: "<html>Bad Gateway</html>" })
+    loopback.server.handle = () => ({ status: 502, body: "<html>Bad Gateway</html>" })
     expect(failure(await run(plan))).toMatchObject({ _tag: "HttpStatusError", status: 502, bodyExcerpt: "<html>Bad Gateway</html>", retryable: true })
   })
 
   it("malformed, truncated and empty bodies are DecodeErrors", async () => {
-    server.handle = () => ({ body: "[{\"symbol\": \"cmt_btc" })
+    loopback.server.handle = () => ({ body: "[{\"symbol\": \"cmt_btc" })
     expect(failure(await run(plan))).toMatchObject({ _tag: "DecodeError", detail: "the body is not JSON" })
-    server.handle = () => ({ body: "" })
+    loopback.server.handle = () => ({ body: "" })
     expect(failure(await run(plan))).toMatchObject({ _tag: "DecodeError", detail: "empty body" })
-    server.handle = () => json([{ symbol: "cmt_btcusdt" }])
+    loopback.server.handle = () => json([{ symbol: "cmt_btcusdt" }])
     const error = failure(await run(plan))
     expect(error).toMatchObject({ _tag: "DecodeError", endpoint: "planOrders" })
     expect(error.message).toContain("size")
@@ -188,19 +175,19 @@ describe("error categories", () => {
   })
 
   it("no answer within the timeout is a TransportError of kind timeout", async () => {
-    server.handle = () => ({ ...json([]), delayMs: 2000 })
+    loopback.server.handle = () => ({ ...json([]), delayMs: 2000 })
     expect(failure(await run(plan, { timeoutMs: 100 }))).toMatchObject({ _tag: "TransportError", kind: "timeout", maybeDelivered: true })
   })
 
   it("a dropped connection is a TransportError", async () => {
-    server.handle = () => ({ drop: true })
+    loopback.server.handle = () => ({ drop: true })
     expect(failure(await run(plan))).toMatchObject({ _tag: "TransportError", kind: "connection", maybeDelivered: true })
   })
 
   it("a signed call without credentials is a ConfigError and sends nothing", async () => {
     const error = failure(await run(plan, { apiKey: undefined, apiSecret: undefined, apiPassphrase: undefined }))
     expect(error).toMatchObject({ _tag: "ConfigError", endpoint: "planOrders" })
-    expect(server.requests).toHaveLength(0)
+    expect(loopback.server.requests).toHaveLength(0)
   })
 
   it("incomplete credentials fail the layer with a ConfigError naming what is missing", async () => {
@@ -212,7 +199,7 @@ describe("error categories", () => {
 describe("retries", () => {
   it("a read is retried on a transient failure, within bounds", async () => {
     let calls = 0
-    server.handle = () => (++calls < 3 ? { status: 503, body: "busy" } : json([]))
+    loopback.server.handle = () => (++calls < 3 ? { status: 503, body: "busy" } : json([]))
     expect(Either.isRight(await run(Effect.flatMap(PlanOrders, (s) => s.list()), { readRetries: 2 }))).toBe(true)
     expect(calls).toBe(3)
     calls = -10
@@ -221,17 +208,17 @@ describe("retries", () => {
   })
 
   it("a refusal by the exchange is not retried", async () => {
-    server.handle = () => json({ code: "40017", msg: "bad" }, 400)
+    loopback.server.handle = () => json({ code: "40017", msg: "bad" }, 400)
     await run(Effect.flatMap(PlanOrders, (s) => s.list()), { readRetries: 2 })
-    expect(server.requests).toHaveLength(1)
+    expect(loopback.server.requests).toHaveLength(1)
   })
 
   it("order placement is never retried", async () => {
-    server.handle = () => ({ status: 503, body: "busy" })
+    loopback.server.handle = () => ({ status: 503, body: "busy" })
     const error = failure(await run(Effect.flatMap(BatchOrders, (s) =>
       s.place({ symbol: "cmt_btcusdt", orders: [{ clientOid: "x1", type: "open_long", size: Decimal.parse("1")!, priceMode: "market" }] })), { readRetries: 3 }))
     expect(error._tag).toBe("HttpStatusError")
-    expect(server.requests).toHaveLength(1)
+    expect(loopback.server.requests).toHaveLength(1)
   })
 })
 
@@ -251,19 +238,19 @@ describe("configuration", () => {
 
 describe("signing time", () => {
   it("ACCESS-TIMESTAMP comes from the Effect Clock, so a TestClock drives it", async () => {
-    server.handle = () => json([])
-    server.requests.length = 0
+    loopback.server.handle = () => json([])
+    loopback.server.requests.length = 0
     const program = Effect.gen(function*() {
       yield* TestClock.setTime(1_659_076_670_000)
       return yield* Effect.flatMap(PlanOrders, (s) => s.list({ symbol: "cmt_btcusdt" }))
     })
     await Effect.runPromise(
       program.pipe(
-        Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, ...CREDENTIALS, readRetries: 0 })),
+        Effect.provide(TradeDesk.layer({ futuresBaseUrl: loopback.server.url, ...CREDENTIALS, readRetries: 0 })),
         Effect.provide(TestContext.TestContext)
       )
     )
-    const [request] = server.requests
+    const [request] = loopback.server.requests
     expect(request!.headers["access-timestamp"]).toBe("1659076670000")
     expectSigned(request!)
   })
