@@ -1,4 +1,5 @@
-import { Arbitrary, BigDecimal, DateTime, Either, FastCheck as fc, Option, Schema } from "effect"
+import { Arbitrary, BigDecimal, DateTime, Either, Equal, FastCheck as fc, Hash, Option, Schema } from "effect"
+import { inspect } from "node:util"
 import { describe, expect, it } from "vitest"
 import * as AffiliateUserStats from "../src/AffiliateUserStats.js"
 import * as BatchOrder from "../src/BatchOrder.js"
@@ -6,7 +7,7 @@ import * as Decimal from "../src/Decimal.js"
 import * as PlanOrder from "../src/PlanOrder.js"
 import * as SpotBill from "../src/SpotBill.js"
 import * as Ticker from "../src/Ticker.js"
-import { INVALID } from "../src/internal/wireRecord.js"
+import { INVALID, utcFromMillis } from "../src/internal/wireRecord.js"
 import { fixture } from "./loopback.js"
 
 const decimal = (text: string) => Decimal.parse(text)!
@@ -46,6 +47,25 @@ describe("Decimal", () => {
         expect(Decimal.format(decimal(text))).toBe(text)
       })
     )
+  })
+})
+
+describe("decoded times", () => {
+  it("are DateTime.Utc values that behave as DateTime.unsafeMake's, before and after their parts are read", () => {
+    for (const millis of [0, 1_716_710_918_113, 8_640_000_000_000_000]) {
+      const decoded = utcFromMillis(millis)
+      const made = DateTime.unsafeMake(millis)
+      expect(DateTime.isDateTime(decoded) && DateTime.isUtc(decoded)).toBe(true)
+      expect(Equal.equals(decoded, made) && Hash.hash(decoded) === Hash.hash(made)).toBe(true)
+      expect(Object.keys(decoded)).toEqual(Object.keys(made))
+      expect(DateTime.toParts(decoded)).toEqual(DateTime.toParts(made))
+      expect(Object.keys(decoded)).toEqual(Object.keys(made))
+      expect(DateTime.formatIso(decoded)).toBe(DateTime.formatIso(made))
+      expect(JSON.stringify(decoded)).toBe(JSON.stringify(made))
+      expect(inspect(decoded)).toBe(inspect(made))
+      expect(DateTime.toEpochMillis(DateTime.add(decoded, { hours: -1 }))).toBe(millis - 3_600_000)
+      expect(DateTime.formatIso(DateTime.startOf(decoded, "day"))).toBe(DateTime.formatIso(DateTime.startOf(made, "day")))
+    }
   })
 })
 
