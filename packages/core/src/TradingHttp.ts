@@ -44,6 +44,14 @@ const inputError = (endpoint: Endpoint<any, any>, params: unknown, error: ParseR
   })
 }
 
+/** The first thing wrong in an answer, in one line: where, and what (`at [3].best_ask: Expected a decimal string…`). */
+const firstIssue = (error: ParseResult.ParseError): string => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  if (issue === undefined) return "the answer does not have the documented shape"
+  const where = issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("").replace(/^\./, "")
+  return where.length === 0 ? issue.message : `at ${where}: ${issue.message}`
+}
+
 /** The parameters as the wire query string or JSON body text: the exact bytes that are signed and sent. */
 const encodeParams = <P>(endpoint: Endpoint<P, any>, params: P): Either.Either<{ query: string; body: string }, InputError> =>
   Either.match(Schema.encodeUnknownEither(endpoint.request, { errors: "first" })(params ?? {}), {
@@ -157,8 +165,7 @@ const make = Effect.gen(function*() {
       payload = json.data
     }
     return Either.match(endpoint.response.decode(payload), {
-      onLeft: (error) =>
-        Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: ParseResult.TreeFormatter.formatErrorSync(error), bodyExcerpt: excerpt(text) })),
+      onLeft: (error) => Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: firstIssue(error), bodyExcerpt: excerpt(text) })),
       onRight: (value) => Effect.succeed(value)
     })
   }

@@ -3,6 +3,7 @@
  * Methods resolve to the decoded domain values and reject with the typed errors (`InputError`, `ExchangeApiError`, …).
  */
 import { Cause, Effect, Exit, ManagedRuntime } from "effect"
+import { setMaxListeners } from "node:events"
 import { ConfigError } from "./Errors.js"
 import { AffiliateStats } from "./AffiliateStats.js"
 import type { AffiliatePage, AffiliateStatsRequest } from "./AffiliateUserStats.js"
@@ -30,6 +31,8 @@ export interface TradeDeskClient {
 export const createClient = (options: Options = {}): TradeDeskClient => {
   const runtime = ManagedRuntime.make(TradeDesk.layer(options))
   const closing = new AbortController()
+  // every call in flight listens for close(): many at once are normal here, not a leak
+  setMaxListeners(0, closing.signal)
   // rejects with the typed failure itself, not a FiberFailure wrapper, so callers can check `error._tag`
   const run = <A>(program: Effect.Effect<A, unknown, TradeDesk.Services>): Promise<A> => {
     if (closing.signal.aborted) return Promise.reject(new ConfigError({ reason: "the client is closed" }))

@@ -164,7 +164,8 @@ describe("error categories", () => {
     loopback.server.handle = () => json([{ symbol: "cmt_btcusdt" }])
     const error = failure(await run(plan))
     expect(error).toMatchObject({ _tag: "DecodeError", endpoint: "planOrders" })
-    expect(error.message).toContain("size")
+    expect(error.message).toMatch(/^planOrders: unexpected answer from the exchange: at \[0\]\.size: /)
+    expect(error.message).not.toContain("\n")
   })
 
   it("connection refused is a TransportError", async () => {

@@ -17,6 +17,8 @@ export type Parsed = { readonly _tag: "Run"; readonly options: SimulatorOptions 
 const integer = (name: string, text: string | undefined): number | string =>
   text !== undefined && /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : `${name} needs an integer, got ${JSON.stringify(text ?? "")}`
 
+const OPTIONS = new Set(["--port", "--spot-port", "--host", "--seed", "--symbols", "--tick-ms", "--budget"])
+
 export const parseArgs = (args: ReadonlyArray<string>): Parsed => {
   const options: { -readonly [K in keyof SimulatorOptions]: SimulatorOptions[K] } = {}
   for (let i = 0; i < args.length; i++) {
@@ -24,6 +26,7 @@ export const parseArgs = (args: ReadonlyArray<string>): Parsed => {
     const equals = arg.indexOf("=")
     const name = equals < 0 ? arg : arg.slice(0, equals)
     if (name === "--help" || name === "-h") return { _tag: "Help" }
+    if (!OPTIONS.has(name)) return { _tag: "Invalid", reason: `unknown option ${name}` }
     const value = equals < 0 ? args[++i] : arg.slice(equals + 1)
     if (name === "--host") {
       if (value === undefined || value === "") return { _tag: "Invalid", reason: "--host needs an address" }
@@ -55,8 +58,6 @@ export const parseArgs = (args: ReadonlyArray<string>): Parsed => {
       case "--budget":
         options.budget = { ipWeightPerWindow: number, uidWeightPerWindow: number }
         break
-      default:
-        return { _tag: "Invalid", reason: `unknown option ${name}` }
     }
   }
   return { _tag: "Run", options }

@@ -21,6 +21,8 @@ describe("command line", () => {
 
   it("refuses unknown options and values that are not integers", () => {
     expect(parseArgs(["--prot", "1"])).toMatchObject({ _tag: "Invalid", reason: "unknown option --prot" })
+    // an unknown flag is named as such even when no value follows it
+    expect(parseArgs(["--foo"])).toMatchObject({ _tag: "Invalid", reason: "unknown option --foo" })
     expect(parseArgs(["--port"])).toMatchObject({ _tag: "Invalid" })
     expect(parseArgs(["--seed", "x"])).toMatchObject({ _tag: "Invalid" })
     expect(parseArgs(["--port", "1.5"])).toMatchObject({ _tag: "Invalid" })
