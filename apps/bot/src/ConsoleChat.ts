@@ -1,10 +1,11 @@
 /**
  * A chat in the terminal, for a machine without a bot token: what is typed goes to the local Bot API server as the
  * console user's messages, and what the bot sends there is printed. Buttons appear numbered (`[1] Refresh`) and are
- * pressed by typing `[1]`; files the bot sends are written to a folder and their path printed.
+ * pressed by typing `[1]`; files the bot sends are written to a folder (never over an earlier file) and their path
+ * printed.
  */
 import { mkdir, writeFile } from "node:fs/promises"
-import { basename, join, relative } from "node:path"
+import { basename, join, parse, relative } from "node:path"
 import { createInterface } from "node:readline"
 import type { Interface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
@@ -19,7 +20,7 @@ export interface ConsoleChatOptions {
   readonly filesDir: string
   /** paths are shown relative to this folder */
   readonly cwd: string
-  /** the user left (`/quit` or the end of the input) */
+  /** the user left (`/quit` or the end of the input); what they typed before is still answered until `close` */
   readonly onExit: () => void
 }
 
@@ -30,19 +31,44 @@ interface Pressable {
 
 const indent = (text: string) => text.split("\n").map((line, index) => (index === 0 ? line : `      ${line}`)).join("\n")
 
+/** Writes `name` into `dir` as a new file, never over an earlier one: `a.csv`, else `a-2.csv`, `a-3.csv`… */
+const writeNew = async (dir: string, name: string, data: Buffer): Promise<string> => {
+  const { name: stem, ext } = parse(name)
+  for (let copy = 1; ; copy++) {
+    const path = join(dir, copy === 1 ? name : `${stem}-${copy}${ext}`)
+    try {
+      await writeFile(path, data, { flag: "wx" })
+      return path
+    } catch (error) {
+      if (!(error instanceof Error && "code" in error && error.code === "EEXIST")) throw error
+    }
+  }
+}
+
+const isNotModified = (call: ApiCall) => call.status === 400 && call.description?.includes("message is not modified") === true
+
 export class ConsoleChat {
-  /** the buttons of the latest keyboard shown, by number */
+  /**
+   * The buttons `[n]` presses, by number: those of the latest keyboard shown since the user last wrote, so a press
+   * typed before the answer to that message arrives cannot hit a button of an older one.
+   */
   private buttons: ReadonlyArray<Pressable> = []
   private readonly lines: Interface
-  // a failure to show something (e.g. the files folder cannot be written) is printed, and the chat goes on
-  private readonly listener = (call: ApiCall) =>
-    void this.render(call).catch((error: unknown) => {
+  /** messages being shown (writing a file takes a moment); `close` waits for them */
+  private readonly rendering = new Set<Promise<void>>()
+  private readonly listener = (call: ApiCall) => {
+    // a failure to show something (e.g. the files folder cannot be written) is printed, and the chat goes on
+    const shown = this.render(call).catch((error: unknown) => {
       this.print(`(could not show the bot's ${call.method}: ${error instanceof Error ? error.message : String(error)})`)
       this.prompt()
     })
+    this.rendering.add(shown)
+    void shown.finally(() => this.rendering.delete(shown))
+  }
   /** a terminal gets a prompt, redrawn under each message; a pipe gets plain lines */
   private readonly tty: boolean
-  private closed = false
+  /** no more input is taken */
+  private ended = false
 
   constructor(private readonly options: ConsoleChatOptions) {
     this.tty = "isTTY" in options.output && options.output.isTTY === true
@@ -60,15 +86,23 @@ export class ConsoleChat {
     this.prompt()
   }
 
-  close(): void {
-    this.closed = true
-    this.options.api.off("call", this.listener)
+  /** Takes no more input; the bot's answers to what was typed are still shown. */
+  endInput(): void {
+    if (this.ended) return
+    this.ended = true
     this.lines.close()
   }
 
+  /** Stops showing the bot's messages, once those being shown are out. */
+  async close(): Promise<void> {
+    this.endInput()
+    this.options.api.off("call", this.listener)
+    await Promise.all(this.rendering)
+  }
+
   private exit(): void {
-    if (this.closed) return
-    this.close()
+    if (this.ended) return
+    this.endInput()
     this.options.onExit()
   }
 
@@ -78,11 +112,13 @@ export class ConsoleChat {
   }
 
   private prompt(): void {
-    if (this.tty) this.lines.prompt(true)
+    if (this.tty && !this.ended) this.lines.prompt(true)
   }
 
   private typed(raw: string): void {
     const line = raw.trim()
+    // lines of the same chunk as a `/quit` still arrive
+    if (this.ended) return
     if (line === "") return this.prompt()
     if (line === "/quit" || line === "/exit") return this.exit()
     const pressed = /^\[(\d+)\]$/.exec(line)
@@ -96,10 +132,14 @@ export class ConsoleChat {
       if (message !== undefined) this.options.api.pressData(this.options.user, message, button.data)
       return
     }
+    this.buttons = []
     this.options.api.sendText(this.options.user, line)
   }
 
-  /** Shows a message and numbers its buttons, which become the ones `[n]` presses. */
+  /**
+   * Shows a message and numbers its buttons, which become the ones `[n]` presses; a message edited without the
+   * buttons it had takes them away.
+   */
   private show(message: StoredMessage, edited: boolean): void {
     const keyboard = message.replyMarkup?.inline_keyboard ?? []
     const pressable: Array<Pressable> = []
@@ -110,13 +150,19 @@ export class ConsoleChat {
         return `[${pressable.length}] ${button.text}`
       }).join("   ")
     )
-    if (pressable.length > 0) this.buttons = pressable
+    if (pressable.length > 0 || this.buttons[0]?.messageId === message.messageId) this.buttons = pressable
     this.print(`${edited ? "bot ✎ " : "bot › "}${indent([message.text, ...rows].join("\n"))}`)
   }
 
   private async render(call: ApiCall): Promise<void> {
     const { api, user } = this.options
-    if (call.status !== "ok" || Number(call.payload.chat_id ?? user.id) !== user.id) return
+    if (Number(call.payload.chat_id ?? user.id) !== user.id) return
+    // a Refresh that found nothing new
+    if (isNotModified(call)) {
+      this.print("bot ✎ (unchanged)")
+      return this.prompt()
+    }
+    if (call.status !== "ok") return
     const message = call.messageId === undefined ? undefined : api.message(user.id, call.messageId)
     switch (call.method) {
       case "sendMessage":
@@ -128,8 +174,7 @@ export class ConsoleChat {
         const document = message?.document
         if (document === undefined) break
         await mkdir(this.options.filesDir, { recursive: true })
-        const path = join(this.options.filesDir, basename(document.fileName))
-        await writeFile(path, document.data)
+        const path = await writeNew(this.options.filesDir, basename(document.fileName), document.data)
         const caption = typeof call.payload.caption === "string" ? ` (${call.payload.caption})` : ""
         this.print(`bot › file ${relative(this.options.cwd, path)}${caption}`)
         break

@@ -114,6 +114,10 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
   private readonly chats = new Map<number, { readonly chat: ChatRef; readonly messages: Array<StoredMessage>; nextId: number }>()
   private readonly updates: Array<Update> = []
   private readonly waiters = new Set<() => void>()
+  /** told whenever the bot confirms updates (asks for those after them); `force` settles them anyway */
+  private readonly confirmWaiters = new Set<(force?: boolean) => void>()
+  /** updates below this id the bot has confirmed */
+  private confirmedBelow = 0
   private readonly queries = new Map<string, { answered: boolean }>()
   private readonly failures = new Map<string, Array<Failure>>()
   private nextUpdateId = 1
@@ -142,6 +146,7 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
 
   async close(): Promise<void> {
     for (const wake of this.waiters) wake()
+    for (const settle of this.confirmWaiters) settle(true)
     this.server.closeAllConnections()
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
   }
@@ -204,6 +209,25 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
   /** The next `times` calls of `method` fail with `failure` (e.g. `{ code: 429, description: "Too Many Requests", retryAfter: 1 }`). */
   failNext(method: string, failure: Failure, times = 1): void {
     this.failures.set(method, [...(this.failures.get(method) ?? []), ...Array.from({ length: times }, () => failure)])
+  }
+
+  /**
+   * Resolves true once the bot has taken every update sent so far — it confirms an update by asking for those after
+   * it, by which time it has begun handling it — or false after `timeoutMs`.
+   */
+  taken(timeoutMs: number): Promise<boolean> {
+    const last = this.nextUpdateId - 1
+    return new Promise((resolve) => {
+      const settle = (force = false) => {
+        if (!force && this.confirmedBelow <= last) return
+        clearTimeout(timer)
+        this.confirmWaiters.delete(settle)
+        resolve(this.confirmedBelow > last)
+      }
+      const timer = setTimeout(() => settle(true), timeoutMs)
+      this.confirmWaiters.add(settle)
+      settle()
+    })
   }
 
   // ── inspecting ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -396,6 +420,10 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
     const timeoutMillis = Math.min(LONG_POLL_CAP_MILLIS, (typeof payload.timeout === "number" ? payload.timeout : 0) * 1000)
     // confirmed updates are gone for good, as on Telegram
     while (this.updates.length > 0 && this.updates[0]!.update_id < offset) this.updates.shift()
+    if (offset > this.confirmedBelow) {
+      this.confirmedBelow = offset
+      for (const settle of this.confirmWaiters) settle()
+    }
     const take = () => this.updates.slice(0, limit)
     if (this.updates.length > 0 || timeoutMillis === 0) return Promise.resolve(take())
     return new Promise((resolve) => {

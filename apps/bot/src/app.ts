@@ -8,6 +8,7 @@ import { TradeDeskConfig as CoreConfig } from "@tradedesk/core"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { startSimulator } from "@tradedesk/simulator"
 import { Cause, ConfigProvider, Effect, Either, Exit, Option } from "effect"
+import { once } from "node:events"
 import { createWriteStream } from "node:fs"
 import type { WriteStream } from "node:fs"
 import { mkdir } from "node:fs/promises"
@@ -21,7 +22,7 @@ import { LocalBotApi } from "./LocalBotApi.js"
 import { jsonLogger, scrub } from "./log.js"
 import type { Logger } from "./log.js"
 import type { Running } from "./serve.js"
-import { startPolling, startWebhook } from "./serve.js"
+import { DRAIN_MILLIS, startPolling, startWebhook } from "./serve.js"
 
 export interface AppIo {
   readonly env: BotConfig.Env
@@ -73,7 +74,8 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
   }
   const provider = ConfigProvider.fromMap(new Map(Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value]]))))
   const read = await Effect.runPromise(Effect.either(Effect.withConfigProvider(CoreConfig.optionsFromEnv, provider)))
-  if (Either.isLeft(read)) throw new StartupError(`TRADEDESK_* configuration: ${read.left.message}`)
+  // the string form names the variable ("Invalid data at TRADEDESK_TIMEOUT_MS: …"); the message alone does not
+  if (Either.isLeft(read)) throw new StartupError(`TRADEDESK_* configuration: ${String(read.left)}`)
   const options = read.right
   return {
     simulator: undefined,
@@ -88,9 +90,17 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-const openLog = async (path: string): Promise<WriteStream> => {
-  await mkdir(dirname(path), { recursive: true })
-  return createWriteStream(path, { flags: "a" })
+/** The log, opened for appending; a path that cannot be written stops the start, named by the variable that chose it. */
+const openLog = async (path: string, variable: string): Promise<WriteStream> => {
+  try {
+    await mkdir(dirname(path), { recursive: true })
+    const stream = createWriteStream(path, { flags: "a" })
+    // rejects on the stream's 'error', which would otherwise end the process unhandled
+    await once(stream, "open")
+    return stream
+  } catch (error) {
+    throw new StartupError(`${variable}: cannot write the log (${describe(error)})`)
+  }
 }
 
 export const startApp = async (io: AppIo): Promise<App> => {
@@ -100,7 +110,9 @@ export const startApp = async (io: AppIo): Promise<App> => {
   const consoleMode = config.token === undefined
   const filesDir = resolve(io.cwd, config.filesDir)
   const logPath = config.logFile === undefined ? (consoleMode ? resolve(filesDir, "bot.log") : undefined) : resolve(io.cwd, config.logFile)
-  const logStream = logPath === undefined ? undefined : await openLog(logPath)
+  const logStream = logPath === undefined
+    ? undefined
+    : await openLog(logPath, config.logFile === undefined ? "BOT_FILES_DIR (the console chat logs to bot.log there)" : "BOT_LOG_FILE")
   const sink = logStream ?? io.errors
   const secrets = BotConfig.secretsOf(io.env, config)
   const logger: Logger = jsonLogger((line) => sink.write(`${line}\n`), secrets)
@@ -117,8 +129,9 @@ export const startApp = async (io: AppIo): Promise<App> => {
     // build core's layers now, so a misconfiguration stops the start rather than the first command
     const built = await runtime.runtimeEffect.pipe(Effect.exit, Effect.runPromise)
     if (Exit.isFailure(built)) {
-      const reason = Option.match(Cause.failureOption(built.cause), { onNone: () => Cause.pretty(built.cause), onSome: (error) => error.message })
-      throw new StartupError(`exchange client: ${reason}`)
+      const reason = Option.match(Cause.failureOption(built.cause), { onNone: () => Cause.pretty(built.cause), onSome: (error) => error.reason })
+      // core names its options (apiSecret…); the operator set them as TRADEDESK_* variables
+      throw new StartupError(config.exchange === "env" ? `TRADEDESK_* configuration: ${BotConfig.inVariableNames(reason)}` : `exchange client: ${reason}`)
     }
 
     let finish!: (code: number) => void
@@ -140,7 +153,6 @@ export const startApp = async (io: AppIo): Promise<App> => {
 
     // the console user is the operator at the terminal: a trader; nobody else can reach that chat
     const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
-    let running: Running
     if (consoleMode) {
       const api = await LocalBotApi.start({ token: CONSOLE_TOKEN })
       cleanups.push(() => api.close())
@@ -153,10 +165,17 @@ export const startApp = async (io: AppIo): Promise<App> => {
         pacing: { perChatIntervalMs: 0 },
         confirmTtlMs: config.confirmTtlMs
       })
-      running = await startPolling(trade, fatal)
-      cleanups.push(running.stop)
+      const polling = await startPolling(trade, fatal)
       const chat = new ConsoleChat({ api, user: CONSOLE_USER, input: io.input, output: io.output, filesDir, cwd: io.cwd, onExit: () => void stopWith(0) })
-      cleanups.push(async () => chat.close())
+      cleanups.push(async () => {
+        // what was typed before leaving (a `/quit` right after a command, the end of piped input) is still fetched
+        // and answered, within the drain a signal allows
+        chat.endInput()
+        const deadline = Date.now() + DRAIN_MILLIS
+        await api.taken(DRAIN_MILLIS)
+        await polling.stop(deadline - Date.now())
+        await chat.close()
+      })
       chat.greet([
         `tradedesk console chat, the bot's own handlers against ${exchange.label}.`,
         "You are the console user, a trader. Type /help to begin; press a button by typing its number, e.g. [1];",
@@ -178,7 +197,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
         logger,
         confirmTtlMs: config.confirmTtlMs
       })
-      running = config.webhook === undefined
+      const running: Running = config.webhook === undefined
         ? await startPolling(trade, fatal)
         : await startWebhook(trade, config.webhook, (error) => logger.log("error", "webhook_server", { detail: describe(error) }))
       cleanups.push(running.stop)

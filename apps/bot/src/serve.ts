@@ -10,15 +10,15 @@ import { COMMANDS } from "./commands.js"
 import type { TradeBot } from "./createBot.js"
 
 export interface Running {
-  /** Stops taking updates and waits (a little) for those being handled. */
-  readonly stop: () => Promise<void>
+  /** Stops taking updates and waits for those being handled, at most `drainMillis` (default `DRAIN_MILLIS`). */
+  readonly stop: (drainMillis?: number) => Promise<void>
 }
 
 /** The bot reads messages and button presses only; Telegram does not send it anything else. */
 const ALLOWED_UPDATES: Array<Convenience.UpdateType> = ["message", "callback_query"]
 
 /** How long a shutdown waits for updates being handled. */
-const DRAIN_MILLIS = 10_000
+export const DRAIN_MILLIS = 10_000
 
 /** Telegram's command menu, from the command table. */
 const setMenu = (trade: TradeBot): Promise<true> =>
@@ -41,11 +41,11 @@ export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) =>
     if (!stopping) onFatal(error)
   })
   return {
-    stop: async () => {
+    stop: async (drainMillis = DRAIN_MILLIS) => {
       stopping = true
       bot.stop("shutdown")
       await polling.catch(() => undefined)
-      await trade.drain(DRAIN_MILLIS)
+      await trade.drain(drainMillis)
     }
   }
 }
@@ -95,9 +95,9 @@ export const startWebhook = async (trade: TradeBot, webhook: Webhook, onError: (
   return {
     port: (server.address() as AddressInfo).port,
     // the webhook stays registered: Telegram keeps the updates that arrive until the bot is back
-    stop: async () => {
+    stop: async (drainMillis = DRAIN_MILLIS) => {
       await close()
-      await trade.drain(DRAIN_MILLIS)
+      await trade.drain(drainMillis)
     }
   }
 }

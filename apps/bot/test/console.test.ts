@@ -6,6 +6,9 @@ import { PassThrough } from "node:stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startApp } from "../src/app.js"
 import type { App } from "../src/app.js"
+import { ConsoleChat } from "../src/ConsoleChat.js"
+import { LocalBotApi } from "../src/LocalBotApi.js"
+import { until } from "./harness.js"
 
 let dir: string
 let app: App
@@ -106,5 +109,146 @@ describe("console chat, when a file cannot be written", () => {
       await rm(local, { recursive: true, force: true })
     }
     expect(await chat.stopped).toBe(0)
+  })
+})
+
+describe("console chat, when the input ends right after commands", () => {
+  it("still answers them before it stops", async () => {
+    const local = await mkdtemp(join(tmpdir(), "tradedesk-console-"))
+    const keys = new PassThrough()
+    const terminal = new PassThrough()
+    let shown = ""
+    terminal.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")))
+    const chat = await startApp({ env: { BOT_FILES_DIR: "files" }, cwd: local, input: keys, output: terminal, errors: new PassThrough() })
+    try {
+      // as `printf '/tickers\n/help\n' | npm start`: the end of the input comes with the commands
+      keys.end("/tickers\n/help\n")
+      expect(await chat.stopped).toBe(0)
+    } finally {
+      await chat.stop()
+      await rm(local, { recursive: true, force: true })
+    }
+    expect(shown).toContain("bot › Markets by 24 h volume")
+    expect(shown).toContain("bot › tradedesk shows")
+  })
+})
+
+/** The chat's side alone: this test plays the bot, calling the local Bot API server as telegraf would. */
+describe("the console chat's screen", () => {
+  const TOKEN = "1:console-screen-test-token"
+  const USER = { id: 1, first_name: "you" } as const
+  const refresh = { inline_keyboard: [[{ text: "⟳ Refresh", callback_data: "t|0|0|" }]] }
+  const confirm = { inline_keyboard: [[{ text: "✅ Confirm", callback_data: "c|ab12" }, { text: "✖ Cancel", callback_data: "x|ab12" }]] }
+
+  const open = async () => {
+    const api = await LocalBotApi.start({ token: TOKEN })
+    const folder = await mkdtemp(join(tmpdir(), "tradedesk-screen-"))
+    const keys = new PassThrough()
+    const terminal = new PassThrough()
+    let shown = ""
+    terminal.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")))
+    const chat = new ConsoleChat({ api, user: USER, input: keys, output: terminal, filesDir: join(folder, "files"), cwd: folder, onExit: () => undefined })
+    const call = async (method: string, body: Record<string, unknown> | FormData): Promise<{ ok: boolean; result?: { message_id: number } }> => {
+      const response = await fetch(`${api.url}/bot${TOKEN}/${method}`, body instanceof FormData
+        ? { method: "POST", body }
+        : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+      return (await response.json()) as { ok: boolean; result?: { message_id: number } }
+    }
+    /** the callback data of the buttons pressed so far, as the bot would receive them */
+    const presses = async (): Promise<ReadonlyArray<string>> => {
+      const updates = await call("getUpdates", { timeout: 0 }) as unknown as { result: ReadonlyArray<{ callback_query?: { data: string } }> }
+      return updates.result.flatMap((update) => (update.callback_query === undefined ? [] : [update.callback_query.data]))
+    }
+    return {
+      folder,
+      call,
+      presses,
+      /** the user writes a line; resolves once the API server has it */
+      say: async (line: string) => {
+        const before = api.messages(USER.id).length
+        keys.write(`${line}\n`)
+        await until(() => api.messages(USER.id).length > before, `${line} at the API server`)
+      },
+      /** the user presses a button; resolves once the bot could fetch the press */
+      press: async (line: string) => {
+        const before = (await presses()).length
+        keys.write(`${line}\n`)
+        const deadline = Date.now() + 8_000
+        while ((await presses()).length === before) {
+          if (Date.now() > deadline) throw new Error(`no press for ${line}`)
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+      },
+      /** the user types lines; resolves once the screen shows `expected` after what it showed before */
+      type: async (lines: string, expected: string) => {
+        const from = shown.length
+        keys.write(lines)
+        await until(() => shown.slice(from).includes(expected), `${JSON.stringify(expected)} on the screen:\n${shown}`)
+      },
+      shows: (expected: string) => until(() => shown.includes(expected), `${JSON.stringify(expected)} on the screen:\n${shown}`),
+      close: async () => {
+        await chat.close()
+        await api.close()
+        await rm(folder, { recursive: true, force: true })
+      }
+    }
+  }
+
+  it("presses only buttons shown since the user's last message", async () => {
+    const screen = await open()
+    try {
+      await screen.say("/tickers")
+      await screen.call("sendMessage", { chat_id: USER.id, text: "Markets", reply_markup: refresh })
+      await screen.shows("[1] ⟳ Refresh")
+      // pressed before the answer to /help arrives, and after it: not the older message's Refresh
+      await screen.type("/help\n[1]\n", "(no buttons to press)")
+      await screen.call("sendMessage", { chat_id: USER.id, text: "Help, no buttons" })
+      await screen.type("[1]\n", "(no buttons to press)")
+      expect(await screen.presses()).toEqual([])
+      // the buttons of a new answer are pressed
+      await screen.say("/order btc; open_long 1 @ 5")
+      const preview = await screen.call("sendMessage", { chat_id: USER.id, text: "Preview", reply_markup: confirm })
+      await screen.shows("[1] ✅ Confirm   [2] ✖ Cancel")
+      await screen.press("[2]")
+      expect(await screen.presses()).toEqual(["x|ab12"])
+      // the message edited without its buttons takes them away
+      await screen.call("editMessageText", { chat_id: USER.id, message_id: preview.result!.message_id, text: "Cancelled" })
+      await screen.type("[1]\n", "(no buttons to press)")
+    } finally {
+      await screen.close()
+    }
+  })
+
+  it("says (unchanged) when a refresh finds nothing new", async () => {
+    const screen = await open()
+    try {
+      await screen.say("/tickers")
+      const sent = await screen.call("sendMessage", { chat_id: USER.id, text: "Markets", reply_markup: refresh })
+      const edit = await screen.call("editMessageText", { chat_id: USER.id, message_id: sent.result!.message_id, text: "Markets", reply_markup: refresh })
+      expect(edit.ok).toBe(false)
+      await screen.shows("bot ✎ (unchanged)")
+    } finally {
+      await screen.close()
+    }
+  })
+
+  it("writes each file the bot sends to a new file, never over an earlier one", async () => {
+    const screen = await open()
+    try {
+      await screen.say("/affiliate csv")
+      for (const content of ["first", "second", "third"]) {
+        const form = new FormData()
+        form.set("chat_id", String(USER.id))
+        form.set("document", new Blob([content], { type: "text/csv" }), "affiliate-2024-06-15.csv")
+        expect((await screen.call("sendDocument", form)).ok).toBe(true)
+      }
+      await screen.shows("bot › file files/affiliate-2024-06-15-3.csv")
+      const files = join(screen.folder, "files")
+      expect((await readdir(files)).sort()).toEqual(["affiliate-2024-06-15-2.csv", "affiliate-2024-06-15-3.csv", "affiliate-2024-06-15.csv"])
+      expect(await readFile(join(files, "affiliate-2024-06-15.csv"), "utf8")).toBe("first")
+      expect(await readFile(join(files, "affiliate-2024-06-15-3.csv"), "utf8")).toBe("third")
+    } finally {
+      await screen.close()
+    }
   })
 })

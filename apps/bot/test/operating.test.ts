@@ -1,8 +1,11 @@
 /** Operating the bot: configuration, authorization rules, pacing, confirmations, logs, webhook mode, misconfiguration. */
 import { startSimulator } from "@tradedesk/simulator"
 import { Either } from "effect"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { PassThrough } from "node:stream"
 import { describe, expect, it } from "vitest"
 import { decide } from "../src/access.js"
@@ -355,5 +358,31 @@ describe("the application with a token", () => {
     } finally {
       await api.close()
     }
+  })
+})
+
+describe("start-up problems", () => {
+  const io = { input: new PassThrough(), output: new PassThrough(), errors: new PassThrough() }
+
+  it("name the variable of a log that cannot be written, rather than crash on the stream's error", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "tradedesk-log-"))
+    try {
+      await writeFile(join(dir, "blocker"), "")
+      // a directory where the log file should be
+      await expect(startApp({ ...io, cwd: dir, env: { BOT_LOG_FILE: "." } })).rejects.toThrow(/^BOT_LOG_FILE: cannot write the log \(EISDIR/)
+      // the console's own log, under a files folder that cannot be made
+      await expect(startApp({ ...io, cwd: dir, env: { BOT_FILES_DIR: "blocker/files" } })).rejects.toThrow(/^BOT_FILES_DIR .*: cannot write the log \(ENOTDIR/)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("name the TRADEDESK_* variable whose value is wrong", async () => {
+    const start = (env: Record<string, string>) => startApp({ ...io, cwd: process.cwd(), env: { TRADEDESK_API_KEY: "key-long-enough", ...env } })
+    await expect(start({ TRADEDESK_TIMEOUT_MS: "abc" })).rejects.toThrow(/^TRADEDESK_\* configuration: .*TRADEDESK_TIMEOUT_MS.*"abc"/)
+    // core checks the options it is given and names them as options; the bot names the variables
+    await expect(start({})).rejects.toThrow("TRADEDESK_* configuration: incomplete API credentials: TRADEDESK_API_SECRET, TRADEDESK_API_PASSPHRASE missing")
+    await expect(start({ TRADEDESK_API_SECRET: "secret-long-enough", TRADEDESK_API_PASSPHRASE: "pass-long-enough", TRADEDESK_RATE_WINDOW_MS: "-5" }))
+      .rejects.toThrow("TRADEDESK_* configuration: TRADEDESK_RATE_WINDOW_MS must be a positive number, got -5")
   })
 })

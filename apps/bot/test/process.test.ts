@@ -35,6 +35,9 @@ const screen = (child: ChildProcessWithoutNullStreams) => {
     },
     get length() {
       return text.length
+    },
+    get text() {
+      return text
     }
   }
 }
@@ -49,19 +52,24 @@ const exited = (child: ChildProcessWithoutNullStreams, ms: number): Promise<numb
     })
   })
 
+/** `npm start` in a fresh folder: the console chat against the embedded simulator (no token), its output and errors. */
+const startBot = async () => {
+  // the process runs what is built: turbo builds the package before its tests (turbo.json)
+  expect(existsSync(MAIN), "dist/main.js is missing: npm run build -w @tradedesk/bot").toBe(true)
+  const dir = await mkdtemp(join(tmpdir(), "tradedesk-process-"))
+  dirs.push(dir)
+  // relative paths start where `npm start` was run
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TELEGRAM_|TRADEDESK_|BOT_)/.test(name)))
+  const child = spawn(process.execPath, [MAIN], { cwd: PACKAGE, env: { ...env, INIT_CWD: dir }, stdio: "pipe" })
+  running.push(child)
+  const errors = { text: "" }
+  child.stderr.on("data", (chunk: Buffer) => (errors.text += chunk.toString("utf8")))
+  return { dir, child, out: screen(child), errors }
+}
+
 describe("the built bot", () => {
   it("answers /tickers typed on its stdin with the table on its stdout, and stops cleanly on SIGTERM", async () => {
-    // the process runs what is built: turbo builds the package before its tests (turbo.json)
-    expect(existsSync(MAIN), "dist/main.js is missing: npm run build -w @tradedesk/bot").toBe(true)
-    const dir = await mkdtemp(join(tmpdir(), "tradedesk-process-"))
-    dirs.push(dir)
-    // no token: the console chat against the embedded simulator; relative paths start where `npm start` was run
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TELEGRAM_|TRADEDESK_|BOT_)/.test(name)))
-    const child = spawn(process.execPath, [MAIN], { cwd: PACKAGE, env: { ...env, INIT_CWD: dir }, stdio: "pipe" })
-    running.push(child)
-    let errors = ""
-    child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString("utf8")))
-    const out = screen(child)
+    const { dir, child, out, errors } = await startBot()
     await out.shows(/Type \/help to begin/, 0, 15_000)
 
     const from = out.length
@@ -73,8 +81,17 @@ describe("the built bot", () => {
 
     child.kill("SIGTERM")
     expect(await exited(child, 15_000)).toBe(0)
-    expect(errors).toContain("SIGTERM: stopping")
+    expect(errors.text).toContain("SIGTERM: stopping")
     // the log went where the files go, under the directory it was started from
     expect(existsSync(join(dir, "tradedesk-files", "bot.log"))).toBe(true)
+  }, 40_000)
+
+  it("answers what is piped in before /quit, then exits", async () => {
+    const { child, out } = await startBot()
+    // as `printf '/tickers\n/quit\n' | npm start`: everything typed at once, before the bot is even up
+    child.stdin.end("/tickers\n/quit\n")
+    expect(await exited(child, 30_000)).toBe(0)
+    expect(out.text).toContain("bot › Markets by 24 h volume")
+    expect(out.text).toMatch(/\[1\] ⟳ Refresh {3}\[2\] Next ›/)
   }, 40_000)
 })
