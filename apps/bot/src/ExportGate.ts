@@ -11,7 +11,7 @@ export class ExportBusyError extends Schema.TaggedError<ExportBusyError>()("Expo
   retryAfterMillis: Schema.Number
 }) {
   override get message() {
-    return `another export is running or ran moments ago; try again in ${Math.max(1, Math.ceil(this.retryAfterMillis / 1000))} s`
+    return `another bulk read (an export or an affiliate lookup) is running or ran moments ago; try again in ${Math.max(1, Math.ceil(this.retryAfterMillis / 1000))} s`
   }
 }
 

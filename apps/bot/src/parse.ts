@@ -5,7 +5,7 @@
 import type { BatchOrder, PlanOrder } from "@tradedesk/core"
 import { Decimal, SpotBill } from "@tradedesk/core"
 import { BigDecimal, Either } from "effect"
-import { normalizeQuery, toSymbol } from "./symbols.js"
+import { normalizeQuery } from "./symbols.js"
 
 export type Parsed<A> = Either.Either<A, string>
 
@@ -45,7 +45,8 @@ export const parseTime = (token: string, now: number, edge: "start" | "end" = "s
   return ok(edge === "end" && hour === undefined ? millis + 86_400_000 - 1 : millis)
 }
 
-const isTimeToken = (token: string) => /^\d{1,6}[mhdw]$/.test(token) || /^\d{4}-\d{2}-\d{2}/.test(token)
+/** Meant as a time: a number and a unit letter (a wrong one, as in `3x`, is then told as a bad time) or a date. */
+const isTimeToken = (token: string) => /^\d+[a-z]$/.test(token) || /^\d{4}-\d{2}-\d{2}/.test(token)
 
 // ── market ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -96,16 +97,16 @@ export const parseTicker = (payload: string): Parsed<TickerArgs> => {
 // ── orders ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 
 export interface OrdersArgs {
-  /** exchange symbol, e.g. `cmt_btcusdt`; undefined for every symbol */
-  readonly symbol: string | undefined
+  /** the normalized query, resolved against the market list by the handler; undefined for every symbol */
+  readonly query: string | undefined
 }
 
 export const parseOrders = (payload: string): Parsed<OrdersArgs> => {
   const [first, ...rest] = tokens(payload)
-  if (first === undefined) return ok({ symbol: undefined })
+  if (first === undefined) return ok({ query: undefined })
   if (rest.length > 0) return fail("one symbol at most")
   const query = normalizeQuery(first)
-  return query === undefined ? fail(`${quote(first)} is not a symbol`) : ok({ symbol: toSymbol(query) })
+  return query === undefined ? fail(`${quote(first)} is not a symbol`) : ok({ query })
 }
 
 /** One order as typed, before it gets its client_oid. */
@@ -148,7 +149,9 @@ export const parseOrderLine = (line: string): Parsed<OrderDraft> => {
   let takeProfitPrice: BigDecimal.BigDecimal | undefined
   let stopLossPrice: BigDecimal.BigDecimal | undefined
   for (let i = 0; i < rest.length; i++) {
-    const word = rest[i]!
+    let word = rest[i]!
+    // `@ market` is market
+    if (word === "@" && (rest[i + 1] === "market" || rest[i + 1] === "mkt")) word = rest[++i]!
     if (word === "@" || word === "limit") {
       if (priceMode !== undefined) return fail("give one price: @ <price> or market")
       const parsed = positive(rest[++i], "price")
@@ -195,6 +198,8 @@ export const parseOrder = (payload: string): Parsed<OrderArgs> => {
   if (mode === "cross" || mode === "isolated") {
     marginMode = mode
     headerRest.shift()
+  } else if (mode !== undefined && !SIDES.has(mode.replace(/-/g, "_"))) {
+    return fail(`expected cross or isolated after the symbol (or the first order), got ${quote(headerRest[0]!)}`)
   }
   const orderLines = [headerRest.join(" "), ...lines].map((line) => line.trim()).filter((line) => line.length > 0)
   if (orderLines.length === 0) return fail("no orders given")
@@ -240,7 +245,7 @@ export const parseBills = (payload: string, now: number): Parsed<BillsArgs> => {
       if (time.right > now) return fail(`${quote(token)} is in the future`)
       after = time.right
     } else if (/^[a-z0-9]{1,15}$/.test(word)) {
-      if (coin !== undefined) return fail("one coin at most")
+      if (coin !== undefined) return fail(`${quote(token)} is a word too many; give one coin, one type and one time at most`)
       coin = /^\d+$/.test(word) ? { _tag: "id", id: Number(word) } : { _tag: "name", name: word.toUpperCase() }
     } else {
       return fail(`${quote(token)} is not a coin, a type (${SpotBill.BizTypes.join(", ")}) or a time`)

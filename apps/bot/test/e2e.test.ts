@@ -102,8 +102,10 @@ describe("market data", () => {
       expect(block).toContain(`Last        ${raw.last}`)
       expect(block).toContain(`${raw.best_bid} / ${raw.best_ask}`)
       expect(block).toContain(`24 h high   ${raw.high_24h}`)
-      expect(block).toContain(`${raw.volume_24h} USDT`)
-      expect(block).toContain(`${raw.base_volume} BTC`)
+      // volumes grouped for reading; the digits are the exchange's own
+      const ungrouped = block.replaceAll("\u00a0", "")
+      expect(ungrouped).toContain(`${raw.volume_24h} USDT`)
+      expect(ungrouped).toContain(`${raw.base_volume} BTC`)
       if (raw.markPrice !== undefined) expect(block).toContain(`Mark        ${raw.markPrice}`)
       expect(message.text).toMatch(/Data time \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/)
     }
@@ -137,9 +139,18 @@ describe("plan orders", () => {
   it("/orders for a market without any says so", async () => {
     await rig.say(reader, "/orders ltc")
     expect(rig.last(reader.id).text).toBe("No current plan orders on LTCUSDT.")
-    // a market that does not exist: the exchange's own words
-    expect((await rig.say(reader, "/orders zzz")).outcome).toBe("error:ExchangeApiError")
-    expect(rig.last(reader.id).text).toBe("The exchange refused: 40102 Trading pair cmt_zzzusdt does not exist")
+  })
+
+  it("/orders for a market that does not exist suggests close ones, without asking for plan orders", async () => {
+    const before = rig.simulator.counters().planOrders
+    expect((await rig.say(reader, "/orders btx")).outcome).toBe("unknown_symbol")
+    const message = rig.last(reader.id)
+    expect(message.text).toMatch(/^No market BTX\. Did you mean BTCUSDT/)
+    expect(rig.simulator.counters().planOrders).toBe(before)
+    // a suggestion opens that market's plan orders
+    await rig.press(reader, message, "BTCUSDT")
+    expect(rig.api.message(reader.id, message.messageId)!.text).toMatch(/^(Plan orders on BTCUSDT|No current plan orders on BTCUSDT)/)
+    expect(rig.simulator.counters().planOrders).toBe(before + 1)
   })
 })
 
@@ -493,7 +504,7 @@ describe("load", () => {
       })
       await until(() => local.simulator.counters().affiliateStats > 0)
       expect((await local.say(trader, "/bills csv")).outcome).toBe("error:ExportBusyError")
-      expect(local.last(trader.id).text).toMatch(/^Another export is running or has just run; to leave room for trading, try again in \d+ s\.$/)
+      expect(local.last(trader.id).text).toMatch(/^Another bulk read \(an export or an affiliate lookup\) is running or has just run; to leave room for trading, try again in \d+ s\.$/)
       expect(local.simulator.counters().spotBills).toBe(0)
       await local.press(trader, preview, "✅ Confirm 1 order")
       expect(local.api.message(trader.id, preview.messageId)!.text).toContain("1 of 1 placed")

@@ -1,18 +1,18 @@
 import { ConfigError, Decimal, ExchangeApiError, HttpStatusError, RateLimitError, TransportError } from "@tradedesk/core"
 import type { AffiliateUserStats, BatchOrder, SpotBill, Ticker } from "@tradedesk/core"
-import { DateTime, FastCheck as fc, Option } from "effect"
+import { BigDecimal, DateTime, FastCheck as fc, Option } from "effect"
 import { FmtString } from "telegraf/format"
 import { describe, expect, it } from "vitest"
 import * as CallbackData from "../src/CallbackData.js"
 import { toCsv } from "../src/csv.js"
 import { ExportBusyError } from "../src/ExportGate.js"
-import { affiliateCaption, affiliateCsv, affiliateView } from "../src/format/affiliate.js"
-import { beforeBound, billsCaption, BILLS_FETCH_LIMIT, BILLS_PAGE_SIZE, pageOf } from "../src/format/bills.js"
+import { affiliateCaption, affiliateCsv, affiliateFileName, affiliateView } from "../src/format/affiliate.js"
+import { beforeBound, billsCaption, BILLS_FETCH_LIMIT, billsFileName, BILLS_PAGE_SIZE, pageOf } from "../src/format/bills.js"
 import type { BillsQuery } from "../src/format/bills.js"
-import { tickersView, tickerView } from "../src/format/market.js"
+import { tickersView, tickerView, unknownSymbolView } from "../src/format/market.js"
 import { errorReport } from "../src/format/messages.js"
 import { failedPlacementView, notPendingView, previewView, resultView } from "../src/format/orders.js"
-import { compact, paginate, percent, split, table } from "../src/format/view.js"
+import { compact, grouped, paginate, percent, split, table } from "../src/format/view.js"
 import type { View } from "../src/format/view.js"
 import type { Snapshot } from "../src/MarketData.js"
 
@@ -57,6 +57,21 @@ describe("numbers", () => {
     expect(compact(d("999.999"))).toBe("1000.00")
     expect(compact(d("12.5"))).toBe("12.5")
   })
+
+  it("group the whole part of large amounts in threes for reading, exactly", () => {
+    // no-break spaces, shown here as "_"
+    const shown = (text: string) => grouped(d(text)).replaceAll("\u00a0", "_")
+    expect(shown("2035798632.2443")).toBe("2_035_798_632.2443")
+    expect(shown("-12345.000100")).toBe("-12_345.000100")
+    expect(shown("100000")).toBe("100_000")
+    expect(shown("1234.56789")).toBe("1234.56789")
+    expect(shown("0.000012345678")).toBe("0.000012345678")
+    // the digits are the exchange's own
+    fc.assert(fc.property(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.integer({ min: 0, max: 12 }), (value, scale) => {
+      const amount = BigDecimal.make(value, scale)
+      expect(grouped(amount).replaceAll("\u00a0", "")).toBe(Decimal.format(amount))
+    }))
+  })
 })
 
 describe("market views", () => {
@@ -85,11 +100,23 @@ describe("market views", () => {
     const block = pre(view)
     expect(block).toContain("Bid / ask   64999.90 / 65000.20")
     expect(block).toContain("Spread      0.30 (0.05 bp)")
-    expect(block).toContain("24 h volume 123456789.1234 USDT")
+    expect(block).toContain("24 h volume 123\u00a0456\u00a0789.1234 USDT")
     expect(block).toContain("1900.500 BTC")
     expect(block).toContain("Mark        65001.00")
     expect(block).not.toContain("Index")
     expect(view.text.text).toContain("Data time 2024-06-15 11:59:57 UTC (3 s ago).")
+  })
+
+  it("counts one pair in the singular", () => {
+    const view = tickersView(snapshotOf([ticker("cmt_btcusdt"), ticker("cmt_ethusdt")]), { filter: "eth", sort: "volume" }, 0)
+    expect(view.text.text).toContain(`matching "eth" · 1 pair · page 1/1`)
+  })
+
+  it("suggests close symbols as buttons that open what was asked for", () => {
+    const market = snapshotOf([ticker("cmt_btcusdt"), ticker("cmt_ethusdt")])
+    const view = unknownSymbolView(market, "btx", (symbol) => ({ _tag: "Orders", symbol, page: 0 }))
+    expect(view.text.text).toBe("No market BTX. Did you mean BTCUSDT?")
+    expect(view.buttons).toEqual([[{ label: "BTCUSDT", data: { _tag: "Orders", symbol: "cmt_btcusdt", page: 0 } }]])
   })
 })
 
@@ -109,7 +136,7 @@ describe("order views", () => {
       symbol: "cmt_btcusdt",
       marginMode: "cross",
       orders: [order({}), order({ clientOid: "tdbx-2", type: "close_short", size: d("2"), priceMode: "market", price: undefined, execution: "ioc" })]
-    }, "abcd", Option.some(d("65010.1")), 5)
+    }, "abcd", d("65010.1"), 5)
     expect(view.text.text).toContain("Preview · BTCUSDT · 2 orders · cross margin")
     expect(view.text.text).toContain("1. Open long 0.010 @ 65000.5\n   notional 650.0050 USDT")
     expect(view.text.text).toContain("2. Close short 2 at market · IOC\n   notional ≈ 130020.2 USDT at last 65010.1")
@@ -129,6 +156,9 @@ describe("order views", () => {
     expect(view.text.text).toContain("1 of 2 placed")
     expect(view.text.text).toContain("✅ 1. Open long 0.010 @ 65000.5 → order 777")
     expect(view.text.text).toContain("❌ 2. Open long 0.010 @ 65000.5 → refused: 43009 price too high")
+    // /orders lists plan orders only: an order without an answer is looked for by its client id
+    const partial = resultView(batch, { accepted: false, orders: [{ clientOid: "tdbx-1", orderId: "777", accepted: true, errorCode: "", errorMessage: "" }] })
+    expect(partial.text.text).toContain("❔ 2. Open long 0.010 @ 65000.5 → no answer for this order; look for client id tdbx-2 in the exchange's order history")
   })
 
   it("offers Confirm again only when the batch surely did not arrive and may succeed later", () => {
@@ -145,6 +175,8 @@ describe("order views", () => {
     expect(unknown.text.text).toContain("client id tdbx-1")
     // no promise the exchange does not make
     expect(unknown.text.text).toContain("not known to refuse a client id it has seen")
+    // batch orders never appear in /orders (plan orders): the exchange's order history is where to look
+    expect(unknown.text.text).toContain("Look for these client ids in the exchange's order history before placing them anew (/orders lists plan orders only")
     expect(unknown.buttons).toEqual([])
   })
 
@@ -214,9 +246,9 @@ describe("affiliate views", () => {
     const view = affiliateView(users, { uid: undefined, from: undefined, to: undefined }, 0, 1_000)
     expect(view.text.text).toContain("23 invited users\n")
     const totals = pre(view)
-    expect(totals).toContain("Deposits          241.50")
-    expect(totals).toContain("Futures volume 23000.000")
-    expect(totals).toContain("Commission          2.30")
+    expect(totals).toContain("Deposits           241.50")
+    expect(totals).toContain("Futures volume 23\u00a0000.000")
+    expect(totals).toContain("Commission           2.30")
     expect(view.text.text).toContain("Users · page 1/3")
     expect(view.text.text.match(/UID \d+/g)).toHaveLength(10)
   })
@@ -228,8 +260,21 @@ describe("affiliate views", () => {
     expect(billsCaption(1, 4_000)).toBe("1 bill")
   })
 
+  it("name export files by what they hold", () => {
+    const none = { uid: undefined, from: undefined, to: undefined }
+    expect(affiliateFileName(none, NOW)).toBe("affiliate-2024-06-15.csv")
+    expect(affiliateFileName({ ...none, from: NOW - 30 * 86_400_000 }, NOW)).toBe("affiliate-2024-05-16-to-2024-06-15.csv")
+    expect(affiliateFileName({ uid: "8100", from: Date.UTC(2024, 4, 1), to: Date.UTC(2024, 5, 1) - 1 }, NOW)).toBe("affiliate-uid8100-2024-05-01-to-2024-05-31.csv")
+    expect(billsFileName({ coin: undefined, bizType: undefined, after: undefined }, NOW)).toBe("bills-all-2024-06-15.csv")
+    expect(billsFileName({ coin: { _tag: "name", name: "USDT" }, bizType: "deposit", after: NOW - 7 * 86_400_000 }, NOW))
+      .toBe("bills-usdt-deposit-2024-06-08-to-2024-06-15.csv")
+    expect(billsFileName({ coin: { _tag: "id", id: 2 }, bizType: undefined, after: undefined }, NOW)).toBe("bills-2-2024-06-15.csv")
+  })
+
   it("exports CSV with the exact values", () => {
     expect(affiliateCsv([user("1", "0.10")])).toBe("uid,deposit,withdrawal,spot_volume,futures_volume,commission\r\n1,10.50,1.25,100,1000.000,0.10\r\n")
+    // never grouped, however large
+    expect(affiliateCsv([{ ...user("1", "0.10"), futuresTradingAmount: d("2035798632.2443") }])).toContain(",2035798632.2443,")
     expect(toCsv(["a", "b"], [["x,y", 'say "hi"']])).toBe('a,b\r\n"x,y","say ""hi"""\r\n')
   })
 })
@@ -238,6 +283,9 @@ describe("errors", () => {
   it("say what happened and what to do, keeping operator detail out of the chat", () => {
     expect(errorReport(new RateLimitError({ endpoint: "tickers", source: "server", budget: "ip", retryAfterMillis: 9_100 })).view.text.text)
       .toBe("The exchange is busy (rate limited). Try again in 10 s.")
+    // the bot's own budget refused the call: nothing was asked of the exchange
+    expect(errorReport(new RateLimitError({ endpoint: "tickers", source: "local", budget: "ip", retryAfterMillis: 2_500 })).view.text.text)
+      .toBe("The bot is pacing its requests to stay within the exchange's limits. Try again in 3 s.")
     const config = errorReport(new ConfigError({ endpoint: "planOrders", reason: "this operation is signed: set the API key" }))
     expect(config.operator).toBe(true)
     expect(config.view.text.text).not.toContain("API key")
@@ -245,7 +293,8 @@ describe("errors", () => {
       .toBe("The exchange refused: 43005 size too small")
     expect(errorReport(new ExchangeApiError({ endpoint: "planOrders", status: 400, code: "40009", msg: "sign error", category: "auth" })).operator).toBe(true)
     expect(errorReport(new TransportError({ endpoint: "tickers", kind: "timeout", detail: "10 s", maybeDelivered: true })).view.text.text).toContain("did not answer in time")
-    expect(errorReport(new ExportBusyError({ retryAfterMillis: 4_200 })).view.text.text).toContain("try again in 5 s")
+    expect(errorReport(new ExportBusyError({ retryAfterMillis: 4_200 })).view.text.text)
+      .toBe("Another bulk read (an export or an affiliate lookup) is running or has just run; to leave room for trading, try again in 5 s.")
   })
 
   it("tell the user the bot is misconfigured when the exchange refuses its credentials", () => {

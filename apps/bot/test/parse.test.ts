@@ -89,8 +89,8 @@ describe("/tickers and /ticker", () => {
     expect(right(parseTicker("BTCUSDT"))).toEqual({ query: "btcusdt" })
     expect(left(parseTicker(""))).toContain("which market")
     expect(left(parseTicker("btc eth"))).toContain("one symbol")
-    expect(right(parseOrders(""))).toEqual({ symbol: undefined })
-    expect(right(parseOrders("eth"))).toEqual({ symbol: "cmt_ethusdt" })
+    expect(right(parseOrders(""))).toEqual({ query: undefined })
+    expect(right(parseOrders("ETH/USDT"))).toEqual({ query: "ethusdt" })
   })
 })
 
@@ -108,6 +108,12 @@ describe("/order", () => {
     expect(market).toMatchObject({ type: "close_short", priceMode: "market", execution: "ioc" })
     expect(market.price).toBeUndefined()
     expect(right(parseOrderLine("open_short 1 @65000 tp=64000")).priceMode).toBe("limit")
+    // `@ market`, as people say it
+    for (const line of ["open_long 0.001 @ market", "open_long 0.001 @market", "open_long 0.001 @ mkt ioc"]) {
+      expect(right(parseOrderLine(line))).toMatchObject({ priceMode: "market" })
+    }
+    expect(right(parseOrderLine("open_long 0.001 @ market")).price).toBeUndefined()
+    expect(left(parseOrderLine("open_long 1 @ market @ 5"))).toContain("one price")
   })
 
   it("says what is wrong with a line", () => {
@@ -137,6 +143,9 @@ describe("/order", () => {
     expect(left(parseOrder("btc"))).toContain("no orders")
     expect(left(parseOrder(`btc\n${"open_long 1 @ 5\n".repeat(21)}`))).toContain("at most 20")
     expect(left(parseOrder("btc\nopen_long 1 @ 5\nopen_lng 1 @ 5"))).toMatch(/^order 2 .*not a side/)
+    // a word after the symbol that is neither a margin mode nor an order
+    expect(left(parseOrder("btc foo; open_long 1 @ 5"))).toBe(`expected cross or isolated after the symbol (or the first order), got "foo"`)
+    expect(right(parseOrder("btc open-long 1 @ 5")).orders).toHaveLength(1)
   })
 })
 
@@ -169,6 +178,10 @@ describe("/bills and /affiliate", () => {
       after: Date.UTC(2024, 5, 1)
     })
     expect(left(parseBills("usdt btc", NOW))).toContain("one coin")
+    // the real problem, not "one coin at most"
+    expect(left(parseBills("usdt 3x", NOW))).toBe(`"3x" is not a time; use e.g. 24h, 7d or 2024-05-01`)
+    expect(left(parseBills("usdt deposit 7d extra", NOW))).toBe(`"extra" is a word too many; give one coin, one type and one time at most`)
+    expect(left(parseAffiliate("3x", NOW))).toContain("not a time")
     expect(left(parseBills("2030-01-01", NOW))).toContain("future")
     expect(left(parseBills("u$dt", NOW))).toContain("not a coin")
   })

@@ -26,7 +26,7 @@ export const affiliate = (deps: Deps): Composer<BotContext> => {
       const list = await run(ctx, deps, users(query))
       if (Option.isNone(list)) return
       ctx.note("csv", `${list.value.length} users`)
-      await sendFile(ctx, affiliateFileName(deps.now()), affiliateCsv(list.value), affiliateCaption(list.value.length, MAX_USERS))
+      await sendFile(ctx, affiliateFileName(query, deps.now()), affiliateCsv(list.value), affiliateCaption(list.value.length, MAX_USERS))
     })))
   composer.use(onButton("Affiliate", (ctx, { page, ...query }) => showPage(ctx, query, page)))
   return composer

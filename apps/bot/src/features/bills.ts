@@ -75,7 +75,7 @@ export const bills = (deps: Deps): Composer<BotContext> => {
     const all = await run(ctx, deps, exportBills(query))
     if (Option.isNone(all)) return
     ctx.note("csv", `${all.value.length} bills`)
-    await sendFile(ctx, billsFileName(args.coin, deps.now()), billsCsv(all.value), billsCaption(all.value.length, MAX_CSV_BILLS))
+    await sendFile(ctx, billsFileName(args, deps.now()), billsCsv(all.value), billsCaption(all.value.length, MAX_CSV_BILLS))
   }
 
   composer.use(onCommand(deps, "bills", (ctx) => withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args))))

@@ -1,15 +1,41 @@
-/** `/tickers` and `/ticker`, and their Refresh / page / suggestion buttons. */
+/** `/tickers` and `/ticker`, and their Refresh / page / suggestion buttons; the market a typed symbol names. */
+import type { Ticker } from "@tradedesk/core"
 import { Option } from "effect"
 import { Composer } from "telegraf"
 import type { BotContext } from "../BotContext.js"
+import type { CallbackData } from "../CallbackData.js"
 import { tickersView, tickerView, unknownSymbolView } from "../format/market.js"
 import { snapshot } from "../MarketData.js"
+import type { Snapshot } from "../MarketData.js"
 import type { TickersArgs } from "../parse.js"
 import { parseTicker, parseTickers } from "../parse.js"
 import { onButton, onCommand } from "../middleware.js"
 import type { Deps } from "../respond.js"
 import { run, show, withArgs } from "../respond.js"
 import { resolve } from "../symbols.js"
+
+/**
+ * The market `query` names (typed, resolved leniently, or an exact symbol from a button) in the shared snapshot; an
+ * unknown one is answered with "did you mean" buttons that `open` the suggestions, and gives none.
+ */
+export const findMarket = async (
+  ctx: BotContext,
+  deps: Deps,
+  query: string,
+  open: (symbol: string) => CallbackData
+): Promise<Option.Option<{ readonly snapshot: Snapshot; readonly ticker: Ticker.Ticker }>> => {
+  const data = await run(ctx, deps, snapshot)
+  if (Option.isNone(data)) return Option.none()
+  const { bySymbol } = data.value
+  const symbol = bySymbol.has(query) ? query : resolve(query, bySymbol)
+  const ticker = symbol === undefined ? undefined : bySymbol.get(symbol)
+  if (ticker !== undefined) return Option.some({ snapshot: data.value, ticker })
+  ctx.note("unknown_symbol", query)
+  await show(ctx, unknownSymbolView(data.value, query, open))
+  return Option.none()
+}
+
+export const tickerButton = (symbol: string): CallbackData => ({ _tag: "Ticker", symbol })
 
 export const market = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
@@ -19,16 +45,9 @@ export const market = (deps: Deps): Composer<BotContext> => {
     if (Option.isSome(data)) await show(ctx, tickersView(data.value, args, page))
   }
 
-  /** `query` as typed (resolved leniently) or an exact symbol from a button. */
   const showTicker = async (ctx: BotContext, query: string) => {
-    const data = await run(ctx, deps, snapshot)
-    if (Option.isNone(data)) return
-    const { bySymbol } = data.value
-    const symbol = bySymbol.has(query) ? query : resolve(query, bySymbol)
-    const ticker = symbol === undefined ? undefined : bySymbol.get(symbol)
-    if (ticker !== undefined) return show(ctx, tickerView(ticker, deps.now()))
-    ctx.note("unknown_symbol", query)
-    return show(ctx, unknownSymbolView(data.value, query))
+    const found = await findMarket(ctx, deps, query, tickerButton)
+    if (Option.isSome(found)) await show(ctx, tickerView(found.value.ticker, deps.now()))
   }
 
   composer.use(onCommand(deps, "tickers", (ctx) => withArgs(ctx, "tickers", parseTickers(ctx.payload), (args) => showTickers(ctx, args, 0))))

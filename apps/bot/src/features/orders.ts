@@ -5,14 +5,12 @@ import { Composer } from "telegraf"
 import type { BotContext } from "../BotContext.js"
 import { batchOf } from "../Confirmations.js"
 import type { Batch, NotClaimed } from "../Confirmations.js"
-import { unknownSymbolView } from "../format/market.js"
 import { cancelledView, failedPlacementView, notPendingView, ordersView, placingNote, previewView, resultView } from "../format/orders.js"
-import { snapshot } from "../MarketData.js"
 import { answerPress, onButton, onCommand, onPress } from "../middleware.js"
 import { parseOrder, parseOrders } from "../parse.js"
 import type { Deps } from "../respond.js"
 import { failureView, run, runExit, send, show, withArgs } from "../respond.js"
-import { resolve } from "../symbols.js"
+import { findMarket, tickerButton } from "./market.js"
 
 /** the most plan orders the exchange returns in one answer */
 const PLAN_LIMIT = 100
@@ -40,22 +38,23 @@ export const orders = (deps: Deps): Composer<BotContext> => {
     if (Option.isSome(list)) await show(ctx, ordersView(list.value, symbol, page, PLAN_LIMIT))
   }
 
-  composer.use(onCommand(deps, "orders", (ctx) => withArgs(ctx, "orders", parseOrders(ctx.payload), (args) => showOrders(ctx, args.symbol, 0))))
+  composer.use(onCommand(deps, "orders", (ctx) =>
+    withArgs(ctx, "orders", parseOrders(ctx.payload), async ({ query }) => {
+      if (query === undefined) return showOrders(ctx, undefined, 0)
+      // checked against the market list first: an unknown symbol gets "did you mean", not an exchange call
+      const market = await findMarket(ctx, deps, query, (symbol) => ({ _tag: "Orders", symbol, page: 0 }))
+      if (Option.isSome(market)) await showOrders(ctx, market.value.ticker.symbol, 0)
+    })))
   composer.use(onButton("Orders", (ctx, data) => showOrders(ctx, data.symbol, data.page)))
 
   composer.use(onCommand(deps, "order", (ctx) =>
     withArgs(ctx, "order", parseOrder(ctx.payload), async (args) => {
-      const market = await run(ctx, deps, snapshot)
+      const market = await findMarket(ctx, deps, args.query, tickerButton)
       if (Option.isNone(market)) return
-      const symbol = resolve(args.query, market.value.bySymbol)
-      if (symbol === undefined) {
-        ctx.note("unknown_symbol", args.query)
-        return send(ctx, unknownSymbolView(market.value, args.query))
-      }
+      const { symbol, last } = market.value.ticker
       // the client_oids are fixed here, once: whatever happens to the buttons, these orders are these ids
       const { batch, id } = deps.confirmations.create(ctx.from.id, (id) => batchOf(id, symbol, args.marginMode, args.orders))
       ctx.note("preview", `${id} ${args.orders.length} orders on ${symbol}`)
-      const last = Option.fromNullable(market.value.bySymbol.get(symbol)).pipe(Option.map((ticker) => ticker.last))
       return send(ctx, previewView(batch, id, last, validMinutes))
     })))
 

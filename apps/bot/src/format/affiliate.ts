@@ -5,14 +5,14 @@ import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { Query } from "../AffiliateBook.js"
 import type { CallbackData } from "../CallbackData.js"
 import { toCsv } from "../csv.js"
-import { day, dec, paginate, pageButtons, table, view } from "./view.js"
+import { day, dec, fileDates, grouped, paginate, pageButtons, table, view } from "./view.js"
 import type { View } from "./view.js"
 
 const AFFILIATE_PAGE_SIZE = 10
 
 type User = AffiliateUserStats.AffiliateUserStats
 
-const total = (users: ReadonlyArray<User>, field: (user: User) => BigDecimal.BigDecimal) => dec(BigDecimal.sumAll(users.map(field)))
+const total = (users: ReadonlyArray<User>, field: (user: User) => BigDecimal.BigDecimal) => grouped(BigDecimal.sumAll(users.map(field)))
 
 const period = (query: Query): string =>
   query.from === undefined && query.to === undefined
@@ -35,8 +35,8 @@ export const affiliateView = (users: ReadonlyArray<User>, query: Query, pageInde
   ], "lr")
   const page = paginate(users, pageIndex, AFFILIATE_PAGE_SIZE)
   const entries = page.items.map((user) =>
-    fmt`${bold(`UID ${user.uid}`)} · commission ${code(dec(user.commission))}
-deposit ${code(dec(user.depositAmount))} · withdrawal ${code(dec(user.withdrawalAmount))} · spot ${code(dec(user.spotTradingAmount))} · futures ${code(dec(user.futuresTradingAmount))}`
+    fmt`${bold(`UID ${user.uid}`)} · commission ${code(grouped(user.commission))}
+deposit ${code(grouped(user.depositAmount))} · withdrawal ${code(grouped(user.withdrawalAmount))} · spot ${code(grouped(user.spotTradingAmount))} · futures ${code(grouped(user.futuresTradingAmount))}`
   )
   const text = fmt`${bold("Affiliate")} · ${scope} · ${affiliateCaption(users.length, cap)}
 ${pre("")(totals)}
@@ -57,7 +57,9 @@ export const affiliateCsv = (users: Iterable<User>): string =>
     dec(user.commission)
   ]))
 
-export const affiliateFileName = (now: number): string => `affiliate-${day(now)}.csv`
+/** `affiliate-2024-06-15.csv`, `affiliate-uid8100-2024-05-01-to-2024-05-31.csv` */
+export const affiliateFileName = (query: Query, now: number): string =>
+  `affiliate-${query.uid === undefined ? "" : `uid${query.uid}-`}${fileDates(query.from, query.to, now)}.csv`
 
 /** `137 invited users`, with a note when the walk stopped at its cap. */
 export const affiliateCaption = (count: number, cap: number): string =>

@@ -4,8 +4,8 @@ import { DateTime } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { CallbackData } from "../CallbackData.js"
 import { toCsv } from "../csv.js"
-import type { CoinFilter } from "../parse.js"
-import { day, dec, signed, shortUtc, table, utc, view } from "./view.js"
+import type { BillsArgs } from "../parse.js"
+import { dec, fileDates, signed, shortUtc, table, utc, view } from "./view.js"
 import type { View } from "./view.js"
 
 export const BILLS_PAGE_SIZE = 10
@@ -107,9 +107,11 @@ export const billsCsv = (bills: Iterable<SpotBill.SpotBill>): string =>
     dec(bill.fillValue)
   ]))
 
-/** `bills-usdt-2024-06-15.csv` */
-export const billsFileName = (coin: CoinFilter | undefined, now: number): string =>
-  `bills-${coin === undefined ? "all" : coin._tag === "id" ? coin.id : coin.name.toLowerCase()}-${day(now)}.csv`
+/** `bills-all-2024-06-15.csv`, `bills-usdt-deposit-2024-06-08-to-2024-06-15.csv` */
+export const billsFileName = (args: Pick<BillsArgs, "coin" | "bizType" | "after">, now: number): string => {
+  const coin = args.coin === undefined ? "all" : args.coin._tag === "id" ? args.coin.id : args.coin.name.toLowerCase()
+  return `bills-${coin}${args.bizType === undefined ? "" : `-${args.bizType}`}-${fileDates(args.after, undefined, now)}.csv`
+}
 
 /** `30 bills`, with a note when the export stopped at its cap. */
 export const billsCaption = (count: number, cap: number): string =>

@@ -2,10 +2,11 @@
 import type { Ticker } from "@tradedesk/core"
 import { BigDecimal, DateTime, Option } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
+import type { CallbackData } from "../CallbackData.js"
 import type { Snapshot } from "../MarketData.js"
 import type { TickersArgs } from "../parse.js"
 import { assets, display, suggest } from "../symbols.js"
-import { ago, compact, dec, paginate, pageButtons, percent, table, utc, view } from "./view.js"
+import { ago, compact, dec, grouped, paginate, pageButtons, percent, table, utc, view } from "./view.js"
 import type { View } from "./view.js"
 
 const TICKERS_PAGE_SIZE = 20
@@ -36,7 +37,7 @@ export const tickersView = (snapshot: Snapshot, args: TickersArgs, pageIndex: nu
     ["PAIR", "LAST", "24H", "VOL"],
     ...page.items.map((ticker) => [display(ticker.symbol), dec(ticker.last), percent(ticker.priceChangeRatio, 2), compact(ticker.volume24h)])
   ]
-  const text = fmt`${bold(`Markets ${SORT_TITLE[args.sort]}`)}${filterNote} · ${selected.length} pairs · page ${page.index + 1}/${page.count}
+  const text = fmt`${bold(`Markets ${SORT_TITLE[args.sort]}`)}${filterNote} · ${selected.length} ${selected.length === 1 ? "pair" : "pairs"} · page ${page.index + 1}/${page.count}
 ${pre("")(table(rows, "lrrr"))}
 VOL is 24 h volume in the quote currency. Data fetched ${utc(snapshot.fetchedAt)}.`
   return view(text, [[{ label: "⟳ Refresh", data: state(page.index) }, ...pageButtons(page, state)]])
@@ -63,8 +64,8 @@ export const tickerView = (ticker: Ticker.Ticker, now: number): View => {
     line("24 h high", dec(ticker.high24h)),
     line("24 h low", dec(ticker.low24h)),
     line("24 h change", percent(ticker.priceChangeRatio)),
-    line("24 h volume", `${dec(ticker.volume24h)} ${quote}`.trim()),
-    line("", `${dec(ticker.baseVolume24h)} ${base}`),
+    line("24 h volume", `${grouped(ticker.volume24h)} ${quote}`.trim()),
+    line("", `${grouped(ticker.baseVolume24h)} ${base}`),
     ...Option.match(ticker.markPrice, { onNone: () => [], onSome: (mark) => [line("Mark", dec(mark))] }),
     ...Option.match(ticker.indexPrice, { onNone: () => [], onSome: (index) => [line("Index", dec(index))] })
   ]
@@ -74,14 +75,14 @@ Data time ${utc(time)} (${ago(time, now)}).`
   return view(text, [[{ label: "⟳ Refresh", data: { _tag: "Ticker", symbol: ticker.symbol } }]])
 }
 
-/** An unknown symbol: what was asked, and close matches (busier markets first) as buttons. */
-export const unknownSymbolView = (snapshot: Snapshot, query: string): View => {
+/** An unknown symbol: what was asked, and close matches (busier markets first) as buttons that `open` them. */
+export const unknownSymbolView = (snapshot: Snapshot, query: string, open: (symbol: string) => CallbackData): View => {
   const asked = query.replace(/^cmt_/, "")
   const suggestions = suggest(asked, snapshot.tickers.map((ticker, rank) => ({ symbol: ticker.symbol, weight: snapshot.tickers.length - rank })))
   return suggestions.length === 0
     ? view(fmt`No market ${code(asked.toUpperCase())}. ${code("/tickers")} lists them all.`)
     : view(
       fmt`No market ${code(asked.toUpperCase())}. Did you mean ${join(suggestions.map((symbol) => code(display(symbol))), ", ")}?`,
-      [suggestions.map((symbol) => ({ label: display(symbol), data: { _tag: "Ticker", symbol } }))]
+      [suggestions.map((symbol) => ({ label: display(symbol), data: open(symbol) }))]
     )
 }

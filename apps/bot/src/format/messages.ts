@@ -83,9 +83,14 @@ export const errorReport = (error: BotError): ErrorReport => {
       if (error.status === 401 || error.status === 403) return report(fmt`${MISCONFIGURED}`, true)
       return report(fmt`The exchange refused the request (HTTP ${error.status}).`, true)
     case "RateLimitError":
-      return report(fmt`The exchange is busy (rate limited). Try again in ${seconds(error.retryAfterMillis)} s.`)
+      // "local": the bot's own budget refused the call before sending it
+      return report(error.source === "local"
+        ? fmt`The bot is pacing its requests to stay within the exchange's limits. Try again in ${seconds(error.retryAfterMillis)} s.`
+        : fmt`The exchange is busy (rate limited). Try again in ${seconds(error.retryAfterMillis)} s.`)
     case "ExportBusyError":
-      return report(fmt`Another export is running or has just run; to leave room for trading, try again in ${seconds(error.retryAfterMillis)} s.`)
+      return report(
+        fmt`Another bulk read (an export or an affiliate lookup) is running or has just run; to leave room for trading, try again in ${seconds(error.retryAfterMillis)} s.`
+      )
     case "ExchangeApiError":
       if (error.category === "auth") return report(fmt`${MISCONFIGURED}`, true)
       if (error.category === "permission") {

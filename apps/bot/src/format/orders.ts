@@ -80,34 +80,30 @@ interface Notional {
   readonly estimated: boolean
 }
 
-const notionalOf = (order: BatchOrder.OrderRequest, last: Option.Option<BigDecimal.BigDecimal>): Option.Option<Notional> =>
+/** The order's value at its own price, or at `last` for a market order. */
+const notionalOf = (order: BatchOrder.OrderRequest, last: BigDecimal.BigDecimal): Notional =>
   order.priceMode === "limit" && order.price !== undefined
-    ? Option.some({ value: BigDecimal.multiply(order.size, order.price), estimated: false })
-    : Option.map(last, (price) => ({ value: BigDecimal.multiply(order.size, price), estimated: true }))
+    ? { value: BigDecimal.multiply(order.size, order.price), estimated: false }
+    : { value: BigDecimal.multiply(order.size, last), estimated: true }
 
 const approx = (notional: Notional) => `${notional.estimated ? "≈ " : ""}${dec(notional.value)}`
 
-export const previewView = (batch: Batch, id: string, last: Option.Option<BigDecimal.BigDecimal>, validMinutes: number): View => {
+/** `last`: the market's last price, for the notional of market orders. */
+export const previewView = (batch: Batch, id: string, last: BigDecimal.BigDecimal, validMinutes: number): View => {
   const { quote } = assets(batch.symbol)
   const notionals = batch.orders.map((order) => notionalOf(order, last))
   const lines = batch.orders.map((order, index) => {
-    const notional = Option.match(notionals[index]!, {
-      onNone: () => "notional unknown (no last price)",
-      onSome: (value) => `notional ${approx(value)} ${quote}${value.estimated ? ` at last ${dec(Option.getOrThrow(last))}` : ""}`
-    })
+    const notional = notionals[index]!
     return fmt`${bold(`${index + 1}.`)} ${describeOrder(order)}
-   ${notional}`
+   notional ${approx(notional)} ${quote}${notional.estimated ? ` at last ${dec(last)}` : ""}`
   })
-  const known = notionals.flatMap((notional) => (Option.isSome(notional) ? [notional.value] : []))
-  const total = known.length === notionals.length
-    ? `Total notional ${approx({ value: BigDecimal.sumAll(known.map((n) => n.value)), estimated: known.some((n) => n.estimated) })} ${quote}`
-    : "Total notional unknown"
+  const total = approx({ value: BigDecimal.sumAll(notionals.map((n) => n.value)), estimated: notionals.some((n) => n.estimated) })
   const count = batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`
   const text = fmt`${bold(`Preview · ${display(batch.symbol)} · ${count}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}
 
 ${join(lines, "\n")}
 
-${total}
+Total notional ${total} ${quote}
 Nothing is placed until you press Confirm (valid ${validMinutes} min).`
   return view(text, [[{ label: `✅ Confirm ${count}`, data: { _tag: "Confirm", id } }, { label: "✖ Cancel", data: { _tag: "Cancel", id } }]])
 }
@@ -118,7 +114,7 @@ export const resultView = (batch: Batch, response: BatchOrder.BatchOrdersRespons
   const lines = batch.orders.map((order, index) => {
     const result = byOid.get(order.clientOid) ?? response.orders[index]
     const head = `${index + 1}. ${describeOrder(order)}`
-    if (result === undefined) return fmt`❔ ${head} → no answer for this order; check ${code(`/orders ${display(batch.symbol)}`)}`
+    if (result === undefined) return fmt`❔ ${head} → no answer for this order; look for client id ${code(order.clientOid)} in the exchange's order history`
     if (result.accepted) {
       placed++
       return fmt`✅ ${head} → order ${code(result.orderId)}`
@@ -137,7 +133,7 @@ The orders were sent but the exchange's answer was lost or was an error, so they
 
 ${join(batch.orders.map((order, index) => fmt`${index + 1}. ${describeOrder(order)} · client id ${code(order.clientOid)}`), "\n")}
 
-Check ${code(`/orders ${display(batch.symbol)}`)} or the exchange before placing them anew: the exchange is not known to refuse a client id it has seen, so sending them again may place them twice.`)
+Look for these client ids in the exchange's order history before placing them anew (${code("/orders")} lists plan orders only, so these orders never appear there): the exchange is not known to refuse a client id it has seen, so sending them again may place them twice.`)
 
 const listed = (batch: Batch) => join(batch.orders.map((order, index) => `${index + 1}. ${describeOrder(order)}`), "\n")
 

@@ -69,6 +69,13 @@ export const shortUtc = (millis: number): string => iso(millis).slice(5, 16).rep
 /** `2024-05-01` */
 export const day = (millis: number): string => iso(millis).slice(0, 10)
 
+/**
+ * The dates an export covers, for its file name: `2024-05-01-to-2024-05-31` (an open end is the day of the export),
+ * or the day of the export alone when it has no start.
+ */
+export const fileDates = (from: number | undefined, to: number | undefined, now: number): string =>
+  from === undefined ? day(now) : `${day(from)}-to-${day(to ?? now)}`
+
 /** `3 s ago`, `5 min ago`, `2 h ago` */
 export const ago = (millis: number, now: number): string => {
   const seconds = Math.max(0, Math.round((now - millis) / 1000))
@@ -82,6 +89,14 @@ export const ago = (millis: number, now: number): string => {
 
 /** The value with the exchange's own digits. */
 export const dec = Decimal.format
+
+/**
+ * A large amount for reading, exact, its whole part grouped in threes by no-break spaces (`2035798632.2443` →
+ * `2 035 798 632.2443`; they keep a table's columns aligned in a monospace font); up to four digits stay as they
+ * are. For views only: CSV keeps `dec`.
+ */
+export const grouped = (value: BigDecimal.BigDecimal): string =>
+  dec(value).replace(/^(-?)(\d{5,})/, (_, sign: string, digits: string) => `${sign}${digits.replace(/\B(?=(\d{3})+$)/g, "\u00a0")}`)
 
 /** The value with its digits and an explicit `+` when positive. */
 export const signed = (value: BigDecimal.BigDecimal): string => `${BigDecimal.isPositive(value) ? "+" : ""}${dec(value)}`
