@@ -212,17 +212,17 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
   }
 
   /**
-   * Resolves true once the bot has taken every update sent so far — it confirms an update by asking for those after
-   * it, by which time it has begun handling it — or false after `timeoutMs`.
+   * Resolves once the bot has taken every update sent so far — it confirms an update by asking for those after it,
+   * by which time it has begun handling it — or after `timeoutMs`.
    */
-  taken(timeoutMs: number): Promise<boolean> {
+  taken(timeoutMs: number): Promise<void> {
     const last = this.nextUpdateId - 1
     return new Promise((resolve) => {
       const settle = (force = false) => {
         if (!force && this.confirmedBelow <= last) return
         clearTimeout(timer)
         this.confirmWaiters.delete(settle)
-        resolve(this.confirmedBelow > last)
+        resolve()
       }
       const timer = setTimeout(() => settle(true), timeoutMs)
       this.confirmWaiters.add(settle)

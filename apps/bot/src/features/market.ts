@@ -6,7 +6,6 @@ import type { BotContext } from "../BotContext.js"
 import type { CallbackData } from "../CallbackData.js"
 import { tickersView, tickerView, unknownSymbolView } from "../format/market.js"
 import { snapshot } from "../MarketData.js"
-import type { Snapshot } from "../MarketData.js"
 import type { TickersArgs } from "../parse.js"
 import { parseTicker, parseTickers } from "../parse.js"
 import { onButton, onCommand } from "../middleware.js"
@@ -15,21 +14,21 @@ import { run, show, withArgs } from "../respond.js"
 import { resolve } from "../symbols.js"
 
 /**
- * The market `query` names (typed, resolved leniently, or an exact symbol from a button) in the shared snapshot; an
- * unknown one is answered with "did you mean" buttons that `open` the suggestions, and gives none.
+ * The ticker of the market `query` names (typed, resolved leniently, or an exact symbol from a button), from the
+ * shared snapshot; an unknown one is answered with "did you mean" buttons that `open` the suggestions, and gives none.
  */
 export const findMarket = async (
   ctx: BotContext,
   deps: Deps,
   query: string,
   open: (symbol: string) => CallbackData
-): Promise<Option.Option<{ readonly snapshot: Snapshot; readonly ticker: Ticker.Ticker }>> => {
+): Promise<Option.Option<Ticker.Ticker>> => {
   const data = await run(ctx, deps, snapshot)
   if (Option.isNone(data)) return Option.none()
   const { bySymbol } = data.value
   const symbol = bySymbol.has(query) ? query : resolve(query, bySymbol)
   const ticker = symbol === undefined ? undefined : bySymbol.get(symbol)
-  if (ticker !== undefined) return Option.some({ snapshot: data.value, ticker })
+  if (ticker !== undefined) return Option.some(ticker)
   ctx.note("unknown_symbol", query)
   await show(ctx, unknownSymbolView(data.value, query, open))
   return Option.none()
@@ -47,7 +46,7 @@ export const market = (deps: Deps): Composer<BotContext> => {
 
   const showTicker = async (ctx: BotContext, query: string) => {
     const found = await findMarket(ctx, deps, query, tickerButton)
-    if (Option.isSome(found)) await show(ctx, tickerView(found.value.ticker, deps.now()))
+    if (Option.isSome(found)) await show(ctx, tickerView(found.value, deps.now()))
   }
 
   composer.use(onCommand(deps, "tickers", (ctx) => withArgs(ctx, "tickers", parseTickers(ctx.payload), (args) => showTickers(ctx, args, 0))))

@@ -43,7 +43,7 @@ export const orders = (deps: Deps): Composer<BotContext> => {
       if (query === undefined) return showOrders(ctx, undefined, 0)
       // checked against the market list first: an unknown symbol gets "did you mean", not an exchange call
       const market = await findMarket(ctx, deps, query, (symbol) => ({ _tag: "Orders", symbol, page: 0 }))
-      if (Option.isSome(market)) await showOrders(ctx, market.value.ticker.symbol, 0)
+      if (Option.isSome(market)) await showOrders(ctx, market.value.symbol, 0)
     })))
   composer.use(onButton("Orders", (ctx, data) => showOrders(ctx, data.symbol, data.page)))
 
@@ -51,7 +51,7 @@ export const orders = (deps: Deps): Composer<BotContext> => {
     withArgs(ctx, "order", parseOrder(ctx.payload), async (args) => {
       const market = await findMarket(ctx, deps, args.query, tickerButton)
       if (Option.isNone(market)) return
-      const { symbol, last } = market.value.ticker
+      const { symbol, last } = market.value
       // the client_oids are fixed here, once: whatever happens to the buttons, these orders are these ids
       const { batch, id } = deps.confirmations.create(ctx.from.id, (id) => batchOf(id, symbol, args.marginMode, args.orders))
       ctx.note("preview", `${id} ${args.orders.length} orders on ${symbol}`)
