@@ -91,12 +91,15 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** The log, opened for appending; a path that cannot be written stops the start, named by the variable that chose it. */
-const openLog = async (path: string, variable: string): Promise<WriteStream> => {
+const openLog = async (path: string, variable: string, report: (text: string) => void): Promise<WriteStream> => {
   try {
     await mkdir(dirname(path), { recursive: true })
     const stream = createWriteStream(path, { flags: "a" })
     // rejects on the stream's 'error', which would otherwise end the process unhandled
     await once(stream, "open")
+    // a log that fails later (a full disk) must not stop the bot: say so once where the operator looks, carry on
+    stream.once("error", (error) => report(`tradedesk bot: ${variable}: the log can no longer be written (${describe(error)})\n`))
+    stream.on("error", () => undefined)
     return stream
   } catch (error) {
     throw new StartupError(`${variable}: cannot write the log (${describe(error)})`)
@@ -112,7 +115,11 @@ export const startApp = async (io: AppIo): Promise<App> => {
   const logPath = config.logFile === undefined ? (consoleMode ? resolve(filesDir, "bot.log") : undefined) : resolve(io.cwd, config.logFile)
   const logStream = logPath === undefined
     ? undefined
-    : await openLog(logPath, config.logFile === undefined ? "BOT_FILES_DIR (the console chat logs to bot.log there)" : "BOT_LOG_FILE")
+    : await openLog(
+      logPath,
+      config.logFile === undefined ? "BOT_FILES_DIR (the console chat logs to bot.log there)" : "BOT_LOG_FILE",
+      (text) => io.errors.write(text)
+    )
   const sink = logStream ?? io.errors
   const secrets = BotConfig.secretsOf(io.env, config)
   const logger: Logger = jsonLogger((line) => sink.write(`${line}\n`), secrets)

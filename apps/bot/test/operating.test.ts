@@ -1,6 +1,7 @@
 /** Operating the bot: configuration, authorization rules, pacing, confirmations, logs, webhook mode, misconfiguration. */
 import { startSimulator } from "@tradedesk/simulator"
 import { Either } from "effect"
+import { existsSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -375,6 +376,24 @@ describe("start-up problems", () => {
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
+  })
+
+  it.runIf(existsSync("/dev/full"))("a log that fails after start (a full disk) is reported once and does not stop the bot", async () => {
+    const errors = new PassThrough()
+    let reported = ""
+    errors.on("data", (chunk: Buffer) => (reported += chunk.toString("utf8")))
+    const app = await startApp({ ...io, errors, cwd: process.cwd(), env: { BOT_LOG_FILE: "/dev/full" } })
+    try {
+      const deadline = Date.now() + 5000
+      while (!reported.includes("the log can no longer be written")) {
+        if (Date.now() > deadline) throw new Error(`no report of the failing log; stderr shows: ${reported}`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(reported).toContain("BOT_LOG_FILE: the log can no longer be written (ENOSPC")
+    } finally {
+      await app.stop()
+    }
+    expect(await app.stopped).toBe(0)
   })
 
   it("name the TRADEDESK_* variable whose value is wrong", async () => {
