@@ -40,13 +40,20 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
    */
   maybeDelivered: Schema.Boolean
 }) {
+  /** a read may be sent again; an order batch that `maybeDelivered` must first be looked for by its client_oids */
   get retryable() {
     return true
   }
   override get message() {
-    return this.kind === "timeout"
-      ? `${this.endpoint}: the exchange did not answer in time (${this.detail}); try again shortly`
-      : `${this.endpoint}: could not reach the exchange (${this.detail}); check the base URL and the network`
+    const what = this.kind === "timeout"
+      ? `the exchange did not answer in time (${this.detail})`
+      : this.maybeDelivered
+      ? `the connection to the exchange failed (${this.detail})`
+      : `could not reach the exchange (${this.detail}); check the base URL and the network`
+    if (!this.maybeDelivered) return `${this.endpoint}: ${what}`
+    return this.endpoint === "batchOrders"
+      ? `${this.endpoint}: ${what}; the orders may have reached the exchange: look for their client_oids before sending them again`
+      : `${this.endpoint}: ${what}; try again shortly`
   }
 }
 

@@ -13,8 +13,8 @@ export const FuturesSymbol = Schema.String.pipe(
 
 /** A point in time as callers have it: a `DateTime`, a `Date` or epoch milliseconds. */
 export const TimeInput = Schema.Union(
-  Schema.DateTimeUtcFromSelf,
-  Schema.ValidDateFromSelf,
+  Schema.DateTimeUtcFromSelf.pipe(Schema.filter((time) => DateTime.toEpochMillis(time) >= 0)),
+  Schema.ValidDateFromSelf.pipe(Schema.filter((date) => date.getTime() >= 0)),
   Schema.NonNegativeInt
 ).annotations({ message: () => ({ message: "expected a time: epoch milliseconds (≥ 0), a Date or a DateTime", override: true }) })
 export type TimeInput = Schema.Schema.Type<typeof TimeInput>

@@ -27,7 +27,7 @@ export interface RateLimitSettings {
   readonly orderRequestsPerSecond: number
   /** `wait` for room in the budget (default) or `fail` at once with a RateLimitError */
   readonly onExceeded: "wait" | "fail"
-  /** in wait mode, the longest a call waits for room before failing with a RateLimitError (default: no bound) */
+  /** in wait mode, the longest a call waits for room before failing with a RateLimitError (default: no bound; 0 = fail at once) */
   readonly maxWait: Duration.Duration
   /** pause after the exchange answered 429 without Retry-After (default 10 s) */
   readonly penalty: Duration.Duration
@@ -147,7 +147,9 @@ export const resolve = (options: Options): Effect.Effect<Settings, ConfigError> 
           window: Duration.millis(positive("rateLimit.windowMs", limits.windowMs, 10_000)),
           orderRequestsPerSecond: positive("rateLimit.orderRequestsPerSecond", limits.orderRequestsPerSecond, 10),
           onExceeded: onExceeded ?? "wait",
-          maxWait: limits.maxWaitMs === undefined ? Duration.infinity : Duration.millis(positive("rateLimit.maxWaitMs", limits.maxWaitMs, 0)),
+          maxWait: limits.maxWaitMs === undefined
+            ? Duration.infinity
+            : Duration.millis(integer("rateLimit.maxWaitMs", limits.maxWaitMs, 0, 0, Number.MAX_SAFE_INTEGER)),
           penalty: Duration.millis(positive("rateLimit.penaltyMs", limits.penaltyMs, DEFAULT_PENALTY_MILLIS))
         }
       }

@@ -64,8 +64,18 @@ const encodeParams = <P>(endpoint: Endpoint<P, any>, params: P): Either.Either<{
     }
   })
 
-/** Failures to connect at all: the request never left this machine. */
-const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"])
+/**
+ * Whether a failure happened while connecting (or resolving the host), so the request never left this machine. The
+ * same codes on an established connection (after the request was written) do not count.
+ */
+const failedToConnect = (cause: Record<string, unknown>): boolean => {
+  if (cause.code === "UND_ERR_CONNECT_TIMEOUT") return true
+  // trying several addresses of one host fails with all their errors together
+  if (Array.isArray(cause.errors) && cause.errors.length > 0) {
+    return cause.errors.every((error) => Predicate.isRecord(error) && failedToConnect(error))
+  }
+  return cause.syscall === "connect" || cause.syscall === "getaddrinfo"
+}
 
 const transportError = (endpoint: Endpoint<any, any>, error: HttpClientError.HttpClientError): TransportError => {
   const cause = Predicate.isRecord(error.cause) ? error.cause : {}
@@ -77,7 +87,7 @@ const transportError = (endpoint: Endpoint<any, any>, error: HttpClientError.Htt
     endpoint: endpoint.name,
     kind: "connection",
     detail,
-    maybeDelivered: error._tag !== "RequestError" || error.reason !== "Transport" || code === undefined || !NOT_CONNECTED.has(code)
+    maybeDelivered: error._tag !== "RequestError" || error.reason !== "Transport" || !failedToConnect(cause)
   })
 }
 
@@ -165,7 +175,7 @@ const make = Effect.gen(function*() {
       payload = json.data
     }
     return Either.match(endpoint.response.decode(payload), {
-      onLeft: (error) => Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: firstIssue(error), bodyExcerpt: excerpt(text) })),
+      onLeft: (error) => Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: excerpt(firstIssue(error)), bodyExcerpt: excerpt(text) })),
       onRight: (value) => Effect.succeed(value)
     })
   }

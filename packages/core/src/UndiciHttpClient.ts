@@ -85,12 +85,18 @@ const headersOf = (raw: Record<string, string | Array<string> | undefined>): Hea
   return Headers.fromInput(flat)
 }
 
+/**
+ * Shorter than the default request timeout, so an exchange that cannot be reached is told apart (nothing was sent)
+ * from one that does not answer (the request may have arrived).
+ */
+const CONNECT_TIMEOUT_MILLIS = 5_000
+
 /** A client with its own connection pool, closed with the layer's scope. */
 export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
   HttpClient.HttpClient,
   Effect.gen(function*() {
     const dispatcher = yield* Effect.acquireRelease(
-      Effect.sync(() => new Agent({ keepAliveTimeout: 10_000, connections: 64 })),
+      Effect.sync(() => new Agent({ keepAliveTimeout: 10_000, connections: 64, connect: { timeout: CONNECT_TIMEOUT_MILLIS } })),
       (agent) => Effect.promise(() => agent.close())
     )
     return HttpClient.make((req, url, signal) => {

@@ -38,7 +38,7 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     if (closing.signal.aborted) return Promise.reject(new ConfigError({ reason: "the client is closed" }))
     return runtime.runPromiseExit(program, { signal: closing.signal }).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
-      if (Cause.isInterruptedOnly(exit.cause)) throw new ConfigError({ reason: "the client was closed before the call finished" })
+      if (Cause.isInterruptedOnly(exit.cause)) throw new ConfigError({ reason: "the client was closed before the call finished (an order batch may still have reached the exchange)" })
       throw Cause.squash(exit.cause)
     })
   }

@@ -1,5 +1,5 @@
 /** Edge cases: hostile or odd answers, untyped callers, and the exchange's undocumented choices. */
-import { BigDecimal, ConfigProvider, Effect, Either, Layer, Option, Stream, TestClock } from "effect"
+import { BigDecimal, ConfigProvider, DateTime, Duration, Effect, Either, Layer, Option, Stream, TestClock } from "effect"
 import { inspect } from "node:util"
 import { it } from "@effect/vitest"
 import { describe, expect } from "vitest"
@@ -221,4 +221,38 @@ describe("fail-fast limiting", () => {
     }).pipe(
       Effect.provide(Layer.provide(RateLimit.layer, TradeDeskConfig.layer({ rateLimit: { onExceeded: "fail", ipWeightPerWindow: 50, uidWeightPerWindow: 10 } })))
     ))
+})
+
+describe("after a second reading", () => {
+  it("an order batch whose connection failed after sending says to look for its client_oids, not to resend", async () => {
+    loopback.server.handle = () => ({ drop: true })
+    const result = await run(Effect.flatMap(BatchOrders, (s) =>
+      s.place({ symbol: "cmt_btcusdt", orders: [{ clientOid: "a1", type: "open_long", size: Decimal.parse("1")!, priceMode: "market" }] })))
+    const error = Either.getLeft(result)
+    expect(error).toMatchObject({ _tag: "Some", value: { _tag: "TransportError", maybeDelivered: true } })
+    expect(Option.getOrThrow(error).message).toContain("look for their client_oids before sending them again")
+  })
+
+  it("times before 1970 are refused alike, whatever their type, and never sent", async () => {
+    for (const startTime of [-5, new Date(-1000), DateTime.unsafeMake(-1000)]) {
+      const result = await run(Effect.flatMap(PlanOrders, (s) => s.list({ startTime })))
+      expect(Either.getLeft(result)).toMatchObject({ _tag: "Some", value: { _tag: "InputError", field: "startTime", reason: "expected a time: epoch milliseconds (≥ 0), a Date or a DateTime" } })
+    }
+    const bills = await run(Effect.flatMap(SpotBills, (s) => s.list({ after: new Date(-1000) })))
+    expect(Either.getLeft(bills)).toMatchObject({ _tag: "Some", value: { _tag: "InputError", field: "after" } })
+    expect(loopback.server.requests).toHaveLength(0)
+  })
+
+  it("a decode error's detail stays short however large the answer", async () => {
+    loopback.server.handle = () => json(Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, "x".repeat(20)])))
+    const error = Either.getLeft(await run(Effect.flatMap(PlanOrders, (s) => s.list())))
+    expect(error).toMatchObject({ _tag: "Some", value: { _tag: "DecodeError" } })
+    expect(Option.getOrThrow(error).message.length).toBeLessThan(400)
+  })
+
+  it("maxWaitMs 0 is accepted: wait mode that never waits", async () => {
+    const settings = Either.getOrThrow(await settingsOf({ rateLimit: { maxWaitMs: 0 } }))
+    expect(settings.rateLimit).toMatchObject({ onExceeded: "wait" })
+    expect(settings.rateLimit !== false && Duration.toMillis(settings.rateLimit.maxWait)).toBe(0)
+  })
 })

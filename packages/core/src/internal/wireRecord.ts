@@ -46,7 +46,8 @@ const MAX_MILLIS = 8_640_000_000_000_000
 /**
  * Makes a `DateTime.Utc` as `DateTime.unsafeMake` does, minus its per-object `defineProperty` of the hidden
  * `partsUtc` cache, which costs more than the rest of a ticker's decoding: here the cache starts undefined on a
- * prototype and becomes the same non-enumerable own property when first written. Tests check both kinds agree.
+ * prototype and becomes a non-enumerable own property when first written. Every DateTime function, Equal, Hash, JSON
+ * and Schema treat both alike (tested); only a prototype-strict deep comparison (node:assert) tells them apart.
  */
 const UtcProto = Object.create(Object.getPrototypeOf(DateTime.unsafeMake(0)), {
   partsUtc: {
