@@ -57,6 +57,31 @@ export type Placement =
   | { readonly _tag: "Placed"; readonly response: BatchOrder.BatchOrdersResponse }
   | { readonly _tag: "Failed"; readonly after: AfterFailure; readonly cause: Cause.Cause<TradeDeskError> }
 
+/**
+ * The log record of a placement's outcome, written before anything is shown: if the chat never shows it, this is the
+ * operator's record of which orders went in (order ids) or what stopped them (the error's code and message).
+ */
+export const placementRecord = (id: string, batch: Batch, placement: Placement): Readonly<Record<string, unknown>> => {
+  const base = { preview: id, symbol: batch.symbol, clientOids: batch.orders.map((order) => order.clientOid) }
+  if (placement._tag === "Placed") {
+    const orders = placement.response.orders
+    return {
+      ...base,
+      accepted: `${orders.filter((order) => order.accepted).length}/${batch.orders.length}`,
+      orders: orders.map((order) =>
+        order.accepted
+          ? { clientOid: order.clientOid, orderId: order.orderId }
+          : { clientOid: order.clientOid, errorCode: order.errorCode, errorMessage: order.errorMessage })
+    }
+  }
+  const error = Option.match(Cause.failureOption(placement.cause), {
+    onNone: () => ({ tag: "defect", message: Cause.pretty(placement.cause) }),
+    onSome: (failure) => ({ tag: failure._tag, ...("code" in failure ? { code: failure.code } : {}), message: failure.message })
+  })
+  // an unknown outcome may have accepted any number of them
+  return { ...base, accepted: placement.after === "unknown" ? "unknown" : `0/${batch.orders.length}`, after: placement.after, error }
+}
+
 const STATE_AFTER: Readonly<Record<AfterFailure, State>> = { retryable: "pending", final: "refused", unknown: "sent" }
 
 /** How long a finished entry is kept, to answer late presses precisely rather than with "no longer valid". */

@@ -2,8 +2,10 @@
  * Outgoing message pacing under Telegram's limits: about one message per second in a private chat, about 20 a minute
  * in a group, and about 30 per second overall. A send first waits for its chat's turn, then for a global slot; global
  * slots are taken only by sends whose chat turn has come, so a busy chat never holds up the others. A chat whose
- * backlog is already long gets no more: the send is dropped rather than queued without end.
+ * backlog is already long gets no more: the send is dropped rather than queued without end — except an essential one
+ * (a placement's outcome), which waits its turn however long the backlog.
  */
+import { AsyncLocalStorage } from "node:async_hooks"
 import { setTimeout as sleep } from "node:timers/promises"
 
 export interface PacerOptions {
@@ -24,6 +26,14 @@ export class ReplyDropped extends Error {
   }
 }
 
+const essentialScope = new AsyncLocalStorage<true>()
+
+/**
+ * Runs work whose messages are never dropped for a full backlog: a placement's outcome is the only record the user
+ * gets of orders that may be live. Telegram calls made inside `work` (however deep) are marked, as the pacer sees them.
+ */
+export const essential = <A>(work: () => Promise<A>): Promise<A> => essentialScope.run(true, work)
+
 /** Group and channel ids are negative; a channel may also be named `@name`. */
 const isGroup = (chat: string) => chat.startsWith("-") || chat.startsWith("@")
 
@@ -43,11 +53,11 @@ export class Pacer {
     this.maxBacklog = options.maxBacklog ?? 20
   }
 
-  /** Resolves when a message to `chat` may go out; rejects with `ReplyDropped` when the chat's backlog is full. */
+  /** Resolves when a message to `chat` may go out; rejects with `ReplyDropped` when the chat's backlog is full (unless `essential`). */
   async slot(chat: string | undefined): Promise<void> {
     if (chat !== undefined) {
       const backlog = this.waiting.get(chat) ?? 0
-      if (backlog >= this.maxBacklog) throw new ReplyDropped(chat, backlog)
+      if (backlog >= this.maxBacklog && essentialScope.getStore() === undefined) throw new ReplyDropped(chat, backlog)
       const now = this.now()
       const turn = Math.max(now, this.chatNext.get(chat) ?? 0)
       this.chatNext.set(chat, turn + (isGroup(chat) ? this.perGroup : this.perChat))

@@ -271,7 +271,7 @@ describe("batch orders", () => {
       const message = local.last(trader.id)
       skew.value = 6 * 60_000
       await local.press(trader, message, "✅ Confirm 1 order")
-      expect(local.api.message(trader.id, message.messageId)!.text).toContain("no longer valid")
+      expect(local.api.message(trader.id, message.messageId)!.text).toContain("expired unconfirmed")
       expect(local.simulator.counters().batchOrders).toBe(0)
     } finally {
       await local.close()
@@ -471,6 +471,24 @@ describe("exchange faults", () => {
     expect(rig.simulator.counters().batchOrders - before).toBe(2)
   })
 
+  it("logs each placement with its order ids, and sends the result anew when the preview cannot be edited", async () => {
+    await rig.say(trader, "/order btc open_long 0.01 @ 50000")
+    const message = rig.last(trader.id)
+    rig.api.failNext("editMessageText", { code: 400, description: "Bad Request: message to edit not found" })
+    const outcome = await rig.press(trader, message, "✅ Confirm 1 order")
+    expect(outcome.outcome).toBe("placed")
+    expect(rig.api.message(trader.id, message.messageId)!.text).toContain("Preview")
+    const result = rig.last(trader.id)
+    expect(result.messageId).not.toBe(message.messageId)
+    expect(result.text).toContain("1 of 1 placed")
+    const orderId = /→ order (\d+)/.exec(result.text)![1]
+    const line = rig.logs.filter((item) => item.event === "placement").at(-1)!
+    expect(line).toMatchObject({ level: "info", user: trader.id, accepted: "1/1", orders: [{ orderId }] })
+    const id = CallbackData.decode(LocalButtons.data(message, "✅ Confirm 1 order"))
+    expect(line).toHaveProperty("clientOids", [`tdb${id?._tag === "Confirm" ? id.id : "?"}-1`])
+    expect(rig.logs.indexOf(line)).toBeLessThan(rig.logs.indexOf(outcome))
+  })
+
   it("never resends a batch whose answer was lost or was a server error", async () => {
     for (const fault of [{ kind: "drop" }, { kind: "status", status: 502 }] as const) {
       const before = rig.simulator.counters().batchOrders
@@ -532,6 +550,21 @@ describe("load", () => {
 })
 
 describe("Telegram limits and failures", () => {
+  it("shows a placement's result however full the chat's backlog", async () => {
+    const local = await startRig({ pacing: { perChatIntervalMs: 200, maxBacklog: 1 } })
+    try {
+      await local.say(trader, "/order btc open_long 0.01 @ 50000")
+      const message = local.last(trader.id)
+      const flood = Array.from({ length: 4 }, () => local.handled(local.api.sendText(trader, "hello")))
+      await until(() => local.logs.some((line) => line.outcome === "dropped"), "a dropped reply")
+      expect((await local.press(trader, message, "✅ Confirm 1 order")).outcome).toBe("placed")
+      expect(local.api.message(trader.id, message.messageId)!.text).toContain("1 of 1 placed")
+      await Promise.all(flood)
+    } finally {
+      await local.close()
+    }
+  })
+
   it("waits out a 429 from Telegram and still delivers the message", async () => {
     rig.api.failNext("sendMessage", { code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 })
     const from = rig.api.calls.length
@@ -550,8 +583,9 @@ describe("Telegram limits and failures", () => {
   })
 
   it("never sent a message over 4096 characters or a button over 64 bytes", () => {
-    // "message is not modified" comes from refreshing a view that did not change, which is fine
-    const refused = rig.api.calls.filter((call) => call.status === 400 && !call.description?.includes("message is not modified"))
+    // "message is not modified" comes from refreshing a view that did not change, which is fine; "not found" was injected
+    const expected = ["message is not modified", "message to edit not found"]
+    const refused = rig.api.calls.filter((call) => call.status === 400 && !expected.some((text) => call.description?.includes(text)))
     expect(refused.map((call) => `${call.method}: ${call.description}`)).toEqual([])
   })
 

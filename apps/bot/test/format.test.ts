@@ -181,12 +181,14 @@ describe("order views", () => {
   })
 
   it("answers a press on a preview that is no longer pending without claiming what did not happen", () => {
-    expect(notPendingView({ _tag: "Busy" }, "Cancel")).toEqual({ view: { text: new FmtString("Too late to cancel: these orders are being placed."), buttons: [] }, inPlace: false })
-    expect(notPendingView({ _tag: "Busy" }, "Confirm").view.text.text).not.toContain("sent already")
-    expect(notPendingView({ _tag: "Sent" }, "Cancel").view.text.text).toBe("Too late to cancel: these orders were sent already.")
-    expect(notPendingView({ _tag: "Refused" }, "Cancel").view.text.text).toContain("nothing was placed")
-    expect(notPendingView({ _tag: "Expired" }, "Confirm").inPlace).toBe(true)
-    expect(notPendingView({ _tag: "NotYours" }, "Confirm").inPlace).toBe(false)
+    expect(notPendingView({ _tag: "Busy" }, "ab12", "Cancel")).toEqual({ view: { text: new FmtString("Too late to cancel: these orders are being placed."), buttons: [] }, inPlace: false })
+    expect(notPendingView({ _tag: "Busy" }, "ab12", "Confirm").view.text.text).not.toContain("sent already")
+    expect(notPendingView({ _tag: "Sent" }, "ab12", "Cancel").view.text.text).toBe("Too late to cancel: these orders were sent already.")
+    expect(notPendingView({ _tag: "Refused" }, "ab12", "Cancel").view.text.text).toContain("nothing was placed")
+    expect(notPendingView({ _tag: "Expired" }, "ab12", "Confirm").inPlace).toBe(true)
+    expect(notPendingView({ _tag: "NotYours" }, "ab12", "Confirm").inPlace).toBe(false)
+    // the bot cannot tell whether it was confirmed before a restart: look for its orders before placing anew
+    expect(notPendingView({ _tag: "Missing" }, "ab12", "Confirm").view.text.text).toContain("look in the exchange's order history for client ids tdbab12-1, tdbab12-2… before placing them anew")
   })
 })
 

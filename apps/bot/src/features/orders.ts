@@ -3,10 +3,12 @@ import { BatchOrders, PlanOrders } from "@tradedesk/core"
 import { Effect, Option } from "effect"
 import { Composer } from "telegraf"
 import type { BotContext } from "../BotContext.js"
-import { batchOf } from "../Confirmations.js"
+import { batchOf, placementRecord } from "../Confirmations.js"
 import type { Batch, NotClaimed } from "../Confirmations.js"
 import { cancelledView, failedPlacementView, notPendingView, ordersView, placingNote, previewView, resultView } from "../format/orders.js"
+import type { View } from "../format/view.js"
 import { answerPress, onButton, onCommand, onPress } from "../middleware.js"
+import { essential } from "../Pacer.js"
 import { parseOrder, parseOrders } from "../parse.js"
 import type { Deps } from "../respond.js"
 import { failureView, run, runExit, send, show, withArgs } from "../respond.js"
@@ -25,9 +27,15 @@ const place = (batch: Batch) =>
 const notPending = (ctx: BotContext, id: string, claim: NotClaimed, press: "Confirm" | "Cancel"): Promise<void> => {
   const notYours = claim._tag === "NotYours"
   ctx.note(notYours ? "denied:not_owner" : `not_pending:${claim._tag}`, id, notYours ? "warn" : "info")
-  const answer = notPendingView(claim, press)
+  const answer = notPendingView(claim, id, press)
   return answer.inPlace ? show(ctx, answer.view) : send(ctx, answer.view)
 }
+
+/**
+ * A placement's outcome is the user's record of orders that may be live: never dropped for a flooded chat, and sent as
+ * a new message when the preview cannot be edited (deleted, forwarded, a Telegram error).
+ */
+const showOutcome = (ctx: BotContext, outcome: View): Promise<void> => essential(() => show(ctx, outcome).catch(() => send(ctx, outcome)))
 
 export const orders = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
@@ -59,15 +67,19 @@ export const orders = (deps: Deps): Composer<BotContext> => {
     })))
 
   // answered here rather than before the work: the answer says the orders are going out, without waiting for the
-  // chat's paced messages, and the result replaces the preview once the exchange has answered
+  // chat's paced messages; it is not awaited, so a slow answer never delays the placement. The result replaces the
+  // preview once the exchange has answered, and is logged first.
   composer.use(onPress("Confirm", async (ctx, { id }) => {
     const claim = deps.confirmations.claim(id, ctx.from?.id ?? 0)
-    await answerPress(ctx, claim._tag === "Claimed" ? placingNote(claim.batch) : undefined)
+    void answerPress(ctx, claim._tag === "Claimed" ? placingNote(claim.batch) : undefined)
     if (claim._tag !== "Claimed") return notPending(ctx, id, claim, "Confirm")
     const placement = await deps.confirmations.place(id, claim.batch, (batch) => runExit(ctx, deps, place(batch)))
-    if (placement._tag === "Failed") return show(ctx, failedPlacementView(claim.batch, id, placement.after, failureView(ctx, placement.cause).text))
+    deps.logger.log(placement._tag === "Placed" ? "info" : "warn", "placement", { user: ctx.from?.id, ...placementRecord(id, claim.batch, placement) })
+    if (placement._tag === "Failed") {
+      return showOutcome(ctx, failedPlacementView(claim.batch, id, placement.after, failureView(ctx, placement.cause).text))
+    }
     ctx.note("placed", `${id} ${placement.response.orders.filter((order) => order.accepted).length}/${claim.batch.orders.length} accepted`)
-    return show(ctx, resultView(claim.batch, placement.response))
+    return showOutcome(ctx, resultView(claim.batch, placement.response))
   }))
 
   composer.use(onButton("Cancel", async (ctx, { id }) => {

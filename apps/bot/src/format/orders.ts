@@ -173,7 +173,11 @@ export const failedPlacementView = (batch: Batch, id: string, after: AfterFailur
 export const cancelledView = (): View => view(fmt`Cancelled; nothing was placed.`)
 
 const expiredView = (): View =>
-  view(fmt`This preview is no longer valid (it expired or the bot restarted). Nothing will be placed from it; send the ${code("/order")} again.`)
+  view(fmt`This preview expired unconfirmed; nothing was placed from it. Send the ${code("/order")} again to place these orders.`)
+
+/** The bot no longer knows the preview (restarted, or long ago): it cannot tell whether it was confirmed before. */
+const unknownPreviewView = (id: string): View =>
+  view(fmt`The bot no longer knows this preview (it restarted, or the preview is old), so nothing will be placed from it. If you confirmed it before, its orders may be live: look in the exchange's order history for client ids ${code(`tdb${id}-1`)}, ${code(`tdb${id}-2`)}… before placing them anew.`)
 
 /** The short note a Confirm press gets at once, while the orders go out. */
 export const placingNote = (batch: Batch): string => `Placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`
@@ -182,9 +186,10 @@ export const placingNote = (batch: Batch): string => `Placing ${batch.orders.len
  * The answer to a Confirm or Cancel press on a preview that is no longer pending: `inPlace` when it replaces the
  * preview (which then holds nothing worth keeping), else a new message (the preview holds, or will hold, a result).
  */
-export const notPendingView = (claim: NotClaimed, press: "Confirm" | "Cancel"): { readonly view: View; readonly inPlace: boolean } => {
+export const notPendingView = (claim: NotClaimed, id: string, press: "Confirm" | "Cancel"): { readonly view: View; readonly inPlace: boolean } => {
   switch (claim._tag) {
     case "Missing":
+      return { view: unknownPreviewView(id), inPlace: true }
     case "Expired":
       return { view: expiredView(), inPlace: true }
     case "Cancelled":
