@@ -18,7 +18,6 @@ describe("after a failed placement", () => {
       [new TransportError({ endpoint: "batchOrders", kind: "connection", detail: "ECONNREFUSED", maybeDelivered: false }), "retryable"],
       [new HttpStatusError({ endpoint: "batchOrders", status: 429, bodyExcerpt: "" }), "retryable"],
       [apiError(429, "rate_limit"), "retryable"],
-      [apiError(400, "unknown"), "retryable"],
       // the answer was lost, unreadable or a server error: the orders may be in
       [new TransportError({ endpoint: "batchOrders", kind: "timeout", detail: "10 s", maybeDelivered: true }), "unknown"],
       [new DecodeError({ endpoint: "batchOrders", detail: "x", bodyExcerpt: "" }), "unknown"],
@@ -26,6 +25,9 @@ describe("after a failed placement", () => {
       [apiError(500, "unknown"), "unknown"],
       [apiError(200, "server"), "unknown"],
       [apiError(503, "rate_limit"), "unknown"],
+      // the request reached the exchange, and a code the bot cannot read does not say nothing was placed
+      [apiError(400, "unknown"), "unknown"],
+      [apiError(200, "unknown"), "unknown"],
       // refused for good: the reason, no Confirm again
       [new InputError({ endpoint: "batchOrders", field: "orders.1.size", reason: "too many digits" }), "final"],
       [new ConfigError({ endpoint: "batchOrders", reason: "set the API key" }), "final"],
