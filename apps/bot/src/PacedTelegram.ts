@@ -20,6 +20,9 @@ const PACED = new Set<string>([
 
 const MAX_ATTEMPTS = 4
 
+/** Calls not worth waiting for: a button press's answer is only useful at once, and nobody waits on a failed one. */
+const NOT_RETRIED = new Set<string>(["answerCallbackQuery"])
+
 const chatOf = (payload: object): string | undefined => {
   const chat: unknown = Reflect.get(payload, "chat_id")
   return typeof chat === "number" || typeof chat === "string" ? String(chat) : undefined
@@ -46,7 +49,7 @@ export class PacedTelegram extends Telegram {
         return await super.callApi(method, payload, options)
       } catch (error) {
         // long polling has its own 429 handling in telegraf
-        const retryAfter = error instanceof TelegramError && error.code === 429 && method !== "getUpdates"
+        const retryAfter = error instanceof TelegramError && error.code === 429 && method !== "getUpdates" && !NOT_RETRIED.has(method)
           ? error.parameters?.retry_after ?? 1
           : undefined
         if (retryAfter === undefined || attempt >= MAX_ATTEMPTS) throw error

@@ -206,6 +206,19 @@ describe("batch orders", () => {
     expect(seen).toEqual(["answerCallbackQuery: Placing 1 order… (0 sent)", "editMessageText: BTCUSDT · 1 of 1 placed (1 sent)"])
   })
 
+  it("places at once even when Telegram answers the press's answer with a 429, and does not retry that answer", async () => {
+    const before = rig.simulator.counters().batchOrders
+    const message = await preview("/order btc open_long 0.01 @ 50000")
+    rig.api.failNext("answerCallbackQuery", { code: 429, description: "Too Many Requests: retry after 3", retryAfter: 3 })
+    const from = rig.api.calls.length
+    const pressed = Date.now()
+    const confirmed = rig.press(trader, message, "✅ Confirm 1 order")
+    await until(() => rig.simulator.counters().batchOrders > before, "the batch", 1_000)
+    expect(Date.now() - pressed).toBeLessThan(1_000)
+    expect((await confirmed).outcome).toBe("placed")
+    expect(rig.api.calls.slice(from).filter((call) => call.method === "answerCallbackQuery").map((call) => call.status)).toEqual([429])
+  })
+
   it("does not let Cancel claim the orders were sent while they are still being placed", async () => {
     const before = rig.simulator.counters().batchOrders
     const message = await preview("/order btc open_long 0.01 @ 50000")
