@@ -76,6 +76,10 @@ export class ConsoleChat {
     options.api.on("call", this.listener)
     this.lines.on("line", (line) => this.typed(line))
     this.lines.on("close", () => this.exit())
+    // a terminal that goes away (a closed pipe: `… | head -2`, EPIPE) or input that cannot be read ends the chat
+    // cleanly, instead of an unhandled 'error' ending the process
+    options.output.on("error", () => this.exit())
+    this.lines.on("error", () => this.exit())
     // on a terminal, readline takes Ctrl-C for itself
     this.lines.on("SIGINT", () => this.exit())
   }

@@ -116,8 +116,8 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
   private readonly waiters = new Set<() => void>()
   /** told whenever the bot confirms updates (asks for those after them); `force` settles them anyway */
   private readonly confirmWaiters = new Set<(force?: boolean) => void>()
-  /** updates below this id the bot has confirmed */
-  private confirmedBelow = 0
+  /** updates below this id the bot has confirmed (ids start at 1: with none sent, `taken` has nothing to wait for) */
+  private confirmedBelow = 1
   private readonly queries = new Map<string, { answered: boolean }>()
   private readonly failures = new Map<string, Array<Failure>>()
   private nextUpdateId = 1

@@ -123,6 +123,9 @@ export const startApp = async (io: AppIo): Promise<App> => {
   const sink = logStream ?? io.errors
   const secrets = BotConfig.secretsOf(io.env, config)
   const logger: Logger = jsonLogger((line) => sink.write(`${line}\n`), secrets)
+  // a standard error that breaks (a closed pipe) must not stop the bot: noted once in the log, if it has a file
+  io.errors.once("error", (error) => logger.log("warn", "stderr", { detail: `standard error can no longer be written (${describe(error)})` }))
+  io.errors.on("error", () => undefined)
 
   const cleanups: Array<() => Promise<void>> = []
   const cleanUp = async () => {

@@ -2,7 +2,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { PassThrough } from "node:stream"
+import { PassThrough, Writable } from "node:stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startApp } from "../src/app.js"
 import type { App } from "../src/app.js"
@@ -109,6 +109,44 @@ describe("console chat, when a file cannot be written", () => {
       await rm(local, { recursive: true, force: true })
     }
     expect(await chat.stopped).toBe(0)
+  })
+})
+
+describe("console chat, when its terminal or standard error breaks", () => {
+  /** A pipe whose reader has gone, as `node dist/main.js | head -2` leaves it: each write fails with EPIPE. */
+  const brokenPipe = () =>
+    new Writable({
+      write: (_chunk, _encoding, callback) => callback(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }))
+    })
+
+  it("leaves cleanly on a broken output, and notes a broken standard error in the log once", async () => {
+    const local = await mkdtemp(join(tmpdir(), "tradedesk-console-"))
+    const keys = new PassThrough()
+    const errors = brokenPipe()
+    const chat = await startApp({ env: { BOT_FILES_DIR: "files" }, cwd: local, input: keys, output: brokenPipe(), errors })
+    try {
+      errors.write("x")
+      expect(await chat.stopped).toBe(0)
+      const log = await readFile(join(local, "files", "bot.log"), "utf8")
+      expect(log.split("\n").filter((line) => line.includes('"event":"stderr"'))).toHaveLength(1)
+      expect(log).toContain("write EPIPE")
+    } finally {
+      await chat.stop()
+      await rm(local, { recursive: true, force: true })
+    }
+  })
+
+  it("leaves when its input cannot be read", async () => {
+    const local = await mkdtemp(join(tmpdir(), "tradedesk-console-"))
+    const keys = new PassThrough()
+    const chat = await startApp({ env: { BOT_FILES_DIR: "files" }, cwd: local, input: keys, output: new PassThrough(), errors: new PassThrough() })
+    try {
+      keys.destroy(new Error("read EIO"))
+      expect(await chat.stopped).toBe(0)
+    } finally {
+      await chat.stop()
+      await rm(local, { recursive: true, force: true })
+    }
   })
 })
 
