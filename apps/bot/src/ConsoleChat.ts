@@ -10,6 +10,7 @@ import { createInterface } from "node:readline"
 import type { Interface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
 import type { ApiCall, LocalBotApi, Person, StoredMessage } from "./LocalBotApi.js"
+import { PRIVATE_DIR, PRIVATE_FILE } from "./privateFiles.js"
 
 export interface ConsoleChatOptions {
   readonly api: LocalBotApi
@@ -37,7 +38,7 @@ const writeNew = async (dir: string, name: string, data: Buffer): Promise<string
   for (let copy = 1; ; copy++) {
     const path = join(dir, copy === 1 ? name : `${stem}-${copy}${ext}`)
     try {
-      await writeFile(path, data, { flag: "wx" })
+      await writeFile(path, data, { flag: "wx", mode: PRIVATE_FILE })
       return path
     } catch (error) {
       if (!(error instanceof Error && "code" in error && error.code === "EEXIST")) throw error
@@ -177,7 +178,7 @@ export class ConsoleChat {
       case "sendDocument": {
         const document = message?.document
         if (document === undefined) break
-        await mkdir(this.options.filesDir, { recursive: true })
+        await mkdir(this.options.filesDir, { recursive: true, mode: PRIVATE_DIR })
         const path = await writeNew(this.options.filesDir, basename(document.fileName), document.data)
         const caption = typeof call.payload.caption === "string" ? ` (${call.payload.caption})` : ""
         this.print(`bot › file ${relative(this.options.cwd, path)}${caption}`)

@@ -8,6 +8,7 @@ import { TradeDeskConfig as CoreConfig } from "@tradedesk/core"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { startSimulator } from "@tradedesk/simulator"
 import { Cause, ConfigProvider, Effect, Either, Exit, Option } from "effect"
+import { randomBytes } from "node:crypto"
 import { once } from "node:events"
 import { createWriteStream } from "node:fs"
 import type { WriteStream } from "node:fs"
@@ -20,6 +21,7 @@ import { ConsoleChat } from "./ConsoleChat.js"
 import { createBot } from "./createBot.js"
 import { LocalBotApi } from "./LocalBotApi.js"
 import { jsonLogger, scrub } from "./log.js"
+import { PRIVATE_DIR, PRIVATE_FILE } from "./privateFiles.js"
 import type { Logger } from "./log.js"
 import type { Running } from "./serve.js"
 import { DRAIN_MILLIS, startPolling, startWebhook } from "./serve.js"
@@ -45,7 +47,11 @@ export interface App {
 /** Start-up failed for the reason given (no secret in it). */
 class StartupError extends Error {}
 
-const CONSOLE_TOKEN = "1:console-chat-local-token"
+/**
+ * The console's Bot API listens on loopback, where other users of a shared machine could reach it: a token drawn
+ * per run keeps them from reading the console user's updates or sending into the chat.
+ */
+const consoleToken = () => `1:${randomBytes(24).toString("base64url")}`
 const CONSOLE_USER = { id: 1, first_name: "you" } as const
 
 interface Exchange {
@@ -93,8 +99,8 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 /** The log, opened for appending; a path that cannot be written stops the start, named by the variable that chose it. */
 const openLog = async (path: string, variable: string, report: (text: string) => void): Promise<WriteStream> => {
   try {
-    await mkdir(dirname(path), { recursive: true })
-    const stream = createWriteStream(path, { flags: "a" })
+    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR })
+    const stream = createWriteStream(path, { flags: "a", mode: PRIVATE_FILE })
     // rejects on the stream's 'error', which would otherwise end the process unhandled
     await once(stream, "open")
     // a log that fails later (a full disk) must not stop the bot: say so once where the operator looks, carry on
@@ -164,10 +170,11 @@ export const startApp = async (io: AppIo): Promise<App> => {
     // the console user is the operator at the terminal: a trader; nobody else can reach that chat
     const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
     if (consoleMode) {
-      const api = await LocalBotApi.start({ token: CONSOLE_TOKEN })
+      const token = consoleToken()
+      const api = await LocalBotApi.start({ token })
       cleanups.push(() => api.close())
       const trade = createBot({
-        token: CONSOLE_TOKEN,
+        token,
         apiRoot: api.url,
         runtime,
         access,

@@ -1,5 +1,5 @@
 /** The whole application without a token: the console chat over stdin/stdout against the embedded simulator. */
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough, Writable } from "node:stream"
@@ -67,6 +67,10 @@ describe("console chat", () => {
     const path = /bot › file (\S+)/.exec(shown)![1]!
     expect(path).toMatch(/^files\/bills-all-\d{4}-\d{2}-\d{2}\.csv$/)
     expect((await readFile(join(dir, path), "utf8")).split("\r\n")[0]).toContain("time_utc,bill_id")
+    // account data: readable by the owner only, the export, its folder and the log alike
+    expect((await stat(join(dir, path))).mode & 0o777).toBe(0o600)
+    expect((await stat(join(dir, "files"))).mode & 0o777).toBe(0o700)
+    expect((await stat(join(dir, "files", "bot.log"))).mode & 0o777).toBe(0o600)
   })
 
   it("leaves on /quit, with a log of every update and no secret in it", async () => {
