@@ -4,6 +4,9 @@
  */
 import type { Denial } from "./format/messages.js"
 
+/** Replies to users with no role that are not refusals but are throttled alike: the help text and the /help hint. */
+export type Throttled = "help" | "hint"
+
 export class Denials {
   /** user and reason → when they were last told, in insertion order (oldest first) */
   private readonly told = new Map<string, number>()
@@ -15,7 +18,7 @@ export class Denials {
   ) {}
 
   /** Whether to tell this user why they were refused now; records it when so. Nobody to tell without a sender. */
-  tell(userId: number | undefined, denial: Denial): boolean {
+  tell(userId: number | undefined, denial: Denial | Throttled): boolean {
     if (userId === undefined) return false
     const key = `${userId}:${denial}`
     const now = this.now()

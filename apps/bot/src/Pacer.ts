@@ -2,8 +2,9 @@
  * Outgoing message pacing under Telegram's limits: about one message per second in a private chat, about 20 a minute
  * in a group, and about 30 per second overall. A send first waits for its chat's turn, then for a global slot; global
  * slots are taken only by sends whose chat turn has come, so a busy chat never holds up the others. A chat whose
- * backlog is already long gets no more: the send is dropped rather than queued without end — except an essential one
- * (a placement's outcome), which waits its turn however long the backlog.
+ * backlog is already long gets no more, nor does any chat when the wait for a global slot is already long: the send
+ * is dropped rather than queued without end — except an essential one (a placement's outcome), which waits its turn
+ * however long the backlog.
  */
 import { AsyncLocalStorage } from "node:async_hooks"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -17,6 +18,8 @@ export interface PacerOptions {
   readonly globalPerSecond?: number
   /** sends that may wait for one chat's turn; more are dropped (default 20) */
   readonly maxBacklog?: number
+  /** longest wait for a slot over all chats; a send that would wait longer is dropped (default 30 000) */
+  readonly maxGlobalWaitMs?: number
 }
 
 /** A message not sent because its chat already had a long backlog of messages waiting. */
@@ -42,6 +45,7 @@ export class Pacer {
   private readonly perGroup: number
   private readonly globalInterval: number
   private readonly maxBacklog: number
+  private readonly maxGlobalWait: number
   private globalNext = 0
   private readonly chatNext = new Map<string, number>()
   private readonly waiting = new Map<string, number>()
@@ -51,6 +55,7 @@ export class Pacer {
     this.perGroup = options.groupIntervalMs ?? 3000
     this.globalInterval = 1000 / (options.globalPerSecond ?? 30)
     this.maxBacklog = options.maxBacklog ?? 20
+    this.maxGlobalWait = options.maxGlobalWaitMs ?? 30_000
   }
 
   /** Resolves when a message to `chat` may go out; rejects with `ReplyDropped` when the chat's backlog is full (unless `essential`). */
@@ -75,6 +80,10 @@ export class Pacer {
     }
     const now = this.now()
     const at = Math.max(now, this.globalNext)
+    // many chats at once (a flood of strangers) must not queue replies without end behind which a trader waits
+    if (at - now > this.maxGlobalWait && essentialScope.getStore() === undefined) {
+      throw new ReplyDropped("all chats", Math.round((at - now) / this.globalInterval))
+    }
     this.globalNext = at + this.globalInterval
     if (at > now) await sleep(at - now)
   }

@@ -76,7 +76,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     orders(deps),
     bills(deps),
     affiliate(deps),
-    unknown()
+    unknown(deps)
   )
   return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs) }
 }

@@ -383,6 +383,14 @@ describe("authorization", () => {
     expect(help.text).not.toContain("8800000002")
   })
 
+  it("answers someone it does not know with help and the /help hint at most once a minute", async () => {
+    const flooder = { ...stranger, id: stranger.id + 1000, first_name: "Flood" }
+    const outcomes = []
+    for (const text of ["/help", "/start", "/help", "hello", "what?", "/nonsense"]) outcomes.push((await rig.say(flooder, text)).outcome)
+    expect(outcomes).toEqual(["ok", "ignored", "ignored", "unknown", "ignored", "ignored"])
+    expect(rig.api.botMessages(flooder.id)).toHaveLength(2)
+  })
+
   it("checks a command whatever follows its name, as Telegram and telegraf read it", async () => {
     const before = total(rig.simulator.counters())
     // Telegram marks `/bills` in `/bills,` as the command, and telegraf dispatches it

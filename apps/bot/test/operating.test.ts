@@ -16,7 +16,7 @@ import { startApp } from "../src/app.js"
 import { Denials } from "../src/Denials.js"
 import { LocalBotApi } from "../src/LocalBotApi.js"
 import { jsonLogger } from "../src/log.js"
-import { Pacer, ReplyDropped } from "../src/Pacer.js"
+import { essential, Pacer, ReplyDropped } from "../src/Pacer.js"
 import { startWebhook } from "../src/serve.js"
 import { reader, startRig, trader } from "./harness.js"
 
@@ -115,6 +115,17 @@ describe("outgoing pacing", () => {
     const [privateChat, group] = await Promise.all([took("42"), took("-100500")])
     expect(privateChat).toBeLessThan(60)
     expect(group).toBeGreaterThanOrEqual(75)
+  })
+
+  it("drops a message when the wait for a slot over all chats is already long, except an essential one", async () => {
+    const pacer = new Pacer({ perChatIntervalMs: 0, globalPerSecond: 20, maxGlobalWaitMs: 100 })
+    // one slot every 50 ms: the first three wait 0, 50 and 100 ms; a fourth would wait 150 ms
+    const results = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => pacer.slot(String(i))))
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "rejected"])
+    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(ReplyDropped)
+    const crowded = Array.from({ length: 3 }, (_, i) => pacer.slot(`x${i}`).catch(() => undefined))
+    await expect(essential(() => pacer.slot("placement"))).resolves.toBeUndefined()
+    await Promise.all(crowded)
   })
 
   it("drops a message to a chat whose backlog is full, and takes them again once it drains", async () => {

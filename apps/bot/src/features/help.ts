@@ -10,13 +10,17 @@ import { send } from "../respond.js"
 
 export const help = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  const showHelp = (ctx: CommandContext) => send(ctx, helpView(roleOf(deps.access, ctx.from.id), ctx.from.id))
+  const showHelp = async (ctx: CommandContext) => {
+    const role = roleOf(deps.access, ctx.from.id)
+    if (role === "none" && !deps.denials.tell(ctx.from.id, "help")) return ctx.note("ignored", "help told within the minute")
+    return send(ctx, helpView(role, ctx.from.id))
+  }
   composer.use(onCommand(deps, "start", showHelp), onCommand(deps, "help", showHelp))
   return composer
 }
 
 /** Commands the bot does not have, and text in a private chat, get a pointer to /help; other updates are ignored. */
-export const unknown = (): Composer<BotContext> => {
+export const unknown = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
   composer.on("message", (ctx) => {
     const isCommand = "text" in ctx.message && ctx.message.text.startsWith("/")
@@ -24,6 +28,8 @@ export const unknown = (): Composer<BotContext> => {
       ctx.note("ignored")
       return
     }
+    // someone the bot does not know gets the hint once a minute, however much they type
+    if (roleOf(deps.access, ctx.from.id) === "none" && !deps.denials.tell(ctx.from.id, "hint")) return ctx.note("ignored", "hint told within the minute")
     ctx.note("unknown")
     return send(ctx, unknownCommandView())
   })
