@@ -3,11 +3,24 @@
  * order placement is also capped per second, and an exchange 429 pauses the budgets it touched for the penalty.
  *
  * Budgets are sliding windows: the weight charged in any trailing window never exceeds the budget, whatever the
- * exchange's own window alignment. (The token-bucket style limiters of `@effect/experimental` refill continuously, which
- * lets up to twice the budget through within one window of the exchange's: a 429 and a 10 s penalty.) The bookkeeping sits behind `RateLimitStore`, so processes sharing an IP or an API
- * key can share one store (e.g. Redis) while the in-memory store serves a single process.
+ * exchange's own window alignment. (Token buckets refill continuously, which lets up to twice the budget through
+ * within one of the exchange's windows: a 429 and a 10 s penalty.)
+ *
+ * The accounting is conservative. The exchange counts a call from the moment it arrives, which in a burst is well
+ * after the client let it go; so a charge counts from the moment it is taken until the call's answer (or failure),
+ * then for a whole window from that moment. Whenever the exchange still counts a call, the client does too, and the
+ * client's sum never falls below the exchange's.
+ *
+ * Waiting is first come, first served, with reservation: a call goes at once only if it fits with the claims of every
+ * call queued ahead of it counted as taken, so no call takes room an earlier one waits for, and a heavy call is not
+ * starved by a stream of light ones. One timer serves the queue: the head's, set to the moment its claim fits and
+ * recomputed when an answer settles a charge, a waiter leaves or a penalty arrives.
+ *
+ * Order writes (`writesOrders`) come first: they queue ahead of reads and may use the whole budget, while reads may use
+ * only the budget less the order reserve (`rateLimit.orderReserve`), so an order is never stuck behind a crowd of reads.
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Queue } from "effect"
+import type { Scope } from "effect"
 import { createHash } from "node:crypto"
 import type { Endpoint } from "./Endpoints.js"
 import { ConfigError, RateLimitError } from "./Errors.js"
@@ -17,34 +30,58 @@ import type { RateLimitSettings } from "./TradeDeskConfig.js"
 export interface Charge {
   readonly key: string
   readonly weight: number
+  /** the most weight the budget may hold with this charge taken */
   readonly limit: number
   readonly windowMillis: number
 }
 
-/** Result of `acquire`: charged, or the budget that lacks room the longest and how long until it has room. */
-export type Acquire = { readonly _tag: "Charged" } | { readonly _tag: "Wait"; readonly key: string; readonly millis: number }
+/** Charges taken together and not yet settled. */
+export interface Ticket {
+  /** unique among the store's open tickets */
+  readonly id: string
+  readonly charges: ReadonlyArray<Charge>
+}
 
+/**
+ * Result of `acquire`: charged, or the budget that lacks room the longest and how long until it has room at the
+ * earliest (charges still awaiting their answers are counted as if answered now; it is longer when they are not).
+ */
+export type Acquire =
+  | { readonly _tag: "Charged"; readonly ticket: Ticket }
+  | { readonly _tag: "Wait"; readonly key: string; readonly millis: number }
+
+/**
+ * The budgets' bookkeeping, swappable so that processes sharing an IP or an API key can share one store. A shared
+ * store (e.g. Redis) keeps per budget key the settled charges by time (a sorted set), the weight held by open tickets
+ * and the pause time; runs `acquire` and `settle` each as one atomic script; makes ticket ids unique across processes;
+ * and lets held weight expire after the longest a call can take, so a process that dies holding tickets does not hold
+ * them for ever. Times come from each caller's clock, so the processes' clocks must agree closely.
+ */
 export class RateLimitStore extends Context.Tag("@tradedesk/core/RateLimitStore")<RateLimitStore, {
-  /** Charges every budget at once, or none of them (atomically). */
+  /** Takes every charge at once, or none of them (atomically); taken charges are held until their ticket is settled. */
   readonly acquire: (charges: ReadonlyArray<Charge>, nowMillis: number) => Effect.Effect<Acquire>
+  /** The ticket's call ended (answered, failed or interrupted) at `nowMillis`: its charges count for a window from then. */
+  readonly settle: (ticket: Ticket, nowMillis: number) => Effect.Effect<void>
   /** Refuses every charge on these keys until the given time. */
   readonly pause: (keys: ReadonlyArray<string>, untilMillis: number) => Effect.Effect<void>
 }>() {}
 
 interface Budget {
-  /** charge times and weights, oldest first */
+  /** settled charges: times and weights, oldest first */
   readonly times: Array<number>
   readonly weights: Array<number>
   head: number
-  used: number
+  /** weight of the settled charges still in the window */
+  settled: number
+  /** weight of the charges awaiting their answers */
+  held: number
   pausedUntil: number
 }
 
-const roomAfter = (budget: Budget, charge: Charge, now: number): number => {
-  if (budget.pausedUntil > now) return budget.pausedUntil - now
-  const windowStart = now - charge.windowMillis
+const expire = (budget: Budget, windowMillis: number, now: number) => {
+  const windowStart = now - windowMillis
   while (budget.head < budget.times.length && budget.times[budget.head]! <= windowStart) {
-    budget.used -= budget.weights[budget.head]!
+    budget.settled -= budget.weights[budget.head]!
     budget.head++
   }
   if (budget.head > 1024 && budget.head * 2 > budget.times.length) {
@@ -52,22 +89,30 @@ const roomAfter = (budget: Budget, charge: Charge, now: number): number => {
     budget.weights.splice(0, budget.head)
     budget.head = 0
   }
-  let excess = budget.used + charge.weight - charge.limit
+}
+
+const roomAfter = (budget: Budget, charge: Charge, now: number): number => {
+  if (budget.pausedUntil > now) return budget.pausedUntil - now
+  expire(budget, charge.windowMillis, now)
+  let excess = budget.settled + budget.held + charge.weight - charge.limit
   if (excess <= 0) return 0
   for (let i = budget.head; i < budget.times.length; i++) {
     excess -= budget.weights[i]!
     if (excess <= 0) return budget.times[i]! + charge.windowMillis - now
   }
+  // the room needed is held by calls awaiting their answers: it frees a window after those answers at the earliest
   return charge.windowMillis
 }
 
 /** One process's budgets, in memory. */
 export const layerStoreMemory: Layer.Layer<RateLimitStore> = Layer.sync(RateLimitStore, () => {
   const budgets = new Map<string, Budget>()
+  const open = new Set<string>()
+  let lastTicket = 0
   const budgetOf = (key: string) => {
     let budget = budgets.get(key)
     if (budget === undefined) {
-      budget = { times: [], weights: [], head: 0, used: 0, pausedUntil: 0 }
+      budget = { times: [], weights: [], head: 0, settled: 0, held: 0, pausedUntil: 0 }
       budgets.set(key, budget)
     }
     return budget
@@ -75,19 +120,30 @@ export const layerStoreMemory: Layer.Layer<RateLimitStore> = Layer.sync(RateLimi
   return {
     acquire: (charges, now) =>
       Effect.sync((): Acquire => {
-        let wait: Acquire = { _tag: "Charged" }
+        let wait: Acquire | undefined
         for (const charge of charges) {
           const millis = roomAfter(budgetOf(charge.key), charge, now)
-          if (millis > (wait._tag === "Wait" ? wait.millis : 0)) wait = { _tag: "Wait", key: charge.key, millis }
+          if (millis > (wait?._tag === "Wait" ? wait.millis : 0)) wait = { _tag: "Wait", key: charge.key, millis }
         }
-        if (wait._tag === "Wait") return wait
-        for (const charge of charges) {
+        if (wait !== undefined) return wait
+        for (const charge of charges) budgetOf(charge.key).held += charge.weight
+        const ticket = { id: String(++lastTicket), charges }
+        open.add(ticket.id)
+        return { _tag: "Charged", ticket }
+      }),
+    settle: (ticket, now) =>
+      Effect.sync(() => {
+        if (!open.delete(ticket.id)) return
+        for (const charge of ticket.charges) {
           const budget = budgetOf(charge.key)
-          budget.times.push(now)
-          budget.weights.push(charge.weight)
-          budget.used += charge.weight
+          budget.held -= charge.weight
+          budget.settled += charge.weight
+          // answers come in about the order of time: the place is nearly always the end
+          let at = budget.times.length
+          while (at > budget.head && budget.times[at - 1]! > now) at--
+          budget.times.splice(at, 0, now)
+          budget.weights.splice(at, 0, charge.weight)
         }
-        return { _tag: "Charged" }
       }),
     pause: (keys, until) =>
       Effect.sync(() => {
@@ -100,22 +156,42 @@ export const layerStoreMemory: Layer.Layer<RateLimitStore> = Layer.sync(RateLimi
 })
 
 export class RateLimit extends Context.Tag("@tradedesk/core/RateLimit")<RateLimit, {
-  /** Charges the endpoint's weights; waits for room or fails, as configured. */
-  readonly guard: (endpoint: Endpoint<any, any>, account: string | undefined) => Effect.Effect<void, RateLimitError | ConfigError>
+  /**
+   * Charges the endpoint's weights, waiting for room or failing as configured. The charge is held until the scope
+   * closes (the call's answer or failure), then counts for a window from then.
+   */
+  readonly guard: (endpoint: Endpoint<any, any>, account: string | undefined) => Effect.Effect<void, RateLimitError | ConfigError, Scope.Scope>
   /** After an exchange 429: pauses the endpoint's budgets for `retryAfterMillis` (or the configured penalty). */
   readonly penalize: (endpoint: Endpoint<any, any>, account: string | undefined, retryAfterMillis: number | undefined) => Effect.Effect<number>
+  /**
+   * In wait mode, sends a call the exchange refused with 429 again once the pause is over, when the pause is within
+   * `maxWait` (at most `MAX_RESENDS_AFTER_429` times). A 429 means the exchange refused the request before acting on
+   * it, so this is safe for order placement too. In fail mode, or with limiting off, the call fails with the 429.
+   */
+  readonly waitOutRefusals: <A, E, R>(call: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>() {}
+
+/** Sends after 429s in a row, at most: an exchange that keeps refusing is reported rather than waited on for ever. */
+export const MAX_RESENDS_AFTER_429 = 3
+
+/**
+ * Order writes: placement today, cancellation when core offers it. They may use the order reserve and queue ahead of
+ * reads.
+ */
+export const writesOrders = (endpoint: Endpoint<any, any>): boolean => endpoint.placesOrders
 
 /** A stable, non-secret name for an API key's budgets. */
 export const accountKey = (apiKey: string): string => createHash("sha256").update(apiKey).digest("hex").slice(0, 16)
 
 const budgetName = (key: string) => key.split(":")[1] ?? key
 
+/** The charges of one call; a read's IP and UID limits leave out the order reserve. */
 const chargesOf = (settings: RateLimitSettings, endpoint: Endpoint<any, any>, account: string | undefined): Array<Charge> => {
   const windowMillis = Duration.toMillis(settings.window)
-  const charges: Array<Charge> = [{ key: "tradedesk:ip", weight: endpoint.ipWeight, limit: settings.ipWeightPerWindow, windowMillis }]
+  const shareOf = (budget: number) => (writesOrders(endpoint) ? budget : budget - Math.ceil(budget * settings.orderReserve))
+  const charges: Array<Charge> = [{ key: "tradedesk:ip", weight: endpoint.ipWeight, limit: shareOf(settings.ipWeightPerWindow), windowMillis }]
   if (account !== undefined && endpoint.uidWeight > 0) {
-    charges.push({ key: `tradedesk:uid:${account}`, weight: endpoint.uidWeight, limit: settings.uidWeightPerWindow, windowMillis })
+    charges.push({ key: `tradedesk:uid:${account}`, weight: endpoint.uidWeight, limit: shareOf(settings.uidWeightPerWindow), windowMillis })
   }
   if (account !== undefined && endpoint.placesOrders) {
     charges.push({ key: `tradedesk:orders:${account}`, weight: 1, limit: settings.orderRequestsPerSecond, windowMillis: 1000 })
@@ -123,44 +199,181 @@ const chargesOf = (settings: RateLimitSettings, endpoint: Endpoint<any, any>, ac
   return charges
 }
 
+/** Weight claimed per budget key. */
+type Claims = Map<string, number>
+
+const addClaims = (claims: Claims, charges: ReadonlyArray<Charge>, sign: 1 | -1) => {
+  for (const charge of charges) claims.set(charge.key, (claims.get(charge.key) ?? 0) + sign * charge.weight)
+}
+
+/** The charges with the limits lowered by the claims of calls queued ahead, which the charges must leave room for. */
+const leavingRoomFor = (charges: ReadonlyArray<Charge>, ahead: ReadonlyArray<Claims>): ReadonlyArray<Charge> =>
+  charges.map((charge) => {
+    let claimed = 0
+    for (const claims of ahead) claimed += claims.get(charge.key) ?? 0
+    return claimed === 0 ? charge : { ...charge, limit: charge.limit - claimed }
+  })
+
+interface Request {
+  readonly endpoint: Endpoint<any, any>
+  readonly charges: ReadonlyArray<Charge>
+  readonly writesOrders: boolean
+}
+
+interface Waiter extends Request {
+  readonly resume: (admitted: Effect.Effect<Ticket>) => void
+  queued: boolean
+  /** set when the queue charged this waiter; settled by the waiter's canceler if it left before taking it */
+  ticket: Ticket | undefined
+}
+
+const disabled = RateLimit.of({
+  guard: () => Effect.void,
+  penalize: (_endpoint, _account, retryAfter) => Effect.succeed(retryAfter ?? DEFAULT_PENALTY_MILLIS),
+  waitOutRefusals: (call) => call
+})
+
 const make = Effect.gen(function*() {
   const { rateLimit: settings } = yield* TradeDeskConfig
   const store = yield* RateLimitStore
-  if (settings === false) {
-    return RateLimit.of({ guard: () => Effect.void, penalize: (_endpoint, _account, retryAfter) => Effect.succeed(retryAfter ?? DEFAULT_PENALTY_MILLIS) })
+  if (settings === false) return disabled
+  const maxWait = settings.onExceeded === "fail" ? 0 : Duration.toMillis(settings.maxWait)
+
+  const orderWaiters: Array<Waiter> = []
+  const readWaiters: Array<Waiter> = []
+  const orderClaims: Claims = new Map()
+  const readClaims: Claims = new Map()
+  const wakes = yield* Queue.sliding<void>(1)
+  const wake = () => {
+    if (orderWaiters.length + readWaiters.length > 0) Queue.unsafeOffer(wakes, undefined)
   }
+
+  const enqueue = (waiter: Waiter) => {
+    ;(waiter.writesOrders ? orderWaiters : readWaiters).push(waiter)
+    addClaims(waiter.writesOrders ? orderClaims : readClaims, waiter.charges, 1)
+    wake()
+  }
+  const dequeue = (waiter: Waiter) => {
+    const waiters = waiter.writesOrders ? orderWaiters : readWaiters
+    waiters.splice(waiters.indexOf(waiter), 1)
+    addClaims(waiter.writesOrders ? orderClaims : readClaims, waiter.charges, -1)
+    waiter.queued = false
+  }
+
+  const settleNow = (ticket: Ticket) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => store.settle(ticket, now)).pipe(Effect.tap(wake))
+
+  const refusal = (request: Request, wait: Extract<Acquire, { _tag: "Wait" }>) =>
+    new RateLimitError({ endpoint: request.endpoint.name, source: "local", budget: budgetName(wait.key), retryAfterMillis: wait.millis })
+
+  /** A charge that leaves room for every call queued ahead: an order write is behind queued order writes only. */
+  const tryNow = (request: Request) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      store.acquire(leavingRoomFor(request.charges, request.writesOrders ? [orderClaims] : [orderClaims, readClaims]), now))
+
+  /** Hands a charge to a queued waiter; a waiter that left meanwhile gets none, and the charge is settled at once. */
+  const admit = (waiter: Waiter, ticket: Ticket) =>
+    Effect.suspend(() => {
+      if (!waiter.queued) return settleNow(ticket)
+      dequeue(waiter)
+      waiter.ticket = ticket
+      waiter.resume(Effect.succeed(ticket))
+      return Effect.void
+    })
+
+  /**
+   * Charges the waiters in queue order: the head, then those behind it that fit with the head's claim left free,
+   * stopping at the first that does not. Returns how long until the head's claim fits, or undefined for an empty queue.
+   */
+  const serve = Effect.gen(function*() {
+    const ahead: Claims = new Map()
+    let headWait: number | undefined
+    let index = 0
+    while (index < orderWaiters.length + readWaiters.length) {
+      const waiter = index < orderWaiters.length ? orderWaiters[index]! : readWaiters[index - orderWaiters.length]!
+      const now = yield* Clock.currentTimeMillis
+      const result = yield* store.acquire(leavingRoomFor(waiter.charges, [ahead]), now)
+      if (result._tag === "Charged") {
+        // admitted waiters leave the queue: the next one takes this index
+        yield* admit(waiter, result.ticket)
+        continue
+      }
+      if (headWait !== undefined) break
+      headWait = result.millis
+      addClaims(ahead, waiter.charges, 1)
+      index++
+    }
+    return headWait
+  })
+
+  // the queue's one timer: sleeps until the head fits, or until something changes the answer
+  yield* serve.pipe(
+    Effect.flatMap((wait) => (wait === undefined ? Queue.take(wakes) : Effect.race(Queue.take(wakes), Effect.sleep(Duration.millis(wait))))),
+    Effect.forever,
+    Effect.forkScoped
+  )
+
+  const queued = (request: Request) =>
+    Effect.async<Ticket>((resume) => {
+      const waiter: Waiter = { ...request, resume, queued: true, ticket: undefined }
+      enqueue(waiter)
+      // interrupted (or out of time): leave the queue, or give back a charge taken for this waiter meanwhile
+      return Effect.suspend(() => {
+        if (!waiter.queued) return waiter.ticket === undefined ? Effect.void : settleNow(waiter.ticket)
+        dequeue(waiter)
+        wake()
+        return Effect.void
+      })
+    })
+
+  /** Charges at once, or waits in the queue when the wait is within maxWait, or fails with the time to wait. */
+  const take = (request: Request): Effect.Effect<Ticket, RateLimitError> =>
+    Effect.flatMap(tryNow(request), (result) => {
+      if (result._tag === "Charged") return Effect.succeed(result.ticket)
+      if (result.millis > maxWait) return Effect.fail(refusal(request, result))
+      if (!Number.isFinite(maxWait)) return queued(request)
+      return Effect.flatMap(
+        Effect.timeoutOption(queued(request), Duration.millis(maxWait)),
+        Option.match({
+          onSome: Effect.succeed,
+          // the queue did not reach this call within maxWait: a last try, else the wait it still faces
+          onNone: () => Effect.flatMap(tryNow(request), (last) => (last._tag === "Charged" ? Effect.succeed(last.ticket) : Effect.fail(refusal(request, last))))
+        })
+      )
+    })
+
   const guard = (endpoint: Endpoint<any, any>, account: string | undefined) => {
     const charges = chargesOf(settings, endpoint, account)
     const tooHeavy = charges.find((charge) => charge.weight > charge.limit)
     if (tooHeavy !== undefined) {
+      const reserve = writesOrders(endpoint) ? "" : " left to reads after the order reserve"
       return Effect.fail(new ConfigError({
         endpoint: endpoint.name,
-        reason: `the ${budgetName(tooHeavy.key)} budget (${tooHeavy.limit}) is smaller than the weight of one call (${tooHeavy.weight})`
+        reason: `the ${budgetName(tooHeavy.key)} budget${reserve} (${tooHeavy.limit}) is smaller than the weight of one call (${tooHeavy.weight})`
       }))
     }
-    const maxWait = settings.onExceeded === "fail" ? 0 : Duration.toMillis(settings.maxWait)
-    // waits while the total stays within maxWait; beyond it (at once in fail mode) the call fails with the time to wait
-    const attempt = (waited: number): Effect.Effect<void, RateLimitError> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.flatMap(store.acquire(charges, now), (result) => {
-          if (result._tag === "Charged") return Effect.void
-          if (waited + result.millis > maxWait) {
-            return Effect.fail(new RateLimitError({ endpoint: endpoint.name, source: "local", budget: budgetName(result.key), retryAfterMillis: result.millis }))
-          }
-          return Effect.zipRight(Effect.sleep(Duration.millis(result.millis)), attempt(waited + result.millis))
-        }))
-    return attempt(0)
+    const request: Request = { endpoint, charges, writesOrders: writesOrders(endpoint) }
+    // the charge is handed over uninterruptibly, so that it always gets its finalizer
+    return Effect.uninterruptibleMask((restore) => Effect.flatMap(restore(take(request)), (ticket) => Effect.addFinalizer(() => settleNow(ticket))))
   }
+
   const penalize = (endpoint: Endpoint<any, any>, account: string | undefined, retryAfterMillis: number | undefined) => {
     const millis = retryAfterMillis ?? Duration.toMillis(settings.penalty)
     const keys = chargesOf(settings, endpoint, account).map((charge) => charge.key)
-    return Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.as(store.pause(keys, now + millis), millis))
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.as(Effect.tap(store.pause(keys, now + millis), wake), millis))
   }
-  return RateLimit.of({ guard, penalize })
+
+  const waitOutRefusals = <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    maxWait === 0 ? call : Effect.retry(call, {
+      times: MAX_RESENDS_AFTER_429,
+      while: (error) => error instanceof RateLimitError && error.source === "server" && error.retryAfterMillis <= maxWait
+    })
+
+  return RateLimit.of({ guard, penalize, waitOutRefusals })
 })
 
 /** The limiter over a store supplied separately (e.g. a shared one). */
-export const layerWithoutStore: Layer.Layer<RateLimit, never, TradeDeskConfig | RateLimitStore> = Layer.effect(RateLimit, make)
+export const layerWithoutStore: Layer.Layer<RateLimit, never, TradeDeskConfig | RateLimitStore> = Layer.scoped(RateLimit, make)
 
 /** The limiter with the in-memory store: the default for one process. */
 export const layer: Layer.Layer<RateLimit, never, TradeDeskConfig> = Layer.provide(layerWithoutStore, layerStoreMemory)

@@ -11,6 +11,9 @@ export const PRODUCTION_SPOT_BASE_URL = "https://api-spot.weex.com"
 /** The exchange's pause after a 429 (FACTS.md), when it sends no Retry-After. */
 export const DEFAULT_PENALTY_MILLIS = 10_000
 
+/** Share of each budget kept for order writes: 50 of 500, room for five order batches (UID weight 10) per window. */
+export const DEFAULT_ORDER_RESERVE = 0.1
+
 export interface Credentials {
   readonly apiKey: Redacted.Redacted<string>
   readonly apiSecret: Redacted.Redacted<string>
@@ -25,6 +28,8 @@ export interface RateLimitSettings {
   readonly window: Duration.Duration
   /** order-placing requests per second (default 10) */
   readonly orderRequestsPerSecond: number
+  /** share of the IP and UID budgets that reads may not use, kept for order writes (default 0.1; rounded up to whole weight) */
+  readonly orderReserve: number
   /** `wait` for room in the budget (default) or `fail` at once with a RateLimitError */
   readonly onExceeded: "wait" | "fail"
   /** in wait mode, the longest a call waits for room before failing with a RateLimitError (default: no bound; 0 = fail at once) */
@@ -66,6 +71,8 @@ export interface Options {
       readonly uidWeightPerWindow?: number
       readonly windowMs?: number
       readonly orderRequestsPerSecond?: number
+      /** from 0 up to (not including) 1 */
+      readonly orderReserve?: number
       readonly onExceeded?: "wait" | "fail"
       readonly maxWaitMs?: number
       readonly penaltyMs?: number
@@ -98,6 +105,13 @@ const integer = (name: string, value: unknown, fallback: number, min: number, ma
   return Number.isSafeInteger(chosen) && (chosen as number) >= min && (chosen as number) <= max
     ? (chosen as number)
     : invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`)
+}
+
+const fraction = (name: string, value: unknown, fallback: number): number => {
+  const chosen = value ?? fallback
+  return typeof chosen === "number" && chosen >= 0 && chosen < 1
+    ? chosen
+    : invalid(`${name} must be a number from 0 up to (not including) 1, got ${String(value)}`)
 }
 
 /**
@@ -146,6 +160,7 @@ export const resolve = (options: Options): Effect.Effect<Settings, ConfigError> 
           uidWeightPerWindow: positive("rateLimit.uidWeightPerWindow", limits.uidWeightPerWindow, 500),
           window: Duration.millis(positive("rateLimit.windowMs", limits.windowMs, 10_000)),
           orderRequestsPerSecond: positive("rateLimit.orderRequestsPerSecond", limits.orderRequestsPerSecond, 10),
+          orderReserve: fraction("rateLimit.orderReserve", limits.orderReserve, DEFAULT_ORDER_RESERVE),
           onExceeded: onExceeded ?? "wait",
           maxWait: limits.maxWaitMs === undefined
             ? Duration.infinity
@@ -168,7 +183,8 @@ const optionalSecret = (name: string) => Config.option(Config.redacted(name)).pi
  * Options from the environment: `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
  * `TRADEDESK_API_SECRET`, `TRADEDESK_API_PASSPHRASE`, `TRADEDESK_LOCALE`, `TRADEDESK_TIMEOUT_MS`,
  * `TRADEDESK_CLOCK_OFFSET_MS`, `TRADEDESK_IP_WEIGHT_PER_WINDOW`, `TRADEDESK_UID_WEIGHT_PER_WINDOW`,
- * `TRADEDESK_RATE_WINDOW_MS`, `TRADEDESK_RATE_MAX_WAIT_MS`, `TRADEDESK_RATE_LIMIT` (`wait`, `fail` or `off`).
+ * `TRADEDESK_RATE_WINDOW_MS`, `TRADEDESK_RATE_MAX_WAIT_MS`, `TRADEDESK_RATE_ORDER_RESERVE`, `TRADEDESK_RATE_LIMIT` (`wait`,
+ * `fail` or `off`).
  */
 export const optionsFromEnv: Config.Config<Options> = Config.all({
   futuresBaseUrl: optionalString("TRADEDESK_FUTURES_BASE_URL"),
@@ -183,11 +199,12 @@ export const optionsFromEnv: Config.Config<Options> = Config.all({
   uidWeightPerWindow: optionalNumber("TRADEDESK_UID_WEIGHT_PER_WINDOW"),
   windowMs: optionalNumber("TRADEDESK_RATE_WINDOW_MS"),
   maxWaitMs: optionalNumber("TRADEDESK_RATE_MAX_WAIT_MS"),
+  orderReserve: optionalNumber("TRADEDESK_RATE_ORDER_RESERVE"),
   mode: Config.option(Config.literal("wait", "fail", "off")("TRADEDESK_RATE_LIMIT")).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
-  Config.map(({ ipWeightPerWindow, maxWaitMs, mode, uidWeightPerWindow, windowMs, ...rest }): Options => ({
+  Config.map(({ ipWeightPerWindow, maxWaitMs, mode, orderReserve, uidWeightPerWindow, windowMs, ...rest }): Options => ({
     ...rest,
-    rateLimit: mode === "off" ? false : { ipWeightPerWindow, uidWeightPerWindow, windowMs, onExceeded: mode, maxWaitMs }
+    rateLimit: mode === "off" ? false : { ipWeightPerWindow, uidWeightPerWindow, windowMs, onExceeded: mode, maxWaitMs, orderReserve }
   }))
 )
 

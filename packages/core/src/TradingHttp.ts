@@ -227,7 +227,9 @@ const make = Effect.gen(function*() {
     Either.match(encodeParams(endpoint, params), {
       onLeft: (error): Effect.Effect<A, TradeDeskError> => Effect.fail(error),
       onRight: (wire) => {
-        const once = send(endpoint, wire)
+        // the limiter holds the call's charge until its answer (the scope's end); in wait mode a call refused with 429
+        // is sent again after the pause: the exchange refused it before acting, so even order placement is safe to resend
+        const once = limiter.waitOutRefusals(Effect.scoped(send(endpoint, wire)))
         // order placement is never repeated: a lost answer is reconciled by client_oid, not by sending again
         return endpoint.placesOrders ? once : Effect.retry(once, { schedule: retryReads, while: isTransient })
       }

@@ -40,11 +40,11 @@ describe("createClient (Promise facade)", () => {
 
   it("limits on the client side by default, and can be turned off", async () => {
     server.handle = () => json([])
-    // 13 × weight 40 = 520, over the default budget of 500
+    // 12 × weight 40 = 480, over the 450 of the default budget that reads may use (the rest is the order reserve)
     const limited = createClient({ futuresBaseUrl: server.url, rateLimit: { onExceeded: "fail" } })
     const unlimited = createClient({ futuresBaseUrl: server.url, rateLimit: false })
     try {
-      const outcomes = await Promise.allSettled(Array.from({ length: 13 }, () => limited.tickers()))
+      const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => limited.tickers()))
       expect(outcomes.filter((outcome) => outcome.status === "rejected").map((outcome) => (outcome as PromiseRejectedResult).reason))
         .toMatchObject([{ _tag: "RateLimitError", source: "local", budget: "ip" }])
       const results = await Promise.all(Array.from({ length: 13 }, () => unlimited.tickers()))

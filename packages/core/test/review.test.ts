@@ -212,12 +212,12 @@ describe("fail-fast limiting", () => {
   it.effect("names the budget that needs the longest wait", () =>
     Effect.gen(function*() {
       const limiter = yield* RateLimit.RateLimit
-      for (let i = 0; i < 15; i++) yield* limiter.guard(Endpoints.planOrders, undefined) // ip 45 at t=0
+      for (let i = 0; i < 15; i++) yield* Effect.scoped(limiter.guard(Endpoints.planOrders, undefined)) // ip 45 at t=0
       yield* TestClock.adjust("5 seconds")
-      yield* limiter.guard(Endpoints.batchOrders, "acct") // ip 50 (full), uid 10 (full) at t=5
+      yield* Effect.scoped(limiter.guard(Endpoints.batchOrders, "acct")) // ip 50 (full), uid 10 (full) at t=5
       yield* TestClock.adjust("1 second")
       // ip has room again at t=10 (4 s), uid only at t=15 (9 s): the error tells the longer wait
-      expect(yield* Effect.flip(limiter.guard(Endpoints.batchOrders, "acct"))).toMatchObject({ budget: "uid", retryAfterMillis: 9000 })
+      expect(yield* Effect.flip(Effect.scoped(limiter.guard(Endpoints.batchOrders, "acct")))).toMatchObject({ budget: "uid", retryAfterMillis: 9000 })
     }).pipe(
       Effect.provide(Layer.provide(RateLimit.layer, TradeDeskConfig.layer({ rateLimit: { onExceeded: "fail", ipWeightPerWindow: 50, uidWeightPerWindow: 10 } })))
     ))

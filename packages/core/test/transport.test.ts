@@ -143,10 +143,12 @@ describe("error categories", () => {
   })
 
   it("429 is a server RateLimitError with the penalty, or Retry-After when given", async () => {
+    // in wait mode the call would be sent again after the pause
+    const failFast: TradeDeskConfig.Options = { rateLimit: { onExceeded: "fail" } }
     loopback.server.handle = () => json({ code: "429", msg: "Request is too frequent" }, 429)
-    expect(failure(await run(plan))).toMatchObject({ _tag: "RateLimitError", source: "server", retryAfterMillis: 10_000 })
+    expect(failure(await run(plan, failFast))).toMatchObject({ _tag: "RateLimitError", source: "server", retryAfterMillis: 10_000 })
     loopback.server.handle = () => ({ ...json({ code: "429", msg: "Request is too frequent" }, 429), headers: { "retry-after": "3" } })
-    const error = failure(await run(plan))
+    const error = failure(await run(plan, failFast))
     expect(error).toMatchObject({ _tag: "RateLimitError", retryAfterMillis: 3000 })
     expect(error.message).toContain("try again in 3 s")
   })

@@ -187,7 +187,8 @@ describe("core's handling of each fault (no retries)", () => {
   })
 
   it("rateLimit: RateLimitError from the server", async () => {
-    expect(await faulty({ kind: "rateLimit" })).toMatchObject({ _tag: "RateLimitError", source: "server" })
+    // in wait mode core would send the call again after the pause
+    expect(await faulty({ kind: "rateLimit" }, { rateLimit: { onExceeded: "fail" } })).toMatchObject({ _tag: "RateLimitError", source: "server" })
   })
 
   it("latency beyond the client's timeout: TransportError timeout", async () => {
