@@ -23,7 +23,7 @@ export interface Webhook {
  * host, loopback keeps the plain port unreachable from elsewhere; a proxy elsewhere (another container) needs
  * `0.0.0.0` or the address it reaches.
  */
-export const DEFAULT_WEBHOOK_HOST = "127.0.0.1"
+const DEFAULT_WEBHOOK_HOST = "127.0.0.1"
 
 export interface BotConfig {
   /** none: the console chat */
