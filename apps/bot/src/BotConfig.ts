@@ -4,6 +4,7 @@
  */
 import { Either } from "effect"
 import { randomBytes } from "node:crypto"
+import { isIP } from "node:net"
 import type { AccessPolicy } from "./access.js"
 import { MIN_SECRET_LENGTH } from "./log.js"
 
@@ -13,8 +14,16 @@ export interface Webhook {
   /** checked against `X-Telegram-Bot-Api-Secret-Token` on every request */
   readonly secret: string
   readonly port: number
+  /** the local address the server listens on: loopback by default, for a TLS proxy on the same host */
   readonly host: string
 }
+
+/**
+ * Telegram posts only to HTTPS and the server speaks plain HTTP, so a TLS proxy always stands in front: on the same
+ * host, loopback keeps the plain port unreachable from elsewhere; a proxy elsewhere (another container) needs
+ * `0.0.0.0` or the address it reaches.
+ */
+const DEFAULT_WEBHOOK_HOST = "127.0.0.1"
 
 export interface BotConfig {
   /** none: the console chat */
@@ -90,11 +99,15 @@ export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> 
   const secret = set(env, "TELEGRAM_WEBHOOK_SECRET")
   // Telegram accepts 1–256 characters; a short one can be guessed, so the bot asks for 16 at least
   if (secret !== undefined && !/^[A-Za-z0-9_-]{16,256}$/.test(secret)) problems.push("TELEGRAM_WEBHOOK_SECRET: 16–256 letters, digits, _ or -")
+  const host = set(env, "TELEGRAM_WEBHOOK_HOST") ?? DEFAULT_WEBHOOK_HOST
+  if (isIP(host) === 0 && !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host)) {
+    problems.push("TELEGRAM_WEBHOOK_HOST: expected an IP address or host name (127.0.0.1, or 0.0.0.0 for every interface)")
+  }
   const webhook: Webhook | undefined = webhookUrl === undefined ? undefined : {
     url: webhookUrl,
     secret: secret ?? randomBytes(24).toString("base64url"),
     port: integer("TELEGRAM_WEBHOOK_PORT", 8443, 0, 65_535),
-    host: set(env, "TELEGRAM_WEBHOOK_HOST") ?? "0.0.0.0"
+    host
   }
   if (webhook !== undefined && token === undefined) problems.push("TELEGRAM_WEBHOOK_URL: needs TELEGRAM_BOT_TOKEN")
   const filesDir = set(env, "BOT_FILES_DIR") ?? "tradedesk-files"

@@ -40,8 +40,8 @@ interface Entry {
 /** What a press on Confirm or Cancel finds. */
 export type Claim =
   | { readonly _tag: "Claimed"; readonly batch: Batch }
-  /** unknown id: long expired, or made before a restart */
-  | { readonly _tag: "Missing" }
+  /** unknown id: made before a restart (`restarted`, told by the preview's time), or long gone */
+  | { readonly _tag: "Missing"; readonly restarted: boolean }
   | { readonly _tag: "Expired" }
   /** another press is placing it right now */
   | { readonly _tag: "Busy" }
@@ -89,11 +89,15 @@ const RETAIN_MILLIS = 24 * 3_600_000
 
 export class Confirmations {
   private readonly entries = new Map<string, Entry>()
+  /** when this store began: a preview made before then is from before a restart */
+  private readonly startedAt: number
 
   constructor(
     readonly ttlMillis: number,
     private readonly now: () => number = Date.now
-  ) {}
+  ) {
+    this.startedAt = now()
+  }
 
   /** Stores a batch for its owner, made from the id its buttons will carry (e.g. for its client_oids). */
   create(owner: number, make: (id: string) => Batch): { readonly id: string; readonly batch: Batch } {
@@ -104,9 +108,9 @@ export class Confirmations {
     return { id, batch }
   }
 
-  private find(id: string, owner: number): Entry | Claim {
+  private find(id: string, owner: number, madeAt: number | undefined): Entry | Claim {
     const entry = this.entries.get(id)
-    if (entry === undefined) return { _tag: "Missing" }
+    if (entry === undefined) return { _tag: "Missing", restarted: madeAt !== undefined && madeAt < this.startedAt }
     if (entry.owner !== owner) return { _tag: "NotYours" }
     if (entry.state === "placing") return { _tag: "Busy" }
     if (entry.state === "sent") return { _tag: "Sent" }
@@ -116,17 +120,20 @@ export class Confirmations {
     return entry
   }
 
-  /** Moves a pending batch to `placing` for its owner: only one press ever gets `Claimed`. */
-  claim(id: string, owner: number): Claim {
-    const found = this.find(id, owner)
+  /**
+   * Moves a pending batch to `placing` for its owner: only one press ever gets `Claimed`. `madeAt` is when the
+   * preview was sent (epoch ms), if known.
+   */
+  claim(id: string, owner: number, madeAt?: number): Claim {
+    const found = this.find(id, owner, madeAt)
     if ("_tag" in found) return found
     found.state = "placing"
     return { _tag: "Claimed", batch: found.batch }
   }
 
   /** Cancels a pending batch; `Claimed` means it was cancelled now. */
-  cancel(id: string, owner: number): Claim {
-    const found = this.find(id, owner)
+  cancel(id: string, owner: number, madeAt?: number): Claim {
+    const found = this.find(id, owner, madeAt)
     if ("_tag" in found) return found
     found.state = "cancelled"
     return { _tag: "Claimed", batch: found.batch }

@@ -216,7 +216,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
       })
       const running: Running = config.webhook === undefined
         ? await startPolling(trade, fatal)
-        : await startWebhook(trade, config.webhook, (error) => logger.log("error", "webhook_server", { detail: describe(error) }))
+        : await startWebhook(trade, config.webhook, logger)
       cleanups.push(running.stop)
     }
     logger.log("info", "started", {

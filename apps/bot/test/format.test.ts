@@ -188,7 +188,7 @@ describe("order views", () => {
     expect(notPendingView({ _tag: "Expired" }, "ab12", "Confirm").inPlace).toBe(true)
     expect(notPendingView({ _tag: "NotYours" }, "ab12", "Confirm").inPlace).toBe(false)
     // the bot cannot tell whether it was confirmed before a restart: look for its orders before placing anew
-    expect(notPendingView({ _tag: "Missing" }, "ab12", "Confirm").view.text.text).toContain("look in the exchange's order history for client ids tdbab12-1, tdbab12-2… before placing them anew")
+    expect(notPendingView({ _tag: "Missing", restarted: false }, "ab12", "Confirm").view.text.text).toContain("look in the exchange's order history for client ids tdbab12-1, tdbab12-2… before placing them anew")
   })
 })
 

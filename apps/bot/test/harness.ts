@@ -58,6 +58,8 @@ export interface Rig {
   /** a user presses a button (by label) on a message; resolves when the bot is done with it */
   readonly press: (from: Person, message: StoredMessage, label: string) => Promise<LogLine>
   readonly last: (chatId: number) => StoredMessage
+  /** stops the bot and starts a new one (new runtime, empty memory) over the same simulator and Telegram */
+  readonly restart: () => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -73,18 +75,6 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
   const simulator = await startSimulator({ tickMs: 0, budget: false, seed: 7 })
   const api = await LocalBotApi.start({ token: TOKEN })
   const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
-  const runtime = BotRuntime.make({
-    futuresBaseUrl: simulator.futuresBaseUrl,
-    spotBaseUrl: simulator.spotBaseUrl,
-    apiKey,
-    apiSecret,
-    apiPassphrase,
-    readRetries: 0,
-    timeoutMs: 2_000,
-    // a short window also spaces exports by only that much
-    rateLimit: { ipWeightPerWindow: 1_000_000, uidWeightPerWindow: 1_000_000, windowMs: 1, onExceeded: "fail", penaltyMs: 200 },
-    ...options.exchange
-  }, { tickersTtlMs: options.tickersTtlMs ?? 60_000 })
   const rawLogs: Array<string> = []
   const logs: Array<LogLine> = []
   const logger = jsonLogger((line) => {
@@ -92,19 +82,42 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
     logs.push(JSON.parse(line) as LogLine)
   }, [TOKEN, apiSecret, apiKey, apiPassphrase])
   const skew = options.clockSkewMs
-  const trade = createBot({
-    token: TOKEN,
-    apiRoot: api.url,
-    runtime,
-    access: options.access ?? { readers: new Set([reader.id]), traders: new Set([trader.id]), publicMarket: false },
-    logger,
-    pacing: options.pacing ?? { perChatIntervalMs: 0, groupIntervalMs: 0 },
-    typingDelayMs: 50,
-    ...(skew === undefined ? {} : { now: () => Date.now() + skew.value })
-  })
-  const running: Running = await startPolling(trade, (error) => {
-    rawLogs.push(`polling stopped: ${String(error)}`)
-  })
+
+  const startBot = async () => {
+    const runtime = BotRuntime.make({
+      futuresBaseUrl: simulator.futuresBaseUrl,
+      spotBaseUrl: simulator.spotBaseUrl,
+      apiKey,
+      apiSecret,
+      apiPassphrase,
+      readRetries: 0,
+      timeoutMs: 2_000,
+      // a short window also spaces exports by only that much
+      rateLimit: { ipWeightPerWindow: 1_000_000, uidWeightPerWindow: 1_000_000, windowMs: 1, onExceeded: "fail", penaltyMs: 200 },
+      ...options.exchange
+    }, { tickersTtlMs: options.tickersTtlMs ?? 60_000 })
+    const trade = createBot({
+      token: TOKEN,
+      apiRoot: api.url,
+      runtime,
+      access: options.access ?? { readers: new Set([reader.id]), traders: new Set([trader.id]), publicMarket: false },
+      logger,
+      pacing: options.pacing ?? { perChatIntervalMs: 0, groupIntervalMs: 0 },
+      typingDelayMs: 50,
+      ...(skew === undefined ? {} : { now: () => Date.now() + skew.value })
+    })
+    const running: Running = await startPolling(trade, (error) => {
+      rawLogs.push(`polling stopped: ${String(error)}`)
+    })
+    return {
+      trade,
+      stop: async () => {
+        await running.stop()
+        await runtime.dispose()
+      }
+    }
+  }
+  let bot = await startBot()
 
   const handled = async (updateId: number) => {
     await until(() => logs.some((line) => line.event === "update" && line.update === updateId), `update ${updateId}`)
@@ -113,7 +126,9 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
   return {
     simulator,
     api,
-    trade,
+    get trade() {
+      return bot.trade
+    },
     logs,
     rawLogs,
     handled,
@@ -124,9 +139,12 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
       if (message === undefined) throw new Error(`no bot message in chat ${chatId}`)
       return message
     },
+    restart: async () => {
+      await bot.stop()
+      bot = await startBot()
+    },
     close: async () => {
-      await running.stop()
-      await runtime.dispose()
+      await bot.stop()
       await api.close()
       await simulator.close()
     }

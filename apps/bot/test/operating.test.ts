@@ -38,7 +38,7 @@ describe("configuration", () => {
     expect([...full.access.readers]).toEqual([1, 2, 3])
     expect([...full.access.traders]).toEqual([4])
     expect(full.access.publicMarket).toBe(true)
-    expect(full.webhook).toMatchObject({ url: "https://bot.example.com/tg/hook", port: 9000, host: "0.0.0.0" })
+    expect(full.webhook).toMatchObject({ url: "https://bot.example.com/tg/hook", port: 9000, host: "127.0.0.1" })
     expect(full.webhook!.secret).toMatch(/^[A-Za-z0-9_-]{20,}$/)
     expect(full.exchange).toBe("env")
   })
@@ -218,7 +218,7 @@ describe("misconfiguration", () => {
 describe("webhook mode", () => {
   it("takes updates on its own port only with the secret token", async () => {
     const rig = await startRig()
-    const webhook = await startWebhook(rig.trade, { url: "https://bot.example.com/tg/hook", secret: "s3cret_token", port: 0, host: "127.0.0.1" }, () => undefined)
+    const webhook = await startWebhook(rig.trade, { url: "https://bot.example.com/tg/hook", secret: "s3cret_token", port: 0, host: "127.0.0.1" }, { log: () => undefined })
     try {
       const setWebhook = rig.api.calls.find((call) => call.method === "setWebhook")!
       expect(setWebhook.payload).toMatchObject({ url: "https://bot.example.com/tg/hook", secret_token: "s3cret_token" })
@@ -264,10 +264,10 @@ describe("webhook mode", () => {
     try {
       rig.api.failNext("setWebhook", { code: 400, description: "Bad Request: bad webhook: HTTPS url must be provided for webhook" })
       const webhook = { url: "https://bot.example.com/tg/hook", secret: "s3cret_token_long_enough", port, host: "127.0.0.1" }
-      await expect(startWebhook(rig.trade, webhook, () => undefined)).rejects.toThrow(/bad webhook/)
+      await expect(startWebhook(rig.trade, webhook, { log: () => undefined })).rejects.toThrow(/bad webhook/)
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow()
       // and a second attempt can take it
-      const second = await startWebhook(rig.trade, webhook, () => undefined)
+      const second = await startWebhook(rig.trade, webhook, { log: () => undefined })
       await second.stop()
     } finally {
       await rig.close()

@@ -1,5 +1,5 @@
 /**
- * The HTTP side: routes a request to its operation, reads the body (at most 64 KiB), applies the operation's fault,
+ * The HTTP side: routes a request to its operation, reads the body (at most 64 KiB, else 413 at once), applies the operation's fault,
  * charges the IP budget, authenticates, charges the UID (and order-rate) budget, runs the operation and answers. Every failure is a
  * JSON error body; nothing a client sends can crash the process or leave a request hanging.
  */
@@ -10,7 +10,7 @@ import type { Call } from "./Exchange.js"
 import type { Failure } from "./failures.js"
 import type { Delays } from "./Delays.js"
 import { failure, isFailure, tooFrequent } from "./failures.js"
-import { MAX_BODY_BYTES, readBody, send, sendFailure } from "./http.js"
+import { bodyTooLarge, readBody, send, sendFailure } from "./http.js"
 import { operations } from "./operations.js"
 import type { Operation } from "./operations.js"
 import { isFields } from "./requests.js"
@@ -98,9 +98,7 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
     simulation.count(operation.name)
     const body = await readBody(req)
     if (body._tag === "Aborted") return
-    if (body._tag === "TooLarge") {
-      return sendFailure(res, failure("40017", `Request body too large: at most ${MAX_BODY_BYTES} bytes`, 413), simulation.now())
-    }
+    if (body._tag === "TooLarge") return sendFailure(res, bodyTooLarge, simulation.now())
     const fault = simulation.faults.take(operation.name)
     switch (fault?.kind) {
       case "drop":
@@ -139,18 +137,14 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
       const mark = url.indexOf("?")
       const path = mark < 0 ? url : url.slice(0, mark)
       const query = mark < 0 ? "" : url.slice(mark + 1)
-      if (isAdminPath(path)) {
-        const body = await readBody(req)
-        if (body._tag === "Aborted") return
-        return handleAdmin(simulation, req, res, path, query, body)
-      }
+      if (isAdminPath(path)) return handleAdmin(simulation, req, res, path, query)
       const operation = routes.get(path)
       if (operation === undefined || operation.method !== req.method) {
         const body = await readBody(req)
         if (body._tag === "Aborted") return
         return operation === undefined
           ? sendFailure(res, failure("404", `Not Found: no operation at ${req.method} ${path}`, 404), simulation.now())
-          : sendFailure(res, failure("405", `Method Not Allowed: ${path} takes ${operation.method}`, 405), simulation.now())
+          : sendFailure(res, failure("405", `Method Not Allowed: ${path} takes ${operation.method}`, 405), simulation.now(), { allow: operation.method })
       }
       return serveOperation(operation, req, res, query)
     })

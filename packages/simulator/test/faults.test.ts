@@ -224,14 +224,77 @@ describe("bad requests", () => {
     expect((json(answer) as { msg: string }).msg).toContain("65536")
   })
 
-  it("an unknown path is 404 and a wrong method 405, both JSON", async () => {
+  it("a body over 64 KiB, however large, is 413 at once and the connection closes cleanly: the rest is not read", async () => {
+    const { sim, now } = await start()
+    const url = new URL(sim.spotBaseUrl)
+    // sent whole before the answer is read
+    const body = JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) })
+    const whole = await signed(sim.spotBaseUrl, "/api/v2/account/bills", sim.accounts.trader, { body }, now)
+    expect(whole.status).toBe(413)
+    expect(json(whole)).toMatchObject({ code: "40017" })
+    expect(whole.headers.connection).toBe("close")
+    // streamed without a length, 64 MiB: answered once past the limit, and the upload is cut off there
+    const chunk = Buffer.concat([Buffer.from("10000\r\n"), Buffer.alloc(0x10000, "x"), Buffer.from("\r\n")])
+    const streamed = await new Promise<{ reply: string; written: number }>((resolve) => {
+      let reply = ""
+      let written = 0
+      let closed = false
+      const socket = connect(Number(url.port), url.hostname, async () => {
+        socket.write("POST /api/v2/account/bills HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for (let i = 0; i < 1024 && !closed; i++) {
+          written += chunk.length
+          if (!socket.write(chunk)) await new Promise((drained) => socket.once("drain", drained).once("close", drained))
+        }
+      })
+      socket.on("data", (data: Buffer) => (reply += data.toString("utf8")))
+      socket.on("error", () => undefined)
+      socket.on("close", () => {
+        closed = true
+        resolve({ reply, written })
+      })
+    })
+    expect(streamed.reply).toMatch(/^HTTP\/1\.1 413 /)
+    expect(JSON.parse(streamed.reply.slice(streamed.reply.indexOf("\r\n\r\n") + 4))).toMatchObject({ code: "40017" })
+    expect(streamed.written).toBeLessThan(16 * 1024 * 1024)
+    // admin routes too
+    const admin = await send(sim.adminUrl, "/__sim/tick", { method: "POST", body: Buffer.alloc(2 * 1024 * 1024, " ") })
+    expect(admin.status).toBe(413)
+    expect(json(admin)).toMatchObject({ code: "40017" })
+    expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
+  })
+
+  it("an unknown path is 404 and a wrong method 405 with Allow, both JSON", async () => {
     const { sim } = await start()
     const missing = await send(sim.futuresBaseUrl, "/capi/v2/order/nothing")
     expect(missing.status).toBe(404)
     expect(json(missing)).toMatchObject({ code: "404" })
     const wrong = await send(sim.futuresBaseUrl, TICKERS, { method: "POST", body: "{}" })
     expect(wrong.status).toBe(405)
+    expect(wrong.headers.allow).toBe("GET")
     expect(json(wrong)).toMatchObject({ code: "405" })
+  })
+
+  it("a wrong method on an admin route is 405 with Allow, an unknown admin path 404, and nothing is changed", async () => {
+    const { sim } = await start()
+    const counted = sim.counters()
+    for (const [method, path, allow] of [
+      ["GET", "/__sim/tick", "POST"],
+      ["POST", "/__sim/counters", "GET"],
+      ["DELETE", "/__sim", "GET"],
+      ["PATCH", "/__sim/faults/tickers", "PUT, DELETE"],
+      ["GET", "/__sim/faults/tickers", "PUT, DELETE"],
+      ["GET", "/__sim/budgets/reset", "POST"]
+    ] as const) {
+      const answer = await send(sim.adminUrl, path, { method })
+      expect([method, path, answer.status, answer.headers.allow]).toEqual([method, path, 405, allow])
+      expect(json(answer)).toMatchObject({ code: "405" })
+    }
+    for (const path of ["/__sim/nothing", "/__sim/faults", "/__sim/faults/tickers/more", "/__sim/faults/"]) {
+      const answer = await send(sim.adminUrl, path, { method: "PUT", body: "{}" })
+      expect([path, answer.status]).toEqual([path, path === "/__sim/faults" ? 405 : 404])
+    }
+    expect(json(await send(sim.adminUrl, "/__sim/faults"))).toEqual({})
+    expect(sim.counters()).toEqual(counted)
   })
 
   it("garbage on the socket gets a 400, oversized headers a 431, and the server keeps serving", async () => {

@@ -23,12 +23,22 @@ const listOrders = (symbol: string | undefined) =>
 const place = (batch: Batch) =>
   Effect.flatMap(BatchOrders.BatchOrders, (orders) => orders.place({ symbol: batch.symbol, orders: batch.orders, marginMode: batch.marginMode }))
 
+/** When the pressed preview was sent (epoch ms); unknown for a message Telegram no longer shows the bot (date 0). */
+const previewTime = (ctx: BotContext): number | undefined => {
+  const date = ctx.callbackQuery?.message?.date
+  return date === undefined || date === 0 ? undefined : date * 1000
+}
+
 /** A press on Confirm or Cancel of a preview that is no longer pending. */
-const notPending = (ctx: BotContext, id: string, claim: NotClaimed, press: "Confirm" | "Cancel"): Promise<void> => {
+const notPending = async (ctx: BotContext, id: string, claim: NotClaimed, press: "Confirm" | "Cancel"): Promise<void> => {
   const notYours = claim._tag === "NotYours"
   ctx.note(notYours ? "denied:not_owner" : `not_pending:${claim._tag}`, id, notYours ? "warn" : "info")
   const answer = notPendingView(claim, id, press)
-  return answer.inPlace ? show(ctx, answer.view) : send(ctx, answer.view)
+  if (answer.inPlace) return show(ctx, answer.view)
+  // a preview the bot no longer has keeps its text (the orders, or the result of a Confirm before a restart) but
+  // loses its buttons, which can do nothing more
+  if (claim._tag === "Missing") await ctx.editMessageReplyMarkup(undefined).catch(() => undefined)
+  return send(ctx, answer.view)
 }
 
 /**
@@ -70,7 +80,7 @@ export const orders = (deps: Deps): Composer<BotContext> => {
   // chat's paced messages; it is not awaited, so a slow answer never delays the placement. The result replaces the
   // preview once the exchange has answered, and is logged first.
   composer.use(onPress("Confirm", async (ctx, { id }) => {
-    const claim = deps.confirmations.claim(id, ctx.from?.id ?? 0)
+    const claim = deps.confirmations.claim(id, ctx.from?.id ?? 0, previewTime(ctx))
     void answerPress(ctx, claim._tag === "Claimed" ? placingNote(claim.batch) : undefined)
     if (claim._tag !== "Claimed") return notPending(ctx, id, claim, "Confirm")
     const placement = await deps.confirmations.place(id, claim.batch, (batch) => runExit(ctx, deps, place(batch)))
@@ -83,7 +93,7 @@ export const orders = (deps: Deps): Composer<BotContext> => {
   }))
 
   composer.use(onButton("Cancel", async (ctx, { id }) => {
-    const claim = deps.confirmations.cancel(id, ctx.from?.id ?? 0)
+    const claim = deps.confirmations.cancel(id, ctx.from?.id ?? 0, previewTime(ctx))
     if (claim._tag !== "Claimed") return notPending(ctx, id, claim, "Cancel")
     ctx.note("cancelled", id)
     return show(ctx, cancelledView())

@@ -175,9 +175,16 @@ export const cancelledView = (): View => view(fmt`Cancelled; nothing was placed.
 const expiredView = (): View =>
   view(fmt`This preview expired unconfirmed; nothing was placed from it. Send the ${code("/order")} again to place these orders.`)
 
-/** The bot no longer knows the preview (restarted, or long ago): it cannot tell whether it was confirmed before. */
-const unknownPreviewView = (id: string): View =>
-  view(fmt`The bot no longer knows this preview (it restarted, or the preview is old), so nothing will be placed from it. If you confirmed it before, its orders may be live: look in the exchange's order history for client ids ${code(`tdb${id}-1`)}, ${code(`tdb${id}-2`)}… before placing them anew.`)
+/**
+ * The bot no longer has the preview (made before a restart, or long gone): this press placed nothing, and whether
+ * an earlier Confirm did, only the exchange can tell, by the client ids.
+ */
+const unknownPreviewView = (id: string, restarted: boolean): View => {
+  const known = restarted
+    ? fmt`This preview is from before the bot restarted; the bot no longer has it`
+    : fmt`The bot no longer has this preview`
+  return view(fmt`${known}, so nothing was placed by this press and nothing will be placed from it. If you pressed Confirm before${restarted ? " the restart" : ""}, its orders may be live: look in the exchange's order history for client ids ${code(`tdb${id}-1`)}, ${code(`tdb${id}-2`)}… before placing them anew.`)
+}
 
 /** The short note a Confirm press gets at once, while the orders go out. */
 export const placingNote = (batch: Batch): string => `Placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`
@@ -189,7 +196,8 @@ export const placingNote = (batch: Batch): string => `Placing ${batch.orders.len
 export const notPendingView = (claim: NotClaimed, id: string, press: "Confirm" | "Cancel"): { readonly view: View; readonly inPlace: boolean } => {
   switch (claim._tag) {
     case "Missing":
-      return { view: unknownPreviewView(id), inPlace: true }
+      // the bot does not know what the message holds now: the preview, or a result shown before a restart
+      return { view: unknownPreviewView(id, claim.restarted), inPlace: false }
     case "Expired":
       return { view: expiredView(), inPlace: true }
     case "Cancelled":
