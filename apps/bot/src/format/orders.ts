@@ -175,6 +175,9 @@ export const cancelledView = (): View => view(fmt`Cancelled; nothing was placed.
 const expiredView = (): View =>
   view(fmt`This preview expired unconfirmed; nothing was placed from it. Send the ${code("/order")} again to place these orders.`)
 
+const evictedView = (): View =>
+  view(fmt`This preview expired unconfirmed: newer previews took its place (the bot keeps only the newest few waiting for Confirm). Nothing was placed from it; send the ${code("/order")} again to place these orders.`)
+
 /** The bot no longer knows the preview (restarted, or long ago): it cannot tell whether it was confirmed before. */
 const unknownPreviewView = (id: string): View =>
   view(fmt`The bot no longer knows this preview (it restarted, or the preview is old), so nothing will be placed from it. If you confirmed it before, its orders may be live: look in the exchange's order history for client ids ${code(`tdb${id}-1`)}, ${code(`tdb${id}-2`)}… before placing them anew.`)
@@ -192,6 +195,8 @@ export const notPendingView = (claim: NotClaimed, id: string, press: "Confirm" |
       return { view: unknownPreviewView(id), inPlace: true }
     case "Expired":
       return { view: expiredView(), inPlace: true }
+    case "Evicted":
+      return { view: evictedView(), inPlace: true }
     case "Cancelled":
       return { view: cancelledView(), inPlace: true }
     case "Busy":
