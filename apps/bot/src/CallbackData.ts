@@ -7,6 +7,7 @@ import { SpotBill } from "@tradedesk/core"
 import type { Access } from "./commands.js"
 import { TICKER_SORTS } from "./parse.js"
 import type { TickerSort } from "./parse.js"
+import { isPlainSymbol } from "./symbols.js"
 
 export type CallbackData =
   | { readonly _tag: "Tickers"; readonly sort: TickerSort; readonly page: number; readonly filter: string }
@@ -63,6 +64,20 @@ export const encode = (data: CallbackData): string => {
   }
 }
 
+/**
+ * Whether a value can go on a button: encoded within 64 bytes, and read back as it was made. A value built from odd
+ * data (a symbol no request could carry, a time before 1970) cannot, and its button is left out.
+ */
+export const fits = (data: CallbackData): boolean => {
+  const encoded = encode(data)
+  if (Buffer.byteLength(encoded) > MAX_BYTES) return false
+  const decoded = decode(encoded)
+  if (decoded === undefined) return false
+  // every value is a flat record of strings and numbers
+  const fields = new Set([...Object.keys(data), ...Object.keys(decoded)])
+  return [...fields].every((field) => Reflect.get(data, field) === Reflect.get(decoded, field))
+}
+
 const NUMBER = /^[0-9a-z]{1,11}$/
 
 /** A base-36 count or time; undefined if malformed (the caller then refuses the whole value). */
@@ -82,7 +97,6 @@ const readOptTime = (text: string | undefined): number | undefined | null => {
   return value === undefined || value > MAX_TIME ? null : value
 }
 
-const SYMBOL = /^cmt_[a-z0-9]{1,30}$/
 const ID = /^[0-9a-z]{4,16}$/
 
 /** The value of a button press, or undefined for anything the bot did not make (old formats, tampering). */
@@ -99,12 +113,12 @@ export const decode = (text: string): CallbackData | undefined => {
     }
     case "k": {
       const [symbol = ""] = fields
-      return fields.length === 1 && SYMBOL.test(symbol) ? { _tag: "Ticker", symbol } : undefined
+      return fields.length === 1 && isPlainSymbol(symbol) ? { _tag: "Ticker", symbol } : undefined
     }
     case "o": {
       const [page, symbol = ""] = fields
       const pageNumber = readNum(page)
-      if (fields.length !== 2 || pageNumber === undefined || (symbol !== "" && !SYMBOL.test(symbol))) return undefined
+      if (fields.length !== 2 || pageNumber === undefined || (symbol !== "" && !isPlainSymbol(symbol))) return undefined
       return { _tag: "Orders", page: pageNumber, symbol: symbol === "" ? undefined : symbol }
     }
     case "b": {

@@ -12,6 +12,12 @@ export const normalizeQuery = (text: string): string | undefined => {
   return /^[a-z0-9]{1,30}$/.test(reduced) ? reduced : undefined
 }
 
+/**
+ * A symbol as requests and buttons carry it: `cmt_` and up to 30 lower-case letters and digits. The exchange's market
+ * list may hold other names: those are shown, and never put on a button.
+ */
+export const isPlainSymbol = (symbol: string): boolean => /^cmt_[a-z0-9]{1,30}$/.test(symbol)
+
 const quoteOf = (pair: string) => QUOTES.find((quote) => pair.length > quote.length && pair.endsWith(quote))
 
 /** `cmt_btcusdt` → `BTCUSDT`. */

@@ -292,6 +292,22 @@ describe("batch orders", () => {
   })
 })
 
+describe("previews waiting for Confirm", () => {
+  it("keeps the newest five per trader; Confirm on an older one says it expired and places nothing", async () => {
+    const before = rig.simulator.counters().batchOrders
+    const previews = []
+    for (let i = 0; i < 6; i++) {
+      await rig.say(trader, `/order btc open_long 0.01 @ ${50_000 + i}`)
+      previews.push(rig.last(trader.id))
+    }
+    await rig.press(trader, previews[0]!, "✅ Confirm 1 order")
+    expect(rig.api.message(trader.id, previews[0]!.messageId)!.text).toMatch(/^This preview expired unconfirmed: newer previews took its place.*Nothing was placed from it/)
+    expect(rig.simulator.counters().batchOrders).toBe(before)
+    await rig.press(trader, previews[5]!, "✅ Confirm 1 order")
+    expect(rig.api.message(trader.id, previews[5]!.messageId)!.text).toContain("1 of 1 placed")
+  })
+})
+
 // the button data a message carries under a label
 const LocalButtons = {
   data: (message: { replyMarkup: { inline_keyboard: ReadonlyArray<ReadonlyArray<{ text: string }>> } | undefined }, label: string): string => {

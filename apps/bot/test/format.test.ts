@@ -7,12 +7,12 @@ import * as CallbackData from "../src/CallbackData.js"
 import { toCsv } from "../src/csv.js"
 import { ExportBusyError } from "../src/ExportGate.js"
 import { affiliateCaption, affiliateCsv, affiliateFileName, affiliateView } from "../src/format/affiliate.js"
-import { beforeBound, billsCaption, BILLS_FETCH_LIMIT, billsFileName, BILLS_PAGE_SIZE, pageOf } from "../src/format/bills.js"
+import { beforeBound, billsCaption, billsCsv, BILLS_FETCH_LIMIT, billsFileName, BILLS_PAGE_SIZE, billsView, pageOf, unknownCoinView } from "../src/format/bills.js"
 import type { BillsQuery } from "../src/format/bills.js"
 import { tickersView, tickerView, unknownSymbolView } from "../src/format/market.js"
 import { errorReport } from "../src/format/messages.js"
 import { failedPlacementView, notPendingView, previewView, resultView } from "../src/format/orders.js"
-import { compact, grouped, paginate, percent, split, table } from "../src/format/view.js"
+import { caption, compact, dec, grouped, oneLine, paginate, percent, split, table, view } from "../src/format/view.js"
 import type { View } from "../src/format/view.js"
 import type { Snapshot } from "../src/MarketData.js"
 
@@ -277,7 +277,134 @@ describe("affiliate views", () => {
     expect(affiliateCsv([user("1", "0.10")])).toBe("uid,deposit,withdrawal,spot_volume,futures_volume,commission\r\n1,10.50,1.25,100,1000.000,0.10\r\n")
     // never grouped, however large
     expect(affiliateCsv([{ ...user("1", "0.10"), futuresTradingAmount: d("2035798632.2443") }])).toContain(",2035798632.2443,")
-    expect(toCsv(["a", "b"], [["x,y", 'say "hi"']])).toBe('a,b\r\n"x,y","say ""hi"""\r\n')
+    const columns = [{ name: "a", kind: "text", value: (row: ReadonlyArray<string>) => row[0]! }, { name: "b", kind: "text", value: (row: ReadonlyArray<string>) => row[1]! }] as const
+    expect(toCsv(columns, [["x,y", 'say "hi"']])).toBe('a,b\r\n"x,y","say ""hi"""\r\n')
+  })
+})
+
+describe("CSV exports opened in a spreadsheet", () => {
+  // what spreadsheets run as formulas (and DDE), each in every text column
+  const FORMULAS = ["=1+2", "+1+2", "-2+3", "@SUM(A1)", "\t=1", "\r=1", " =HYPERLINK(\"http://x\")", "=cmd|' /C calc'!A0", "\uFF1D1+2"]
+  /** each cell of a CSV line (none of these hold a quote, comma or line break once read) */
+  const cells = (line: string) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((match) => match[1]!.replace(/^"|"$/g, "").replaceAll('""', '"')).slice(0, -1)
+  const rowsOf = (csv: string) => csv.trimEnd().split("\r\n").slice(1).map(cells)
+  const isFormula = (cell: string) => /^(?:[\t\r]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/.test(cell)
+
+  it("neutralise formulas in every text column of the bills export, keeping the text after a quote", () => {
+    const bills = FORMULAS.map((formula, i) => ({ ...bill(i, NOW), billId: formula, coinName: formula, bizType: formula }))
+    const rows = rowsOf(billsCsv(bills))
+    expect(rows).toHaveLength(FORMULAS.length)
+    rows.forEach((row, i) => {
+      // bill_id, coin, type
+      for (const column of [1, 2, 4]) {
+        expect(isFormula(row[column]!)).toBe(false)
+        expect(row[column]).toBe(`'${FORMULAS[i]}`)
+      }
+    })
+  })
+
+  it("neutralise formulas in the uid column of the affiliate export", () => {
+    const users = FORMULAS.map((formula) => ({ uid: formula, depositAmount: d("1"), withdrawalAmount: d("0"), spotTradingAmount: d("0"), futuresTradingAmount: d("0"), commission: d("0") }))
+    const rows = rowsOf(affiliateCsv(users))
+    rows.forEach((row, i) => expect(row[0]).toBe(`'${FORMULAS[i]}`))
+  })
+
+  it("keep the amounts the bot formats readable as numbers, negative ones included, with every digit", () => {
+    const huge = `1${"0".repeat(999)}`
+    const rows = rowsOf(billsCsv([{ ...bill(1, NOW), coinId: -3, deltaAmount: d("-12.5"), afterAmount: d(huge), fees: d("-0.00000001") }]))
+    expect(rows[0]!.slice(3)).toEqual(["-3", "deposit", "-12.5", huge, "-0.00000001", "0", "0"])
+    // a value in a number column that is no plain number is text, and neutralised as text is
+    const columns = [{ name: "amount", kind: "number", value: (text: string) => text }] as const
+    expect(rowsOf(toCsv(columns, ["-1+2", "-7", "=1"]))).toEqual([["'-1+2"], ["-7"], ["'=1"]])
+  })
+
+  it("leave ordinary text alone, quoting what needs it", () => {
+    const rows = rowsOf(billsCsv([{ ...bill(1, NOW), coinName: 'US"DT, inc', bizType: "trade-in" }]))
+    expect(rows[0]![2]).toBe('US"DT, inc')
+    expect(rows[0]![4]).toBe("trade-in")
+  })
+})
+
+describe("text from the exchange", () => {
+  const HOSTILE = `evil\n<b>bold</b>\u202Egnp.exe\u200B\t\r${"x".repeat(200)}`
+  // a line break is the only control character a view may hold
+  const HIDDEN = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
+
+  it("is shown as one line, without characters that reorder or hide text, cut with an ellipsis", () => {
+    expect(oneLine("a\nb\r\n\tc", "name")).toBe("a b c")
+    expect(oneLine("abc\u202Edef\u2066\u200B\uFEFF", "name")).toBe("abcdef")
+    expect(oneLine("\uD800x", "name")).toBe("\uFFFDx")
+    const cut = oneLine(HOSTILE, "name")
+    expect(Array.from(cut).length).toBe(40)
+    expect(cut.endsWith("…")).toBe(true)
+    expect(cut).not.toMatch(HIDDEN)
+    // markup stays text: messages carry entities, never a parse mode
+    expect(cut.startsWith("evil <b>bold</b>gnp.exe x")).toBe(true)
+    expect(oneLine("m".repeat(10_000_000), "message")).toHaveLength(300)
+    expect(oneLine("\u200B".repeat(10_000), "name")).toBe("…")
+    expect(oneLine("43009", "name")).toBe("43009")
+  })
+
+  it("keeps the tickers table one row per market, and gives an odd symbol no button", () => {
+    const view = tickersView(snapshotOf([ticker(`cmt_${HOSTILE}`), ticker("cmt_btcusdt")]), { filter: "", sort: "volume" }, 0)
+    const rows = pre(view).split("\n")
+    expect(rows).toHaveLength(3)
+    expect(view.text.text).not.toMatch(/[\p{Cf}\r\t]/u)
+    const detail = tickerView(ticker(`cmt_${HOSTILE}`), NOW)
+    expect(detail.buttons).toEqual([])
+    expect(detail.text.text).toContain("not a valid symbol, so it has no Refresh button")
+    expect(detail.text.text.split("\n")[0]!.length).toBeLessThan(100)
+    expect(tickerView(ticker("cmt_btcusdt"), NOW).buttons.flat().map((button) => button.label)).toEqual(["⟳ Refresh"])
+  })
+
+  it("suggests only markets a button can name", () => {
+    const long = `cmt_btc${"x".repeat(93)}`
+    const market = snapshotOf([ticker(long), ticker("cmt_btc\nusdt"), ticker("cmt_btcusdt")])
+    const view = unknownSymbolView(market, "btx", (symbol) => ({ _tag: "Ticker", symbol }))
+    expect(view.buttons.flat().map((button) => button.data)).toEqual([{ _tag: "Ticker", symbol: "cmt_btcusdt" }])
+  })
+
+  it("cuts the exchange's error message and a refused order's message, on one line", () => {
+    const text = errorReport(new ExchangeApiError({ endpoint: "batchOrders", status: 400, code: `4\n${"3".repeat(100)}`, msg: HOSTILE.repeat(50), category: "parameter" })).view.text.text
+    expect(text.split("\n")).toHaveLength(1)
+    expect(text.length).toBeLessThan(400)
+    expect(text).not.toMatch(HIDDEN)
+    const batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [order({})] }
+    const result = resultView(batch, { accepted: false, orders: [{ clientOid: "tdbx-1", orderId: HOSTILE, accepted: false, errorCode: HOSTILE, errorMessage: HOSTILE.repeat(100) }] })
+    expect(result.text.text.split("\n")).toHaveLength(3)
+    expect(result.text.text).not.toMatch(HIDDEN)
+  })
+
+  it("keeps the bills table one row per bill, and lists a bounded number of coins", () => {
+    const page = pageOf([{ ...bill(1, NOW), coinName: HOSTILE, bizType: HOSTILE }, bill(2, NOW - 1)], { coinId: undefined, bizType: undefined, after: undefined, before: undefined, skip: 0 })
+    const view = billsView(page, { coinId: 2, bizType: undefined, after: undefined, before: undefined, skip: 0 }, HOSTILE)
+    expect(pre(view).split("\n")).toHaveLength(3)
+    expect(view.text.text).not.toMatch(HIDDEN)
+    const coins = unknownCoinView("ZZZ", Array.from({ length: 5_000 }, (_, i) => `${HOSTILE}${i}`)).text.text
+    expect(coins.length).toBeLessThan(4096)
+    expect(coins).toContain("and 4970 more")
+  })
+
+  it("shows absurd amounts in a bounded scientific form, and real ones with every digit", () => {
+    expect(dec(d(`1${"0".repeat(999)}`))).toBe("1e+999")
+    expect(dec(d(`-1234567891${"0".repeat(990)}.5`))).toBe("-1.2345678…e+999")
+    expect(dec(d(`0.${"0".repeat(500)}25`))).toBe("2.5e-501")
+    expect(dec(d(`0.${"0".repeat(500)}`))).toBe("0")
+    expect(dec(d("2035798632.2443"))).toBe("2035798632.2443")
+    expect(dec(d("0.000000012345678901"))).toBe("0.000000012345678901")
+    const view = tickerView({ ...ticker("cmt_btcusdt"), last: d("9".repeat(1_000)), volume24h: d("9".repeat(1_000)) }, NOW)
+    for (const row of pre(view).split("\n")) expect(row.length).toBeLessThan(80)
+  })
+
+  it("never sends hidden characters or entities outside the text, whoever wrote them", () => {
+    const made = view(new FmtString("a\u202Eb\u0000c\nd", [{ type: "bold", offset: 0, length: 2 }, { type: "code", offset: 5, length: 10 }, { type: "bold", offset: 1, length: 0 }]))
+    expect(made.text.text).toBe("a b c\nd")
+    expect(made.text.entities).toEqual([{ type: "bold", offset: 0, length: 2 }])
+  })
+
+  it("cuts a document's caption under 1,024 characters", () => {
+    expect(caption("x".repeat(5_000))).toHaveLength(1024)
+    expect(caption("30 bills")).toBe("30 bills")
   })
 })
 
@@ -371,6 +498,33 @@ describe("callback data", () => {
       }),
       { numRuns: 500, seed: 3 }
     )
+  })
+
+  it("says which values fit on a button: none carrying a symbol of 100 bytes, a line break or another odd name", () => {
+    expect(CallbackData.fits({ _tag: "Ticker", symbol: "cmt_btcusdt" })).toBe(true)
+    for (const symbol of [`cmt_${"a".repeat(96)}`, "cmt_btc\nusdt", "btcusdt", "cmt_btc|usdt", "cmt_ünï", "cmt_<b>x</b>"]) {
+      expect(CallbackData.fits({ _tag: "Ticker", symbol })).toBe(false)
+      expect(CallbackData.fits({ _tag: "Orders", symbol, page: 0 })).toBe(false)
+    }
+    // a cursor from a bill time before 1970
+    expect(CallbackData.fits({ _tag: "Bills", coinId: undefined, bizType: undefined, after: undefined, before: -5, skip: 0 })).toBe(false)
+  })
+
+  it("leaves out of a view every button whose data would not fit or read back, whatever the exchange sends", () => {
+    fc.assert(fc.property(fc.string({ maxLength: 120, unit: "binary" }), fc.integer({ min: -5, max: 2 ** 60 }), (symbol, page) => {
+      const made = view(new FmtString("x"), [[
+        { label: symbol, data: { _tag: "Ticker", symbol } },
+        { label: "Orders", data: { _tag: "Orders", symbol, page } },
+        { label: "All", data: { _tag: "Orders", symbol: undefined, page: 0 } }
+      ]])
+      for (const button of made.buttons.flat()) {
+        const encoded = CallbackData.encode(button.data)
+        expect(Buffer.byteLength(encoded)).toBeLessThanOrEqual(64)
+        expect(CallbackData.decode(encoded)).toEqual(button.data)
+        expect(button.label).not.toMatch(/[\p{Cc}\p{Cf}]/u)
+      }
+      expect(made.buttons.flat().map((button) => button.label)).toContain("All")
+    }), { numRuns: 500, seed: 11 })
   })
 
   it("refuses anything it did not make", () => {

@@ -1,11 +1,13 @@
 /** Affiliate views: totals over every invited user, a page of users, and the CSV export. */
+import { Decimal } from "@tradedesk/core"
 import type { AffiliateUserStats } from "@tradedesk/core"
 import { BigDecimal } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { Query } from "../AffiliateBook.js"
 import type { CallbackData } from "../CallbackData.js"
 import { toCsv } from "../csv.js"
-import { day, dec, fileDates, grouped, paginate, pageButtons, table, view } from "./view.js"
+import type { Column } from "../csv.js"
+import { caption, day, fileDates, grouped, oneLine, paginate, pageButtons, table, view } from "./view.js"
 import type { View } from "./view.js"
 
 const AFFILIATE_PAGE_SIZE = 10
@@ -35,7 +37,7 @@ export const affiliateView = (users: ReadonlyArray<User>, query: Query, pageInde
   ], "lr")
   const page = paginate(users, pageIndex, AFFILIATE_PAGE_SIZE)
   const entries = page.items.map((user) =>
-    fmt`${bold(`UID ${user.uid}`)} · commission ${code(grouped(user.commission))}
+    fmt`${bold(`UID ${oneLine(user.uid, "id")}`)} · commission ${code(grouped(user.commission))}
 deposit ${code(grouped(user.depositAmount))} · withdrawal ${code(grouped(user.withdrawalAmount))} · spot ${code(grouped(user.spotTradingAmount))} · futures ${code(grouped(user.futuresTradingAmount))}`
   )
   const text = fmt`${bold("Affiliate")} · ${scope} · ${affiliateCaption(users.length, cap)}
@@ -45,17 +47,17 @@ ${join(entries, "\n")}`
   return view(text, [[{ label: "⟳ Refresh", data: state(page.index) }, ...pageButtons(page, state)]])
 }
 
-const AFFILIATE_CSV_HEADER = ["uid", "deposit", "withdrawal", "spot_volume", "futures_volume", "commission"]
+const AFFILIATE_CSV_COLUMNS: ReadonlyArray<Column<User>> = [
+  { name: "uid", kind: "text", value: (user) => user.uid },
+  { name: "deposit", kind: "number", value: (user) => Decimal.format(user.depositAmount) },
+  { name: "withdrawal", kind: "number", value: (user) => Decimal.format(user.withdrawalAmount) },
+  { name: "spot_volume", kind: "number", value: (user) => Decimal.format(user.spotTradingAmount) },
+  { name: "futures_volume", kind: "number", value: (user) => Decimal.format(user.futuresTradingAmount) },
+  { name: "commission", kind: "number", value: (user) => Decimal.format(user.commission) }
+]
 
-export const affiliateCsv = (users: Iterable<User>): string =>
-  toCsv(AFFILIATE_CSV_HEADER, Array.from(users, (user) => [
-    user.uid,
-    dec(user.depositAmount),
-    dec(user.withdrawalAmount),
-    dec(user.spotTradingAmount),
-    dec(user.futuresTradingAmount),
-    dec(user.commission)
-  ]))
+/** Every digit of every amount; the exchange's uids neutralised for spreadsheets. */
+export const affiliateCsv = (users: Iterable<User>): string => toCsv(AFFILIATE_CSV_COLUMNS, users)
 
 /** `affiliate-2024-06-15.csv`, `affiliate-uid8100-2024-05-01-to-2024-05-31.csv` */
 export const affiliateFileName = (query: Query, now: number): string =>
@@ -63,4 +65,4 @@ export const affiliateFileName = (query: Query, now: number): string =>
 
 /** `137 invited users`, with a note when the walk stopped at its cap. */
 export const affiliateCaption = (count: number, cap: number): string =>
-  `${count} invited ${count === 1 ? "user" : "users"}${count >= cap ? ` (the first ${cap}, and totals over those; narrow with a uid or dates)` : ""}`
+  caption(`${count} invited ${count === 1 ? "user" : "users"}${count >= cap ? ` (the first ${cap}, and totals over those; narrow with a uid or dates)` : ""}`)

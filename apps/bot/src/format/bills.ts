@@ -1,11 +1,13 @@
 /** Spot ledger views: a page of bills walking back in time, and the CSV export. */
+import { Decimal } from "@tradedesk/core"
 import type { SpotBill } from "@tradedesk/core"
 import { DateTime } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { CallbackData } from "../CallbackData.js"
 import { toCsv } from "../csv.js"
+import type { Column } from "../csv.js"
 import type { BillsArgs } from "../parse.js"
-import { dec, fileDates, signed, shortUtc, table, utc, view } from "./view.js"
+import { caption, dec, fileDates, oneLine, signed, shortUtc, table, utc, view } from "./view.js"
 import type { View } from "./view.js"
 
 export const BILLS_PAGE_SIZE = 10
@@ -60,7 +62,7 @@ export const pageOf = (fetched: ReadonlyArray<SpotBill.SpotBill>, query: BillsQu
 
 const describeQuery = (query: BillsQuery, coin: string | undefined): string =>
   [
-    coin,
+    coin === undefined ? undefined : oneLine(coin, "name"),
     query.bizType,
     query.after === undefined ? undefined : `since ${utc(query.after)}`,
     query.before === undefined ? "newest first" : `from ${utc(query.before)} back`
@@ -78,8 +80,8 @@ export const billsView = (page: BillsPage, query: BillsQuery, coin: string | und
     ["TIME UTC", "COIN", "TYPE", "CHANGE", "BALANCE", "FEE"],
     ...page.bills.map((bill) => [
       shortUtc(millis(bill)),
-      bill.coinName,
-      bill.bizType,
+      oneLine(bill.coinName, "name"),
+      oneLine(bill.bizType, "name"),
       signed(bill.deltaAmount),
       dec(bill.afterAmount),
       dec(bill.fees)
@@ -91,21 +93,21 @@ export const billsView = (page: BillsPage, query: BillsQuery, coin: string | und
   )
 }
 
-const BILLS_CSV_HEADER = ["time_utc", "bill_id", "coin", "coin_id", "type", "change", "balance_after", "fee", "fill_size", "fill_value"]
+const BILLS_CSV_COLUMNS: ReadonlyArray<Column<SpotBill.SpotBill>> = [
+  { name: "time_utc", kind: "text", value: (bill) => new Date(millis(bill)).toISOString() },
+  { name: "bill_id", kind: "text", value: (bill) => bill.billId },
+  { name: "coin", kind: "text", value: (bill) => bill.coinName },
+  { name: "coin_id", kind: "number", value: (bill) => String(bill.coinId) },
+  { name: "type", kind: "text", value: (bill) => bill.bizType },
+  { name: "change", kind: "number", value: (bill) => Decimal.format(bill.deltaAmount) },
+  { name: "balance_after", kind: "number", value: (bill) => Decimal.format(bill.afterAmount) },
+  { name: "fee", kind: "number", value: (bill) => Decimal.format(bill.fees) },
+  { name: "fill_size", kind: "number", value: (bill) => Decimal.format(bill.fillSize) },
+  { name: "fill_value", kind: "number", value: (bill) => Decimal.format(bill.fillValue) }
+]
 
-export const billsCsv = (bills: Iterable<SpotBill.SpotBill>): string =>
-  toCsv(BILLS_CSV_HEADER, Array.from(bills, (bill) => [
-    new Date(millis(bill)).toISOString(),
-    bill.billId,
-    bill.coinName,
-    String(bill.coinId),
-    bill.bizType,
-    dec(bill.deltaAmount),
-    dec(bill.afterAmount),
-    dec(bill.fees),
-    dec(bill.fillSize),
-    dec(bill.fillValue)
-  ]))
+/** Every digit of every amount; the exchange's texts (ids, coin names, types) neutralised for spreadsheets. */
+export const billsCsv = (bills: Iterable<SpotBill.SpotBill>): string => toCsv(BILLS_CSV_COLUMNS, bills)
 
 /** `bills-all-2024-06-15.csv`, `bills-usdt-deposit-2024-06-08-to-2024-06-15.csv` */
 export const billsFileName = (args: Pick<BillsArgs, "coin" | "bizType" | "after">, now: number): string => {
@@ -115,10 +117,16 @@ export const billsFileName = (args: Pick<BillsArgs, "coin" | "bizType" | "after"
 
 /** `30 bills`, with a note when the export stopped at its cap. */
 export const billsCaption = (count: number, cap: number): string =>
-  `${count} ${count === 1 ? "bill" : "bills"}${count >= cap ? ` (the newest ${cap}; use since for older ones)` : ""}`
+  caption(`${count} ${count === 1 ? "bill" : "bills"}${count >= cap ? ` (the newest ${cap}; use since for older ones)` : ""}`)
 
-/** A coin name the recent ledger does not know: the coins it does know. */
-export const unknownCoinView = (name: string, known: ReadonlyArray<string>): View =>
-  view(fmt`No bills in ${code(name)} in the recent ledger. ${
-    known.length === 0 ? "The ledger has no bills yet." : fmt`Coins in the recent ledger: ${join(known.map((coin) => code(coin)), ", ")}.`
+/** coin names listed in a hint at most */
+const MAX_KNOWN_COINS = 30
+
+/** A coin name the recent ledger does not know: the coins it does know (those of the exchange made safe to show). */
+export const unknownCoinView = (name: string, known: ReadonlyArray<string>): View => {
+  const listed = known.slice(0, MAX_KNOWN_COINS).map((coin) => code(oneLine(coin, "name")))
+  const more = known.length > MAX_KNOWN_COINS ? ` and ${known.length - MAX_KNOWN_COINS} more` : ""
+  return view(fmt`No bills in ${code(oneLine(name, "name"))} in the recent ledger. ${
+    known.length === 0 ? "The ledger has no bills yet." : fmt`Coins in the recent ledger: ${join(listed, ", ")}${more}.`
   } A coin id works too, e.g. ${code("/bills 2")}.`)
+}

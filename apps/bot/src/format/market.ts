@@ -2,11 +2,11 @@
 import type { Ticker } from "@tradedesk/core"
 import { BigDecimal, DateTime, Option } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
-import type { CallbackData } from "../CallbackData.js"
 import type { Snapshot } from "../MarketData.js"
 import type { TickersArgs } from "../parse.js"
-import { assets, display, suggest } from "../symbols.js"
-import { ago, compact, dec, grouped, paginate, pageButtons, percent, table, utc, view } from "./view.js"
+import * as CallbackData from "../CallbackData.js"
+import { assets, display, isPlainSymbol, suggest } from "../symbols.js"
+import { ago, compact, dec, grouped, marketName, oneLine, paginate, pageButtons, percent, table, utc, view } from "./view.js"
 import type { View } from "./view.js"
 
 const TICKERS_PAGE_SIZE = 20
@@ -35,7 +35,7 @@ export const tickersView = (snapshot: Snapshot, args: TickersArgs, pageIndex: nu
   }
   const rows = [
     ["PAIR", "LAST", "24H", "VOL"],
-    ...page.items.map((ticker) => [display(ticker.symbol), dec(ticker.last), percent(ticker.priceChangeRatio, 2), compact(ticker.volume24h)])
+    ...page.items.map((ticker) => [marketName(ticker.symbol), dec(ticker.last), percent(ticker.priceChangeRatio, 2), compact(ticker.volume24h)])
   ]
   const text = fmt`${bold(`Markets ${SORT_TITLE[args.sort]}`)}${filterNote} · ${selected.length} ${selected.length === 1 ? "pair" : "pairs"} · page ${page.index + 1}/${page.count}
 ${pre("")(table(rows, "lrrr"))}
@@ -64,25 +64,35 @@ export const tickerView = (ticker: Ticker.Ticker, now: number): View => {
     line("24 h high", dec(ticker.high24h)),
     line("24 h low", dec(ticker.low24h)),
     line("24 h change", percent(ticker.priceChangeRatio)),
-    line("24 h volume", `${grouped(ticker.volume24h)} ${quote}`.trim()),
-    line("", `${grouped(ticker.baseVolume24h)} ${base}`),
+    line("24 h volume", `${grouped(ticker.volume24h)} ${oneLine(quote, "name")}`.trim()),
+    line("", `${grouped(ticker.baseVolume24h)} ${oneLine(base, "name")}`),
     ...Option.match(ticker.markPrice, { onNone: () => [], onSome: (mark) => [line("Mark", dec(mark))] }),
     ...Option.match(ticker.indexPrice, { onNone: () => [], onSome: (index) => [line("Index", dec(index))] })
   ]
-  const text = fmt`${bold(display(ticker.symbol))} ${code(ticker.symbol)}
+  const refresh: CallbackData.CallbackData = { _tag: "Ticker", symbol: ticker.symbol }
+  // a symbol no request could carry (the exchange's list may hold anything) gets no button that would fail
+  const fits = CallbackData.fits(refresh)
+  const text = fmt`${bold(marketName(ticker.symbol))} ${code(oneLine(ticker.symbol, "name"))}
 ${pre("")(table(rows, "ll"))}
-Data time ${utc(time)} (${ago(time, now)}).`
-  return view(text, [[{ label: "⟳ Refresh", data: { _tag: "Ticker", symbol: ticker.symbol } }]])
+Data time ${utc(time)} (${ago(time, now)}).${fits ? "" : " The exchange's name for this market is not a valid symbol, so it has no Refresh button."}`
+  return view(text, fits ? [[{ label: "⟳ Refresh", data: refresh }]] : [])
 }
 
-/** An unknown symbol: what was asked, and close matches (busier markets first) as buttons that `open` them. */
-export const unknownSymbolView = (snapshot: Snapshot, query: string, open: (symbol: string) => CallbackData): View => {
+/**
+ * An unknown symbol: what was asked, and close matches (busier markets first) as buttons that `open` them; only
+ * markets a button can name are suggested.
+ */
+export const unknownSymbolView = (snapshot: Snapshot, query: string, open: (symbol: string) => CallbackData.CallbackData): View => {
   const asked = query.replace(/^cmt_/, "")
-  const suggestions = suggest(asked, snapshot.tickers.map((ticker, rank) => ({ symbol: ticker.symbol, weight: snapshot.tickers.length - rank })))
+  const shown = oneLine(asked.toUpperCase(), "name")
+  const candidates = snapshot.tickers.flatMap((ticker, rank) =>
+    isPlainSymbol(ticker.symbol) ? [{ symbol: ticker.symbol, weight: snapshot.tickers.length - rank }] : []
+  )
+  const suggestions = suggest(asked, candidates)
   return suggestions.length === 0
-    ? view(fmt`No market ${code(asked.toUpperCase())}. ${code("/tickers")} lists them all.`)
+    ? view(fmt`No market ${code(shown)}. ${code("/tickers")} lists them all.`)
     : view(
-      fmt`No market ${code(asked.toUpperCase())}. Did you mean ${join(suggestions.map((symbol) => code(display(symbol))), ", ")}?`,
-      [suggestions.map((symbol) => ({ label: display(symbol), data: open(symbol) }))]
+      fmt`No market ${code(shown)}. Did you mean ${join(suggestions.map((symbol) => code(marketName(symbol))), ", ")}?`,
+      [suggestions.map((symbol) => ({ label: marketName(symbol), data: open(symbol) }))]
     )
 }

@@ -5,7 +5,7 @@ import type { FmtString } from "telegraf/format"
 import { COMMANDS } from "../commands.js"
 import type { CommandSpec } from "../commands.js"
 import type { ExportBusyError } from "../ExportGate.js"
-import { view } from "./view.js"
+import { oneLine, view } from "./view.js"
 import type { View } from "./view.js"
 
 /** What a user may do, as the authorization rules decided it. */
@@ -70,7 +70,7 @@ const seconds = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
 export const errorReport = (error: BotError): ErrorReport => {
   switch (error._tag) {
     case "InputError":
-      return report(fmt`The request was refused before sending: ${error.field}: ${error.reason}.`)
+      return report(fmt`The request was refused before sending: ${oneLine(error.field, "name")}: ${oneLine(error.reason, "message")}.`)
     case "ConfigError":
       return report(fmt`${MISCONFIGURED}`, true)
     case "TransportError":
@@ -94,11 +94,13 @@ export const errorReport = (error: BotError): ErrorReport => {
     case "ExchangeApiError":
       if (error.category === "auth") return report(fmt`${MISCONFIGURED}`, true)
       if (error.category === "permission") {
-        return report(fmt`The bot's API key may not do this: the exchange said ${code(error.code)} ${error.msg}`, true)
+        return report(fmt`The bot's API key may not do this: the exchange said ${code(oneLine(error.code, "name"))} ${oneLine(error.msg, "message")}`, true)
       }
       if (error.category === "rate_limit") return report(fmt`The exchange is busy (rate limited). Try again in a few seconds.`)
-      if (error.category === "server") return report(fmt`The exchange has a problem: ${code(error.code)} ${error.msg}. Try again later.`)
-      return report(fmt`The exchange refused: ${code(error.code)} ${error.msg}`)
+      if (error.category === "server") {
+        return report(fmt`The exchange has a problem: ${code(oneLine(error.code, "name"))} ${oneLine(error.msg, "message")}. Try again later.`)
+      }
+      return report(fmt`The exchange refused: ${code(oneLine(error.code, "name"))} ${oneLine(error.msg, "message")}`)
     case "DecodeError":
       return report(fmt`The exchange sent an answer the bot cannot read. Try again later.`, true)
   }

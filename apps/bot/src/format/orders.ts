@@ -5,8 +5,8 @@ import { bold, code, fmt, italic, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { Batch, NotClaimed } from "../Confirmations.js"
 import type { AfterFailure } from "../placement.js"
-import { assets, display } from "../symbols.js"
-import { dec, paginate, pageButtons, utc, view } from "./view.js"
+import { assets } from "../symbols.js"
+import { dec, marketName, oneLine, paginate, pageButtons, utc, view } from "./view.js"
 import type { View } from "./view.js"
 
 const ORDERS_PAGE_SIZE = 8
@@ -44,14 +44,14 @@ const newestFirst = (a: PlanOrder.PlanOrder, b: PlanOrder.PlanOrder) =>
 const planOrder = (order: PlanOrder.PlanOrder): FmtString => {
   const execution = EXECUTION_NAMES[order.execution]
   const price = Option.match(order.price, { onNone: () => "market", onSome: dec })
-  return fmt`${bold(display(order.symbol))} · ${TYPE_NAMES[order.type]}${execution === "" ? "" : ` (${execution})`} · ${STATUS_NAMES[order.status]}
+  return fmt`${bold(marketName(order.symbol))} · ${TYPE_NAMES[order.type]}${execution === "" ? "" : ` (${execution})`} · ${STATUS_NAMES[order.status]}
 size ${code(dec(order.size))} · filled ${code(dec(order.filledQty))} · trigger ${code(dec(order.triggerPrice))} · price ${code(price)}
-${italic(`created ${utc(DateTime.toEpochMillis(order.createdAt))} · id ${order.orderId}`)}`
+${italic(`created ${utc(DateTime.toEpochMillis(order.createdAt))} · id ${oneLine(order.orderId, "id")}`)}`
 }
 
 /** `orders` as the exchange returned them (at most `limit`); `symbol` is the filter asked for. */
 export const ordersView = (orders: ReadonlyArray<PlanOrder.PlanOrder>, symbol: string | undefined, pageIndex: number, limit: number): View => {
-  const scope = symbol === undefined ? "" : ` on ${display(symbol)}`
+  const scope = symbol === undefined ? "" : ` on ${marketName(symbol)}`
   const state = (index: number) => ({ _tag: "Orders", symbol, page: index }) as const
   const refresh = { label: "⟳ Refresh", data: state(0) }
   if (orders.length === 0) return view(fmt`No current plan orders${scope}.`, [[refresh]])
@@ -90,7 +90,7 @@ const approx = (notional: Notional) => `${notional.estimated ? "≈ " : ""}${dec
 
 /** `last`: the market's last price, for the notional of market orders. */
 export const previewView = (batch: Batch, id: string, last: BigDecimal.BigDecimal, validMinutes: number): View => {
-  const { quote } = assets(batch.symbol)
+  const quote = oneLine(assets(batch.symbol).quote, "name")
   const notionals = batch.orders.map((order) => notionalOf(order, last))
   const lines = batch.orders.map((order, index) => {
     const notional = notionals[index]!
@@ -99,7 +99,7 @@ export const previewView = (batch: Batch, id: string, last: BigDecimal.BigDecima
   })
   const total = approx({ value: BigDecimal.sumAll(notionals.map((n) => n.value)), estimated: notionals.some((n) => n.estimated) })
   const count = batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`
-  const text = fmt`${bold(`Preview · ${display(batch.symbol)} · ${count}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}
+  const text = fmt`${bold(`Preview · ${marketName(batch.symbol)} · ${count}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}
 
 ${join(lines, "\n")}
 
@@ -117,18 +117,18 @@ export const resultView = (batch: Batch, response: BatchOrder.BatchOrdersRespons
     if (result === undefined) return fmt`❔ ${head} → no answer for this order; look for client id ${code(order.clientOid)} in the exchange's order history`
     if (result.accepted) {
       placed++
-      return fmt`✅ ${head} → order ${code(result.orderId)}`
+      return fmt`✅ ${head} → order ${code(oneLine(result.orderId, "id"))}`
     }
-    return fmt`❌ ${head} → refused: ${code(result.errorCode || "?")} ${result.errorMessage}`
+    return fmt`❌ ${head} → refused: ${code(oneLine(result.errorCode, "name") || "?")} ${oneLine(result.errorMessage, "message")}`
   })
-  return view(fmt`${bold(`${display(batch.symbol)} · ${placed} of ${batch.orders.length} placed`)}
+  return view(fmt`${bold(`${marketName(batch.symbol)} · ${placed} of ${batch.orders.length} placed`)}
 
 ${join(lines, "\n")}`)
 }
 
 /** The batch was sent but its answer was lost or unreadable: whether it was placed is not known. */
 const unknownOutcomeView = (batch: Batch): View =>
-  view(fmt`${bold(`${display(batch.symbol)} · outcome unknown`)}
+  view(fmt`${bold(`${marketName(batch.symbol)} · outcome unknown`)}
 The orders were sent but the exchange's answer was lost or was an error, so they may or may not have been placed. This preview will not send them again.
 
 ${join(batch.orders.map((order, index) => fmt`${index + 1}. ${describeOrder(order)} · client id ${code(order.clientOid)}`), "\n")}
@@ -140,7 +140,7 @@ const listed = (batch: Batch) => join(batch.orders.map((order, index) => `${inde
 /** Nothing was placed, and the same batch may succeed later (rate limited, never connected): Confirm again. */
 const notPlacedView = (batch: Batch, id: string, reason: FmtString): View =>
   view(
-    fmt`${bold(`${display(batch.symbol)} · not placed`)}
+    fmt`${bold(`${marketName(batch.symbol)} · not placed`)}
 ${reason}
 
 ${listed(batch)}
@@ -151,7 +151,7 @@ Confirm again to retry with the same client ids.`,
 
 /** Nothing was placed, and sending the same batch again would be refused again. */
 const refusedView = (batch: Batch, reason: FmtString): View =>
-  view(fmt`${bold(`${display(batch.symbol)} · not placed`)}
+  view(fmt`${bold(`${marketName(batch.symbol)} · not placed`)}
 ${reason}
 
 ${listed(batch)}
@@ -174,6 +174,9 @@ export const cancelledView = (): View => view(fmt`Cancelled; nothing was placed.
 
 const expiredView = (): View =>
   view(fmt`This preview expired unconfirmed; nothing was placed from it. Send the ${code("/order")} again to place these orders.`)
+
+const evictedView = (): View =>
+  view(fmt`This preview expired unconfirmed: newer previews took its place (the bot keeps only the newest few waiting for Confirm). Nothing was placed from it; send the ${code("/order")} again to place these orders.`)
 
 /**
  * The bot no longer has the preview (made before a restart, or long gone): this press placed nothing, and whether
@@ -200,6 +203,8 @@ export const notPendingView = (claim: NotClaimed, id: string, press: "Confirm" |
       return { view: unknownPreviewView(id, claim.restarted), inPlace: false }
     case "Expired":
       return { view: expiredView(), inPlace: true }
+    case "Evicted":
+      return { view: evictedView(), inPlace: true }
     case "Cancelled":
       return { view: cancelledView(), inPlace: true }
     case "Busy":
