@@ -9,7 +9,9 @@ export const FaultSchema: Schema.Schema<Fault> = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("latency"), ms: Schema.Int.pipe(Schema.between(0, 600_000)), ...Times }),
   // an error status: a 2xx or 3xx "fault" would be a success or a redirect the client is right to follow
   Schema.Struct({ kind: Schema.Literal("status"), status: Schema.Int.pipe(Schema.between(400, 599)), ...Times }),
-  Schema.Struct({ kind: Schema.Literal("malformed", "truncated", "drop", "rateLimit"), ...Times })
+  Schema.Struct({ kind: Schema.Literal("rateLimit"), retryAfterSeconds: Schema.optional(Schema.Int.pipe(Schema.between(0, 3600))), ...Times }),
+  Schema.Struct({ kind: Schema.Literal("clockSkew"), ms: Schema.Int.pipe(Schema.between(-86_400_000, 86_400_000)), ...Times }),
+  Schema.Struct({ kind: Schema.Literal("malformed", "truncated", "drop", "empty"), ...Times })
 )
 
 interface Armed {

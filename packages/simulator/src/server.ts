@@ -73,8 +73,8 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
   const runSigned = (operation: SignedOperation, req: IncomingMessage, query: string, bytes: Buffer, now: number): string | Failure => {
     const account = authenticate({ method: req.method ?? "", path: operation.path, query, body: bytes, headers: req.headers }, simulation.accounts, now)
     if (isFailure(account)) return account
-    if (!simulation.budgets.chargeUid(account.uid, operation.uidWeight, now)) return tooFrequent
-    if (operation.placesOrders && !simulation.budgets.chargeOrder(account.uid, now)) return tooFrequent
+    if (!simulation.budgets.chargeUid(account.uid, operation.uidWeight, simulation.now())) return tooFrequent
+    if (operation.placesOrders && !simulation.budgets.chargeOrder(account.uid, simulation.now())) return tooFrequent
     if (operation.agentOnly && !account.agent) return failure("40014", "Insufficient permissions: not an agent account")
     const call = callOf(operation, req, query, bytes, now)
     return isFailure(call) ? call : operation.run(simulation.exchange, call, account)
@@ -84,10 +84,12 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
   const answer = (operation: Operation, req: IncomingMessage, res: ServerResponse, query: string, bytes: Buffer, fault: Fault | undefined) => {
     const now = simulation.now()
     if (!simulation.budgets.chargeIp(remoteIp(req), operation.ipWeight, now)) return sendFailure(res, tooFrequent, now)
+    // a skewed clock judges the signature's time and stamps the answer; the budgets keep the real one
+    const clock = fault?.kind === "clockSkew" ? now + fault.ms : now
     let result: string | Failure
-    if (operation.signed) result = runSigned(operation, req, query, bytes, now)
+    if (operation.signed) result = runSigned(operation, req, query, bytes, clock)
     else {
-      const call = callOf(operation, req, query, bytes, now)
+      const call = callOf(operation, req, query, bytes, clock)
       result = isFailure(call) ? call : operation.run(simulation.exchange, call)
     }
     if (isFailure(result)) return sendFailure(res, result, now)
@@ -107,7 +109,10 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
       case "status":
         return send(res, fault.status, gatewayPage(fault.status), "text/html")
       case "rateLimit":
+        if (fault.retryAfterSeconds !== undefined) res.setHeader("retry-after", String(fault.retryAfterSeconds))
         return sendFailure(res, tooFrequent, simulation.now())
+      case "empty":
+        return send(res, 200, "")
       case "latency":
         // a simulator that is closing answers nothing more
         if (!delays.after(fault.ms, () => guarded(res, () => answer(operation, req, res, query, body.bytes, fault)))) req.socket.destroy()

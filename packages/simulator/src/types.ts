@@ -18,7 +18,11 @@ export type Fault = (
   | { readonly kind: "malformed" }
   | { readonly kind: "truncated" }
   | { readonly kind: "drop" }
-  | { readonly kind: "rateLimit" }
+  | { readonly kind: "empty" }
+  /** `retryAfterSeconds`: sent as a `Retry-After` header, which the exchange does not document but a proxy may add */
+  | { readonly kind: "rateLimit"; readonly retryAfterSeconds?: number }
+  /** the request is judged by a clock `ms` ahead of the real one (behind when negative): signatures and times */
+  | { readonly kind: "clockSkew"; readonly ms: number }
 ) & { readonly times?: number }
 
 export interface SimulatorOptions {

@@ -67,6 +67,34 @@ describe("faults", () => {
     expect((await send(sim.futuresBaseUrl, "/capi/v2/market/time")).status).toBe(200)
   })
 
+  it("rateLimit with retryAfterSeconds adds a Retry-After header", async () => {
+    const { sim } = await start({ faults: { time: { kind: "rateLimit", retryAfterSeconds: 3, times: 1 } } })
+    const answer = await send(sim.futuresBaseUrl, "/capi/v2/market/time")
+    expect(answer.status).toBe(429)
+    expect(answer.headers["retry-after"]).toBe("3")
+    expect(json(answer)).toMatchObject({ code: "429" })
+  })
+
+  it("empty answers HTTP 200 with no body", async () => {
+    const { sim } = await start({ faults: { tickers: { kind: "empty" } } })
+    const answer = await send(sim.futuresBaseUrl, TICKERS)
+    expect(answer.status).toBe(200)
+    expect(answer.text).toBe("")
+  })
+
+  it("clockSkew judges a request by a clock that is off: a signed call more than 30 s off gets 40008, time answers the skewed clock", async () => {
+    const { sim, now } = await start()
+    sim.setFault("planOrders", { kind: "clockSkew", ms: 60_000, times: 1 })
+    const refused = await signed(sim.futuresBaseUrl, "/capi/v2/order/currentPlan", sim.accounts.trader, {}, now)
+    expect(refused.status).toBe(400)
+    expect(json(refused)).toMatchObject({ code: "40008" })
+    expect((await signed(sim.futuresBaseUrl, "/capi/v2/order/currentPlan", sim.accounts.trader, {}, now)).status).toBe(200)
+    sim.setFault("planOrders", { kind: "clockSkew", ms: -20_000, times: 1 })
+    expect((await signed(sim.futuresBaseUrl, "/capi/v2/order/currentPlan", sim.accounts.trader, {}, now)).status).toBe(200)
+    sim.setFault("time", { kind: "clockSkew", ms: 60_000, times: 1 })
+    expect(json(await send(sim.futuresBaseUrl, "/capi/v2/market/time"))).toMatchObject({ timestamp: now() + 60_000 })
+  })
+
   it("times applies a fault to the next N requests only; other operations are not affected", async () => {
     const { sim } = await start()
     sim.setFault("tickers", { kind: "status", status: 502, times: 2 })
