@@ -157,27 +157,6 @@ export const secretsOf = (env: Env, config: BotConfig): ReadonlyArray<string> =>
   ].filter((value): value is string => value !== undefined)
 }
 
-/** Core's option names and the `TRADEDESK_*` variables core's `optionsFromEnv` reads them from. */
-const TRADEDESK_VARIABLES: ReadonlyMap<string, string> = new Map([
-  ["futuresBaseUrl", "TRADEDESK_FUTURES_BASE_URL"],
-  ["spotBaseUrl", "TRADEDESK_SPOT_BASE_URL"],
-  ["apiKey", "TRADEDESK_API_KEY"],
-  ["apiSecret", "TRADEDESK_API_SECRET"],
-  ["apiPassphrase", "TRADEDESK_API_PASSPHRASE"],
-  ["locale", "TRADEDESK_LOCALE"],
-  ["timeoutMs", "TRADEDESK_TIMEOUT_MS"],
-  ["clockOffsetMs", "TRADEDESK_CLOCK_OFFSET_MS"],
-  ["rateLimit.ipWeightPerWindow", "TRADEDESK_IP_WEIGHT_PER_WINDOW"],
-  ["rateLimit.uidWeightPerWindow", "TRADEDESK_UID_WEIGHT_PER_WINDOW"],
-  ["rateLimit.windowMs", "TRADEDESK_RATE_WINDOW_MS"],
-  ["rateLimit.maxWaitMs", "TRADEDESK_RATE_MAX_WAIT_MS"],
-  ["rateLimit.onExceeded", "TRADEDESK_RATE_LIMIT"]
-])
-
-/** A problem core found in options read from the environment, told by the variables the operator set. */
-export const inVariableNames = (reason: string): string =>
-  reason.replace(/\b(?:rateLimit\.)?[a-z][A-Za-z]*\b/g, (name) => TRADEDESK_VARIABLES.get(name) ?? name)
-
 /** A URL fit for the log: any user name and password in it replaced. */
 export const withoutCredentials = (url: string): string => {
   const parsed = new URL(url)

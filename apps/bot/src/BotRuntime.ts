@@ -4,10 +4,11 @@
  */
 import type { ConfigError } from "@tradedesk/core"
 import { TradeDesk, TradeDeskConfig } from "@tradedesk/core"
-import { Duration, Layer, ManagedRuntime } from "effect"
+import { Duration, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import * as AffiliateBook from "./AffiliateBook.js"
 import * as CoinDirectory from "./CoinDirectory.js"
 import * as ExportGate from "./ExportGate.js"
+import type * as Log from "./log.js"
 import * as MarketData from "./MarketData.js"
 
 export type Services =
@@ -38,5 +39,15 @@ const layer = (options: TradeDeskConfig.Options, caches: CacheSettings): Layer.L
     Layer.provide(TradeDeskConfig.layer(options))
   )
 
-export const make = (options: TradeDeskConfig.Options, caches: CacheSettings = {}): BotRuntime =>
-  ManagedRuntime.make(layer(options, caches))
+/** Core's log lines (e.g. the measured clock offset) into the bot's log, never onto standard output (the console chat). */
+const coreLogsInto = (log: Log.Logger) =>
+  Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ logLevel, message }) => {
+      const level = LogLevel.greaterThanEqual(logLevel, LogLevel.Error) ? "error" : LogLevel.greaterThanEqual(logLevel, LogLevel.Warning) ? "warn" : "info"
+      log.log(level, "core", { message: Array.isArray(message) ? message.map(String).join(" ") : String(message) })
+    })
+  )
+
+export const make = (options: TradeDeskConfig.Options, caches: CacheSettings = {}, log?: Log.Logger): BotRuntime =>
+  ManagedRuntime.make(log === undefined ? layer(options, caches) : Layer.provide(layer(options, caches), coreLogsInto(log)))

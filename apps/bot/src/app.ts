@@ -140,14 +140,20 @@ export const startApp = async (io: AppIo): Promise<App> => {
   try {
     const exchange = await exchangeOf(config, io.env)
     if (exchange.simulator !== undefined) cleanups.push(exchange.simulator.close)
-    const runtime = BotRuntime.make(exchange.options, { tickersTtlMs: config.tickersTtlMs })
+    const runtime = BotRuntime.make(exchange.options, { tickersTtlMs: config.tickersTtlMs }, logger)
     cleanups.push(() => runtime.dispose())
     // build core's layers now, so a misconfiguration stops the start rather than the first command
     const built = await runtime.runtimeEffect.pipe(Effect.exit, Effect.runPromise)
     if (Exit.isFailure(built)) {
-      const reason = Option.match(Cause.failureOption(built.cause), { onNone: () => Cause.pretty(built.cause), onSome: (error) => error.reason })
       // core names its options (apiSecret…); the operator set them as TRADEDESK_* variables
-      throw new StartupError(config.exchange === "env" ? `TRADEDESK_* configuration: ${BotConfig.inVariableNames(reason)}` : `exchange client: ${reason}`)
+      const reason = Option.match(Cause.failureOption(built.cause), {
+        onNone: () => Cause.pretty(built.cause),
+        onSome: (error) => {
+          const named = config.exchange === "env" ? CoreConfig.namingVariable(error) : error
+          return named.option === undefined ? named.reason : `${named.option} ${named.reason}`
+        }
+      })
+      throw new StartupError(config.exchange === "env" ? `TRADEDESK_* configuration: ${reason}` : `exchange client: ${reason}`)
     }
 
     let finish!: (code: number) => void

@@ -1,4 +1,4 @@
-import { ConfigError, Decimal, ExchangeApiError, HttpStatusError, RateLimitError, TransportError } from "@tradedesk/core"
+import { ConfigError, Decimal, ExchangeApiError, HttpStatusError, OutcomeUnknownError, RateLimitError, TransportError } from "@tradedesk/core"
 import type { AffiliateUserStats, BatchOrder, SpotBill, Ticker } from "@tradedesk/core"
 import { BigDecimal, DateTime, FastCheck as fc, Option } from "effect"
 import { FmtString } from "telegraf/format"
@@ -438,6 +438,28 @@ describe("errors", () => {
       expect(report.operator).toBe(true)
     }
     expect(errorReport(new HttpStatusError({ endpoint: "spotBills", status: 404, bodyExcerpt: "" })).view.text.text).toBe("The exchange refused the request (HTTP 404).")
+  })
+
+  it("say plainly when the outcome of an order batch is unknown, and how to check", () => {
+    const lost = new OutcomeUnknownError({
+      endpoint: "batchOrders",
+      clientOids: ["tdbk3x-1", "tdbk3x-2"],
+      failure: new TransportError({ endpoint: "batchOrders", kind: "timeout", detail: "no answer within 10 seconds", maybeDelivered: true })
+    })
+    const report = errorReport(lost)
+    expect(report.operator).toBe(false)
+    expect(report.view.text.text).toBe(
+      "Outcome unknown: the orders may be live (no answer (no answer within 10 seconds)). Check the exchange's open orders and order history (in its app or website; /orders lists plan orders only) for client ids tdbk3x-1, tdbk3x-2 before placing them again: sending them again may place them twice."
+    )
+  })
+
+  it("tell a clock refusal apart from refused credentials: re-synced, nothing placed", () => {
+    const clock = (measured: number | undefined) =>
+      errorReport(new ExchangeApiError({ endpoint: "batchOrders", status: 400, code: "40008", msg: "timestamp expired", category: "clock", clockOffset: { used: 0, measured } }))
+    expect(clock(60_000)).toMatchObject({ operator: false })
+    expect(clock(60_000).view.text.text).toBe("The exchange refused the request because the bot's clock was off from the exchange's; the bot has re-synced it. Nothing was placed or changed: try again.")
+    expect(clock(undefined).operator).toBe(true)
+    expect(clock(undefined).view.text.text).toContain("could not re-sync it. Nothing was placed or changed")
   })
 })
 

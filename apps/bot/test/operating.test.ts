@@ -411,7 +411,9 @@ describe("start-up problems", () => {
     const start = (env: Record<string, string>) => startApp({ ...io, cwd: process.cwd(), env: { TRADEDESK_API_KEY: "key-long-enough", ...env } })
     await expect(start({ TRADEDESK_TIMEOUT_MS: "abc" })).rejects.toThrow(/^TRADEDESK_\* configuration: .*TRADEDESK_TIMEOUT_MS.*"abc"/)
     // core checks the options it is given and names them as options; the bot names the variables
-    await expect(start({})).rejects.toThrow("TRADEDESK_* configuration: incomplete API credentials: TRADEDESK_API_SECRET, TRADEDESK_API_PASSPHRASE missing")
+    await expect(start({})).rejects.toThrow(
+      "TRADEDESK_* configuration: TRADEDESK_API_SECRET is missing: API credentials are all three or none (missing: TRADEDESK_API_SECRET, TRADEDESK_API_PASSPHRASE)"
+    )
     await expect(start({ TRADEDESK_API_SECRET: "secret-long-enough", TRADEDESK_API_PASSPHRASE: "pass-long-enough", TRADEDESK_RATE_WINDOW_MS: "-5" }))
       .rejects.toThrow("TRADEDESK_* configuration: TRADEDESK_RATE_WINDOW_MS must be a positive number, got -5")
   })

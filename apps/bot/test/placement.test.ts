@@ -1,5 +1,5 @@
 /** Order placement: what a failure means for the batch, and a batch leaving `pending` once per press. */
-import { ConfigError, Decimal, DecodeError, ExchangeApiError, HttpStatusError, InputError, RateLimitError, TransportError } from "@tradedesk/core"
+import { ConfigError, Decimal, DecodeError, ExchangeApiError, HttpStatusError, InputError, OutcomeUnknownError, RateLimitError, TransportError } from "@tradedesk/core"
 import type { BatchOrder, TradeDeskError } from "@tradedesk/core"
 import { Exit } from "effect"
 import { describe, expect, it } from "vitest"
@@ -12,24 +12,23 @@ const d = (text: string) => Decimal.parse(text)!
 const apiError = (status: number, category: ExchangeApiError["category"]) =>
   new ExchangeApiError({ endpoint: "batchOrders", status, code: "1", msg: "m", category })
 
+const unknown = (failure: OutcomeUnknownError["failure"]) => new OutcomeUnknownError({ endpoint: "batchOrders", clientOids: ["c1"], failure })
+
 describe("after a failed placement", () => {
-  it("offers Confirm again only when nothing reached the exchange and a retry may succeed", () => {
+  it("rests on core's errors: unknown outcome, else Confirm again only when the same request may be sent again", () => {
     const cases: ReadonlyArray<readonly [TradeDeskError, string]> = [
       [new RateLimitError({ endpoint: "batchOrders", source: "local", budget: "orders", retryAfterMillis: 100 }), "retryable"],
       [new RateLimitError({ endpoint: "batchOrders", source: "server", budget: "uid", retryAfterMillis: 100 }), "retryable"],
       [new TransportError({ endpoint: "batchOrders", kind: "connection", detail: "ECONNREFUSED", maybeDelivered: false }), "retryable"],
-      [new HttpStatusError({ endpoint: "batchOrders", status: 429, bodyExcerpt: "" }), "retryable"],
       [apiError(429, "rate_limit"), "retryable"],
-      // the answer was lost, unreadable or a server error: the orders may be in
-      [new TransportError({ endpoint: "batchOrders", kind: "timeout", detail: "10 s", maybeDelivered: true }), "unknown"],
-      [new DecodeError({ endpoint: "batchOrders", detail: "x", bodyExcerpt: "" }), "unknown"],
-      [new HttpStatusError({ endpoint: "batchOrders", status: 502, bodyExcerpt: "" }), "unknown"],
-      [apiError(500, "unknown"), "unknown"],
-      [apiError(200, "server"), "unknown"],
-      [apiError(503, "rate_limit"), "unknown"],
-      // the request reached the exchange, and a code the bot cannot read does not say nothing was placed
-      [apiError(400, "unknown"), "unknown"],
-      [apiError(200, "unknown"), "unknown"],
+      // refused before acting; core measured the exchange's clock again
+      [apiError(400, "clock"), "retryable"],
+      // core found the batch may have reached the exchange: the orders may be in
+      [unknown(new TransportError({ endpoint: "batchOrders", kind: "timeout", detail: "10 s", maybeDelivered: true })), "unknown"],
+      [unknown(new DecodeError({ endpoint: "batchOrders", detail: "x", bodyExcerpt: "" })), "unknown"],
+      [unknown(new HttpStatusError({ endpoint: "batchOrders", status: 502, bodyExcerpt: "" })), "unknown"],
+      [unknown(apiError(500, "unknown")), "unknown"],
+      [unknown(apiError(200, "server")), "unknown"],
       // refused for good: the reason, no Confirm again
       [new InputError({ endpoint: "batchOrders", field: "orders.1.size", reason: "too many digits" }), "final"],
       [new ConfigError({ endpoint: "batchOrders", reason: "set the API key" }), "final"],
@@ -72,7 +71,7 @@ describe("confirmations", () => {
     }
     expect(await settled(failing(new RateLimitError({ endpoint: "batchOrders", source: "local", budget: "orders", retryAfterMillis: 1 })))).toEqual(["retryable", "Claimed"])
     expect(await settled(failing(apiError(400, "parameter")))).toEqual(["final", "Refused"])
-    expect(await settled(failing(apiError(500, "server")))).toEqual(["unknown", "Sent"])
+    expect(await settled(failing(unknown(apiError(500, "server"))))).toEqual(["unknown", "Sent"])
     // a defect, or a send that throws, may have happened after the request went out
     expect(await settled(() => Promise.resolve(Exit.die(new Error("bug"))))).toEqual(["unknown", "Sent"])
     expect(await settled(() => Promise.reject(new Error("bug")))).toEqual(["unknown", "Sent"])

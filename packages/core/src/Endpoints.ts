@@ -1,11 +1,13 @@
 /**
- * The five operations as data: method, host, path, signing, weights (interface.md §8), envelope, request schema
- * (caller's parameters ⇄ wire query or body) and response decoder. Services pick their entry; only the transport reads it.
+ * The operations as data: method, host, path, signing, weights (interface.md §8), whether it writes, envelope, request
+ * schema (caller's parameters ⇄ wire query or body) and response decoder. Services pick their entry; only the
+ * transport reads it. Besides the five operations of interface.md: the exchange's server time.
  */
 import { Schema } from "effect"
 import * as AffiliateUserStats from "./AffiliateUserStats.js"
 import * as BatchOrder from "./BatchOrder.js"
 import type { EndpointName } from "./Errors.js"
+import * as W from "./internal/wireRecord.js"
 import type { Codec } from "./internal/wireRecord.js"
 import * as PlanOrder from "./PlanOrder.js"
 import * as SpotBill from "./SpotBill.js"
@@ -21,8 +23,14 @@ export interface Endpoint<Params, A> {
   readonly ipWeight: number
   /** 0 where the spec states no UID weight */
   readonly uidWeight: number
-  /** order placement: also capped in requests per second, and never retried */
+  /** order placement: also capped in requests per second */
   readonly placesOrders: boolean
+  /**
+   * Set for a write, an operation that changes state on the exchange (order placement; cancels belong here too). A
+   * write is never sent twice by the client, and a failure after its request may have reached the exchange is an
+   * OutcomeUnknownError carrying the client_oids to look it up by.
+   */
+  readonly write: Write<Params> | undefined
   /** `bare` JSON, the spot `{ code: "00000", data }` envelope or the affiliate `{ code: "200", data }` envelope */
   readonly envelope: "bare" | "spot" | "affiliate"
   /** parameters go in the `query` string or the JSON `body` */
@@ -32,7 +40,35 @@ export interface Endpoint<Params, A> {
   readonly response: Codec<A, any>
 }
 
+export interface Write<Params> {
+  /** the client_oids a request carries, from its validated parameters */
+  readonly clientOids: (params: Params) => ReadonlyArray<string>
+}
+
 const NoParams = Schema.Struct({})
+
+/** `{ epoch, iso, timestamp }` (FACTS-trading.md §9): only `timestamp` is read. */
+const ServerTimeAnswer = W.one(W.record({
+  /** wire `timestamp`: the exchange's clock, epoch milliseconds (a number) */
+  epochMillis: W.integer("timestamp")
+}))
+
+/** The exchange's clock, public, weight IP 1: for the clock offset of signed requests. */
+export const serverTime: Endpoint<{}, { readonly epochMillis: number }> = {
+  name: "serverTime",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/time",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: NoParams,
+  response: ServerTimeAnswer
+}
 
 export const tickers: Endpoint<{}, ReadonlyArray<Ticker.Ticker>> = {
   name: "tickers",
@@ -43,6 +79,7 @@ export const tickers: Endpoint<{}, ReadonlyArray<Ticker.Ticker>> = {
   ipWeight: 40,
   uidWeight: 0,
   placesOrders: false,
+  write: undefined,
   envelope: "bare",
   location: "query",
   request: NoParams,
@@ -58,6 +95,7 @@ export const planOrders: Endpoint<PlanOrder.PlanOrdersRequest, ReadonlyArray<Pla
   ipWeight: 3,
   uidWeight: 3,
   placesOrders: false,
+  write: undefined,
   envelope: "bare",
   location: "query",
   request: PlanOrder.PlanOrdersRequest,
@@ -73,6 +111,7 @@ export const batchOrders: Endpoint<BatchOrder.BatchOrdersRequest, BatchOrder.Bat
   ipWeight: 5,
   uidWeight: 10,
   placesOrders: true,
+  write: { clientOids: (request) => request.orders.map((order) => order.clientOid) },
   envelope: "bare",
   location: "body",
   request: BatchOrder.BatchOrdersRequest,
@@ -88,6 +127,7 @@ export const spotBills: Endpoint<SpotBill.SpotBillsRequest, ReadonlyArray<SpotBi
   ipWeight: 5,
   uidWeight: 5,
   placesOrders: false,
+  write: undefined,
   envelope: "spot",
   location: "body",
   request: SpotBill.SpotBillsRequest,
@@ -103,6 +143,7 @@ export const affiliateStats: Endpoint<AffiliateUserStats.AffiliateStatsRequest, 
   ipWeight: 20,
   uidWeight: 20,
   placesOrders: false,
+  write: undefined,
   envelope: "affiliate",
   location: "query",
   request: AffiliateUserStats.AffiliateStatsRequest,

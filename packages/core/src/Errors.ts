@@ -1,10 +1,15 @@
 /**
  * Every expected failure of a call, as a typed value. Each error names the endpoint and says what happened in words
  * a person can act on; the exchange's own code and message are kept verbatim. Secrets never appear in them.
+ *
+ * `retryable` on every error means one thing: the same request may safely be sent again as it is (after the wait a
+ * RateLimitError names). A write whose request may have reached the exchange without a readable answer is never
+ * retryable: it fails with an OutcomeUnknownError.
  */
 import { Schema } from "effect"
+import { signedMillis } from "./internal/signedMillis.js"
 
-export const EndpointName = Schema.Literal("tickers", "planOrders", "batchOrders", "spotBills", "affiliateStats")
+export const EndpointName = Schema.Literal("tickers", "planOrders", "batchOrders", "spotBills", "affiliateStats", "serverTime")
 export type EndpointName = Schema.Schema.Type<typeof EndpointName>
 
 /** The request was refused before anything was sent: a parameter is out of its rules. */
@@ -14,18 +19,32 @@ export class InputError extends Schema.TaggedError<InputError>()("InputError", {
   field: Schema.String,
   reason: Schema.String
 }) {
+  /** the same parameters are refused again */
+  get retryable() {
+    return false
+  }
   override get message() {
     return `${this.endpoint}: invalid ${this.field}: ${this.reason}`
   }
 }
 
-/** The client is not configured for this call, e.g. a signed call without API credentials. */
+/**
+ * The client is not configured for this call: an option or environment variable is invalid, or a signed call has no
+ * API credentials. Found while building the client's layer (no endpoint) or at a call (its endpoint).
+ */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
   endpoint: Schema.optional(EndpointName),
+  /** the option (`timeoutMs`, `rateLimit.windowMs`) or environment variable (`TRADEDESK_TIMEOUT_MS`) at fault */
+  option: Schema.optional(Schema.String),
+  /** what is wrong, read after the option's name: `must be a positive number, got -1` */
   reason: Schema.String
 }) {
+  get retryable() {
+    return false
+  }
   override get message() {
-    return `${this.endpoint === undefined ? "" : `${this.endpoint}: `}configuration problem: ${this.reason}`
+    const where = this.endpoint === undefined ? "" : `${this.endpoint}: `
+    return `${where}configuration problem: ${this.option === undefined ? "" : `${this.option} `}${this.reason}`
   }
 }
 
@@ -40,7 +59,10 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
    */
   maybeDelivered: Schema.Boolean
 }) {
-  /** a read may be sent again; an order batch that `maybeDelivered` must first be looked for by its client_oids */
+  /**
+   * A read may always be sent again. A write is a TransportError only when it surely never left this machine
+   * (`maybeDelivered` false); otherwise it fails with an OutcomeUnknownError.
+   */
   get retryable() {
     return true
   }
@@ -50,10 +72,7 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
       : this.maybeDelivered
       ? `the connection to the exchange failed (${this.detail})`
       : `could not reach the exchange (${this.detail}); check the base URL and the network`
-    if (!this.maybeDelivered) return `${this.endpoint}: ${what}`
-    return this.endpoint === "batchOrders"
-      ? `${this.endpoint}: ${what}; the orders may have reached the exchange: look for their client_oids before sending them again`
-      : `${this.endpoint}: ${what}; try again shortly`
+    return this.maybeDelivered ? `${this.endpoint}: ${what}; try again shortly` : `${this.endpoint}: ${what}`
   }
 }
 
@@ -74,6 +93,7 @@ export class HttpStatusError extends Schema.TaggedError<HttpStatusError>()("Http
 
 export const ApiErrorCategory = Schema.Literal(
   "auth",
+  "clock",
   "permission",
   "parameter",
   "not_found",
@@ -84,14 +104,18 @@ export const ApiErrorCategory = Schema.Literal(
 )
 export type ApiErrorCategory = Schema.Schema.Type<typeof ApiErrorCategory>
 
-/** Exchange error codes (FACTS.md) by category. Codes not listed are `unknown`, never guessed. */
+/**
+ * Exchange error codes (FACTS.md) by category. Codes not listed are `unknown`, never guessed. 40008 (timestamp more
+ * than 30 s off the exchange's clock) is `clock`: measuring the offset again fixes it. 40005 (ACCESS-TIMESTAMP not 13
+ * digits of milliseconds) stays `auth`: it is a malformed header, which no clock offset mends.
+ */
 const CATEGORY_BY_CODE: Readonly<Record<string, ApiErrorCategory>> = {
   "40001": "auth",
   "40002": "auth",
   "40003": "auth",
   "40005": "auth",
   "40006": "auth",
-  "40008": "auth",
+  "40008": "clock",
   "40009": "auth",
   "40011": "auth",
   "40012": "auth",
@@ -121,8 +145,15 @@ const CATEGORY_BY_CODE: Readonly<Record<string, ApiErrorCategory>> = {
 export const categoryOf = (code: string, status: number): ApiErrorCategory =>
   CATEGORY_BY_CODE[code] ?? (status >= 500 ? "server" : "unknown")
 
+/** Categories by which the exchange says it refused the request before acting on it. */
+const REFUSALS: ReadonlySet<ApiErrorCategory> = new Set(["auth", "clock", "permission", "parameter", "not_found", "rejected", "rate_limit"])
+
+/** Safe to send again as is: refused before acting and may pass later, or (for a read) the server's trouble. */
+const RETRYABLE: ReadonlySet<ApiErrorCategory> = new Set(["clock", "rate_limit", "server"])
+
 const HINTS: Readonly<Record<ApiErrorCategory, string>> = {
-  auth: "check the API key, secret, passphrase and the machine's clock",
+  auth: "check the API key, secret and passphrase",
+  clock: "the request's timestamp is more than 30 s off the exchange's clock",
   permission: "the API key lacks the permission, the account is frozen or the IP is not allowed",
   parameter: "a parameter was refused",
   not_found: "no such symbol or order",
@@ -131,6 +162,14 @@ const HINTS: Readonly<Record<ApiErrorCategory, string>> = {
   server: "the exchange has a problem; try again later",
   unknown: "see the exchange's message"
 }
+
+/** The clock offsets (milliseconds added to the local clock) around a `clock` refusal. */
+export const ClockOffset = Schema.Struct({
+  /** the offset the refused request was signed with */
+  used: Schema.Number,
+  /** the offset measured after the refusal; absent when measuring is off or failed */
+  measured: Schema.optional(Schema.Number)
+})
 
 /** The exchange refused the request with its own error code. */
 export class ExchangeApiError extends Schema.TaggedError<ExchangeApiError>()("ExchangeApiError", {
@@ -141,13 +180,28 @@ export class ExchangeApiError extends Schema.TaggedError<ExchangeApiError>()("Ex
   code: Schema.String,
   /** the exchange's message, verbatim */
   msg: Schema.String,
-  category: ApiErrorCategory
+  category: ApiErrorCategory,
+  /** for a `clock` refusal: the offset the request was signed with, and the one measured after it */
+  clockOffset: Schema.optional(ClockOffset)
 }) {
   get retryable() {
-    return this.category === "server"
+    return RETRYABLE.has(this.category)
+  }
+  /**
+   * Whether the answer says the exchange refused before acting. A write answered with `server` or `unknown`, or with
+   * an HTTP 5xx, may have been acted on.
+   */
+  get refusedBeforeActing() {
+    return this.status < 500 && REFUSALS.has(this.category)
   }
   override get message() {
-    return `${this.endpoint}: the exchange refused the request: ${this.code} ${this.msg} (${HINTS[this.category]})`
+    const head = `${this.endpoint}: the exchange refused the request: ${this.code} ${this.msg} (${HINTS[this.category]}`
+    if (this.category !== "clock" || this.clockOffset === undefined) return `${head})`
+    const { measured, used } = this.clockOffset
+    const after = measured === undefined
+      ? "check the machine's clock, or set clockOffsetMs"
+      : `the clock was synced again since: offset ${signedMillis(measured)} ms`
+    return `${head}; signed with a clock offset of ${signedMillis(used)} ms; ${after}; nothing was placed or changed, so it may be sent again)`
   }
 }
 
@@ -175,8 +229,70 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError"
   /** the start of the body, for the operator */
   bodyExcerpt: Schema.String
 }) {
+  /** a read may be sent again; a write whose answer cannot be read fails with an OutcomeUnknownError instead */
+  get retryable() {
+    return true
+  }
   override get message() {
     return `${this.endpoint}: unexpected answer from the exchange: ${this.detail}`
+  }
+}
+
+/** What happened to a write whose outcome is unknown, in a few words. */
+const happenedTo = (failure: TransportError | HttpStatusError | DecodeError | ExchangeApiError): string => {
+  switch (failure._tag) {
+    case "TransportError":
+      return failure.kind === "timeout" ? `no answer (${failure.detail})` : `the connection failed after the request was sent (${failure.detail})`
+    case "HttpStatusError":
+      return `the exchange answered HTTP ${failure.status} without saying whether it acted`
+    case "DecodeError":
+      return `the answer could not be read (${failure.detail})`
+    case "ExchangeApiError":
+      return `the exchange answered ${failure.code} ${failure.msg}, which does not say whether it acted`
+  }
+}
+
+/**
+ * A write (an order batch) whose request may have reached the exchange and been acted on, but whose answer was lost
+ * or unreadable: timeout, connection reset after sending, a 5xx or an exchange error that does not say it refused,
+ * an answer that does not decode, or the client closed while waiting for it. Never retried: sending it again may place
+ * the orders twice. Find out by looking the orders up by their client_oids.
+ */
+export class OutcomeUnknownError extends Schema.TaggedError<OutcomeUnknownError>()("OutcomeUnknownError", {
+  endpoint: EndpointName,
+  /** the batch's client_oids: the keys to look its orders up by */
+  clientOids: Schema.Array(Schema.String),
+  /** what went wrong after the request may have left (its own `retryable` is about reads, not this write) */
+  failure: Schema.Union(TransportError, HttpStatusError, DecodeError, ExchangeApiError)
+}) {
+  get retryable() {
+    return false
+  }
+  /** what happened, in a few words: `no answer (no answer within 10 s)` */
+  get happened() {
+    return happenedTo(this.failure)
+  }
+  override get message() {
+    return `${this.endpoint}: outcome unknown: ${this.happened}. The orders may have been placed: look for client_oid ${
+      this.clientOids.join(", ")
+    } among the symbol's open orders and order history before sending them again (sending them again may place them twice)`
+  }
+}
+
+/** A call to a Promise client after its `close()`, or stopped by it before its answer (a read, or a write never sent). */
+export class ClientClosedError extends Schema.TaggedError<ClientClosedError>()("ClientClosedError", {
+  endpoint: EndpointName,
+  /** `before`: the call came after `close()`; `during`: `close()` stopped it */
+  when: Schema.Literal("before", "during")
+}) {
+  /** not on this client: create a new one */
+  get retryable() {
+    return false
+  }
+  override get message() {
+    return this.when === "before"
+      ? `${this.endpoint}: the client is closed; create a new one`
+      : `${this.endpoint}: the client was closed before the call finished`
   }
 }
 
@@ -188,10 +304,21 @@ export type TradeDeskError =
   | ExchangeApiError
   | RateLimitError
   | DecodeError
+  | OutcomeUnknownError
 
 /**
- * Whether a read may be sent again at once. Rate limits are retryable too, but after their wait, which the limiter
- * (or the caller) owns; they are not transient.
+ * Whether a read is sent again at once, within its retry budget: a failure that may pass by itself. Rate limits and
+ * clock refusals are retryable too, but after their wait or a new clock measurement, which the transport owns.
  */
-export const isTransient = (error: TradeDeskError): boolean =>
-  error._tag !== "RateLimitError" && "retryable" in error && error.retryable
+export const isTransient = (error: TradeDeskError): boolean => {
+  switch (error._tag) {
+    case "TransportError":
+      return true
+    case "HttpStatusError":
+      return error.status >= 500
+    case "ExchangeApiError":
+      return error.category === "server"
+    default:
+      return false
+  }
+}

@@ -1,5 +1,6 @@
 /**
- * All five services over one transport, one rate limiter and one HTTP client: the layer an application provides.
+ * All the services (the five operations and the server time) over one transport, one rate limiter and one HTTP
+ * client: the layer an application provides.
  */
 import type { HttpClient } from "@effect/platform"
 import { Layer } from "effect"
@@ -8,6 +9,7 @@ import * as BatchOrders from "./BatchOrders.js"
 import type { ConfigError } from "./Errors.js"
 import * as PlanOrders from "./PlanOrders.js"
 import * as RateLimit from "./RateLimit.js"
+import * as ServerTime from "./ServerTime.js"
 import * as SpotBills from "./SpotBills.js"
 import * as Tickers from "./Tickers.js"
 import * as TradeDeskConfig from "./TradeDeskConfig.js"
@@ -20,8 +22,9 @@ export type Services =
   | BatchOrders.BatchOrders
   | SpotBills.SpotBills
   | AffiliateStats.AffiliateStats
+  | ServerTime.ServerTime
 
-const services = Layer.mergeAll(Tickers.layer, PlanOrders.layer, BatchOrders.layer, SpotBills.layer, AffiliateStats.layer)
+const services = Layer.mergeAll(Tickers.layer, PlanOrders.layer, BatchOrders.layer, SpotBills.layer, AffiliateStats.layer, ServerTime.layer)
 
 /** The services given a configuration, an HTTP client and a rate limiter (to swap any of them, e.g. in tests). */
 export const layerWith: Layer.Layer<
@@ -30,7 +33,7 @@ export const layerWith: Layer.Layer<
   TradeDeskConfig.TradeDeskConfig | RateLimit.RateLimit | HttpClient.HttpClient
 > = Layer.provide(services, TradingHttp.layer)
 
-/** The services given a configuration: undici HTTP client, in-memory rate limiter. */
+/** The services given a configuration: undici HTTP client (answers capped at `maxResponseBytes`), in-memory rate limiter. */
 export const layerConfigured: Layer.Layer<Services, never, TradeDeskConfig.TradeDeskConfig> = layerWith.pipe(
   Layer.provide(Layer.merge(RateLimit.layer, UndiciHttpClient.layer))
 )

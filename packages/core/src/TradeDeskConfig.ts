@@ -1,8 +1,10 @@
 /**
- * Client configuration: hosts, credentials (always `Redacted`), locale, timeout, clock offset, rate-limit budgets.
- * Given in code with `layer(options)` or read from the environment with `layerFromEnv`.
+ * Client configuration: hosts, credentials (always `Redacted`), locale, timeout, clock offset and its measuring,
+ * rate-limit budgets, caps on answers. Given in code with `layer(options)` or read from the environment with
+ * `layerFromEnv`; a problem is a ConfigError value naming the option or variable, never an exception.
  */
-import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import type { ConfigError as EffectConfigError } from "effect"
 import { ConfigError } from "./Errors.js"
 
 export const PRODUCTION_FUTURES_BASE_URL = "https://api-contract.weex.com"
@@ -45,12 +47,18 @@ export interface Settings {
   /** the `locale` header; none sends no header */
   readonly locale: Option.Option<string>
   readonly timeout: Duration.Duration
-  /** added to the local clock for ACCESS-TIMESTAMP, for a machine whose clock is off from the exchange's */
+  /** added to the local clock for ACCESS-TIMESTAMP until the exchange's clock is measured (or for good, without `syncClock`) */
   readonly clockOffsetMillis: number
+  /** measure the offset from the exchange's clock before the first signed call and after a clock refusal */
+  readonly syncClock: boolean
   /** false: no client-side limiting, for callers that limit upstream */
   readonly rateLimit: RateLimitSettings | false
   /** attempts after the first, for reads that failed transiently */
   readonly readRetries: number
+  /** the largest answer body read; a larger one is a DecodeError (an OutcomeUnknownError for a write) */
+  readonly maxResponseBytes: number
+  /** the longest decimal string decoded from an answer, in characters */
+  readonly maxDecimalLength: number
 }
 
 /** The options shape shared by `layer` and the Promise facade's `createClient`. */
@@ -63,8 +71,15 @@ export interface Options {
   /** default `en-US`; `""` sends no locale header */
   readonly locale?: string
   readonly timeoutMs?: number
+  /** the starting clock offset (default 0) */
   readonly clockOffsetMs?: number
+  /** default true; false keeps `clockOffsetMs` and never calls the server-time endpoint */
+  readonly syncClock?: boolean
   readonly readRetries?: number
+  /** default 8 MiB */
+  readonly maxResponseBytes?: number
+  /** default 100 */
+  readonly maxDecimalLength?: number
   readonly rateLimit?:
     | {
       readonly ipWeightPerWindow?: number
@@ -82,95 +97,124 @@ export interface Options {
 
 export class TradeDeskConfig extends Context.Tag("@tradedesk/core/TradeDeskConfig")<TradeDeskConfig, Settings>() {}
 
-const invalid = (reason: string): never => {
-  throw new ConfigError({ reason })
-}
+type Checked<A> = Either.Either<A, ConfigError>
+
+const invalid = (option: string, reason: string): Checked<never> => Either.left(new ConfigError({ option, reason }))
+
+const shown = (value: unknown) => (typeof value === "string" ? JSON.stringify(value) : String(value))
 
 /** A credential as a `Redacted`; an empty one counts as absent. Its value never reaches an error message. */
-const secret = (name: string, value: unknown): Redacted.Redacted<string> | undefined => {
+const secret = (option: string, value: unknown): Checked<Redacted.Redacted<string> | undefined> => {
   const text = Redacted.isRedacted(value) ? Redacted.value(value) : value
-  if (text === undefined || text === null || text === "") return undefined
-  return typeof text === "string" ? Redacted.make(text) : invalid(`${name} must be a string`)
+  if (text === undefined || text === null || text === "") return Either.right(undefined)
+  return typeof text === "string" ? Either.right(Redacted.make(text)) : invalid(option, "must be a string")
 }
 
-const positive = (name: string, value: unknown, fallback: number): number => {
+const positive = (option: string, value: unknown, fallback: number): Checked<number> => {
   const chosen = value ?? fallback
   return typeof chosen === "number" && Number.isFinite(chosen) && chosen > 0
-    ? chosen
-    : invalid(`${name} must be a positive number, got ${String(value)}`)
+    ? Either.right(chosen)
+    : invalid(option, `must be a positive number, got ${shown(value)}`)
 }
 
-const integer = (name: string, value: unknown, fallback: number, min: number, max: number): number => {
+const integer = (option: string, value: unknown, fallback: number, min: number, max: number): Checked<number> => {
   const chosen = value ?? fallback
-  return Number.isSafeInteger(chosen) && (chosen as number) >= min && (chosen as number) <= max
-    ? (chosen as number)
-    : invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`)
+  return typeof chosen === "number" && Number.isSafeInteger(chosen) && chosen >= min && chosen <= max
+    ? Either.right(chosen)
+    : invalid(option, `must be a whole number from ${min} to ${max}, got ${shown(value)}`)
 }
 
-const fraction = (name: string, value: unknown, fallback: number): number => {
+const flag = (option: string, value: unknown, fallback: boolean): Checked<boolean> => {
+  const chosen = value ?? fallback
+  return typeof chosen === "boolean" ? Either.right(chosen) : invalid(option, `must be true or false, got ${shown(value)}`)
+}
+
+const fraction = (option: string, value: unknown, fallback: number): Checked<number> => {
   const chosen = value ?? fallback
   return typeof chosen === "number" && chosen >= 0 && chosen < 1
-    ? chosen
-    : invalid(`${name} must be a number from 0 up to (not including) 1, got ${String(value)}`)
+    ? Either.right(chosen)
+    : invalid(option, `must be a number from 0 up to (not including) 1, got ${shown(value)}`)
 }
 
 /**
  * An http(s) origin, optionally with a path prefix (a proxy that forwards to the exchange); no query or fragment.
  * Requests are signed over the operation's path alone, which is what the exchange receives behind such a proxy.
  */
-const baseUrl = (name: string, value: unknown, fallback: string): string => {
+const baseUrl = (option: string, value: unknown, fallback: string): Checked<string> => {
   const text = value ?? fallback
   const url = typeof text === "string" && URL.canParse(text) ? new URL(text) : undefined
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
-    return invalid(`${name} must be an http(s) URL without query or fragment, got ${JSON.stringify(value)}`)
+    return invalid(option, `must be an http(s) URL without query or fragment, got ${JSON.stringify(value)}`)
   }
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, "")
+  return Either.right(`${url.origin}${url.pathname}`.replace(/\/+$/, ""))
 }
 
 /** Largest `readRetries`: retries are for passing faults, not a way to wait out an outage. */
 const MAX_READ_RETRIES = 10
 
-/** Validates options into settings; a ConfigError names what is wrong (never a secret's value). */
-export const resolve = (options: Options): Effect.Effect<Settings, ConfigError> =>
-  Effect.try({
-    try: (): Settings => {
-      if (typeof options !== "object" || options === null) return invalid("options must be an object")
-      const apiKey = secret("apiKey", options.apiKey)
-      const apiSecret = secret("apiSecret", options.apiSecret)
-      const apiPassphrase = secret("apiPassphrase", options.apiPassphrase)
-      const missing = Object.entries({ apiKey, apiSecret, apiPassphrase }).filter(([, value]) => value === undefined).map(([name]) => name)
-      if (missing.length === 1 || missing.length === 2) invalid(`incomplete API credentials: ${missing.join(", ")} missing`)
-      const limits = options.rateLimit ?? {}
-      if (limits !== false && typeof limits !== "object") invalid("rateLimit must be an object or false")
-      const onExceeded = limits === false ? undefined : limits.onExceeded ?? "wait"
-      if (onExceeded !== undefined && onExceeded !== "wait" && onExceeded !== "fail") {
-        invalid(`rateLimit.onExceeded must be "wait" or "fail", got ${JSON.stringify(onExceeded)}`)
-      }
-      if (options.locale !== undefined && typeof options.locale !== "string") invalid("locale must be a string")
-      return {
-        futuresBaseUrl: baseUrl("futuresBaseUrl", options.futuresBaseUrl, PRODUCTION_FUTURES_BASE_URL),
-        spotBaseUrl: baseUrl("spotBaseUrl", options.spotBaseUrl, PRODUCTION_SPOT_BASE_URL),
-        credentials: apiKey && apiSecret && apiPassphrase ? Option.some({ apiKey, apiSecret, apiPassphrase }) : Option.none(),
-        locale: options.locale === "" ? Option.none() : Option.some(options.locale ?? "en-US"),
-        timeout: Duration.millis(positive("timeoutMs", options.timeoutMs, 10_000)),
-        clockOffsetMillis: integer("clockOffsetMs", options.clockOffsetMs, 0, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
-        readRetries: integer("readRetries", options.readRetries, 2, 0, MAX_READ_RETRIES),
-        rateLimit: limits === false ? false : {
-          ipWeightPerWindow: positive("rateLimit.ipWeightPerWindow", limits.ipWeightPerWindow, 500),
-          uidWeightPerWindow: positive("rateLimit.uidWeightPerWindow", limits.uidWeightPerWindow, 500),
-          window: Duration.millis(positive("rateLimit.windowMs", limits.windowMs, 10_000)),
-          orderRequestsPerSecond: positive("rateLimit.orderRequestsPerSecond", limits.orderRequestsPerSecond, 10),
-          orderReserve: fraction("rateLimit.orderReserve", limits.orderReserve, DEFAULT_ORDER_RESERVE),
-          onExceeded: onExceeded ?? "wait",
-          maxWait: limits.maxWaitMs === undefined
-            ? Duration.infinity
-            : Duration.millis(integer("rateLimit.maxWaitMs", limits.maxWaitMs, 0, 0, Number.MAX_SAFE_INTEGER)),
-          penalty: Duration.millis(positive("rateLimit.penaltyMs", limits.penaltyMs, DEFAULT_PENALTY_MILLIS))
-        }
-      }
-    },
-    catch: (error) => (error instanceof ConfigError ? error : new ConfigError({ reason: String(error) }))
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+/** Largest `maxResponseBytes`: the cap exists to bound memory. */
+const MAX_RESPONSE_BYTES_LIMIT = 1024 * 1024 * 1024
+
+export const DEFAULT_MAX_DECIMAL_LENGTH = 100
+/** Largest `maxDecimalLength`: the cap exists to bound the work of parsing one number. */
+const MAX_DECIMAL_LENGTH_LIMIT = 100_000
+
+const rateLimitSettings = (limits: Options["rateLimit"]): Checked<RateLimitSettings | false> =>
+  Either.gen(function*() {
+    if (limits === false) return false
+    if (limits !== undefined && (typeof limits !== "object" || limits === null)) return yield* invalid("rateLimit", "must be an object or false")
+    const given = limits ?? {}
+    const onExceeded = given.onExceeded ?? "wait"
+    if (onExceeded !== "wait" && onExceeded !== "fail") {
+      return yield* invalid("rateLimit.onExceeded", `must be "wait" or "fail", got ${JSON.stringify(onExceeded)}`)
+    }
+    return {
+      ipWeightPerWindow: yield* positive("rateLimit.ipWeightPerWindow", given.ipWeightPerWindow, 500),
+      uidWeightPerWindow: yield* positive("rateLimit.uidWeightPerWindow", given.uidWeightPerWindow, 500),
+      window: Duration.millis(yield* positive("rateLimit.windowMs", given.windowMs, 10_000)),
+      orderRequestsPerSecond: yield* positive("rateLimit.orderRequestsPerSecond", given.orderRequestsPerSecond, 10),
+      orderReserve: yield* fraction("rateLimit.orderReserve", given.orderReserve, DEFAULT_ORDER_RESERVE),
+      onExceeded,
+      maxWait: given.maxWaitMs === undefined
+        ? Duration.infinity
+        : Duration.millis(yield* integer("rateLimit.maxWaitMs", given.maxWaitMs, 0, 0, Number.MAX_SAFE_INTEGER)),
+      penalty: Duration.millis(yield* positive("rateLimit.penaltyMs", given.penaltyMs, DEFAULT_PENALTY_MILLIS))
+    }
   })
+
+/**
+ * Validates options into settings, as a value: the first ConfigError names the option at fault and never a secret's
+ * value. Nothing here throws, whatever the caller passes.
+ */
+export const validate = (options: Options): Checked<Settings> =>
+  Either.gen(function*() {
+    if (typeof options !== "object" || options === null) return yield* invalid("options", "must be an object")
+    const apiKey = yield* secret("apiKey", options.apiKey)
+    const apiSecret = yield* secret("apiSecret", options.apiSecret)
+    const apiPassphrase = yield* secret("apiPassphrase", options.apiPassphrase)
+    const missing = Object.entries({ apiKey, apiSecret, apiPassphrase }).filter(([, value]) => value === undefined).map(([name]) => name)
+    if (missing.length === 1 || missing.length === 2) {
+      return yield* invalid(missing[0]!, `is missing: API credentials are all three or none (missing: ${missing.join(", ")})`)
+    }
+    if (options.locale !== undefined && typeof options.locale !== "string") return yield* invalid("locale", "must be a string")
+    return {
+      futuresBaseUrl: yield* baseUrl("futuresBaseUrl", options.futuresBaseUrl, PRODUCTION_FUTURES_BASE_URL),
+      spotBaseUrl: yield* baseUrl("spotBaseUrl", options.spotBaseUrl, PRODUCTION_SPOT_BASE_URL),
+      credentials: apiKey && apiSecret && apiPassphrase ? Option.some({ apiKey, apiSecret, apiPassphrase }) : Option.none(),
+      locale: options.locale === "" ? Option.none() : Option.some(options.locale ?? "en-US"),
+      timeout: Duration.millis(yield* positive("timeoutMs", options.timeoutMs, 10_000)),
+      clockOffsetMillis: yield* integer("clockOffsetMs", options.clockOffsetMs, 0, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+      syncClock: yield* flag("syncClock", options.syncClock, true),
+      readRetries: yield* integer("readRetries", options.readRetries, 2, 0, MAX_READ_RETRIES),
+      maxResponseBytes: yield* integer("maxResponseBytes", options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1, MAX_RESPONSE_BYTES_LIMIT),
+      maxDecimalLength: yield* integer("maxDecimalLength", options.maxDecimalLength, DEFAULT_MAX_DECIMAL_LENGTH, 1, MAX_DECIMAL_LENGTH_LIMIT),
+      rateLimit: yield* rateLimitSettings(options.rateLimit)
+    }
+  })
+
+/** `validate` as an Effect, run when the layer is built. */
+export const resolve = (options: Options): Effect.Effect<Settings, ConfigError> => Effect.suspend(() => validate(options))
 
 export const layer = (options: Options = {}): Layer.Layer<TradeDeskConfig, ConfigError> =>
   Layer.effect(TradeDeskConfig, resolve(options))
@@ -178,13 +222,35 @@ export const layer = (options: Options = {}): Layer.Layer<TradeDeskConfig, Confi
 const optionalNumber = (name: string) => Config.option(Config.number(name)).pipe(Config.map(Option.getOrUndefined))
 const optionalString = (name: string) => Config.option(Config.string(name)).pipe(Config.map(Option.getOrUndefined))
 const optionalSecret = (name: string) => Config.option(Config.redacted(name)).pipe(Config.map(Option.getOrUndefined))
+const optionalBoolean = (name: string) => Config.option(Config.boolean(name)).pipe(Config.map(Option.getOrUndefined))
+
+/** The environment variable of each option read from the environment, to name the variable in a ConfigError. */
+const VARIABLE_OF: Readonly<Record<string, string>> = {
+  futuresBaseUrl: "TRADEDESK_FUTURES_BASE_URL",
+  spotBaseUrl: "TRADEDESK_SPOT_BASE_URL",
+  apiKey: "TRADEDESK_API_KEY",
+  apiSecret: "TRADEDESK_API_SECRET",
+  apiPassphrase: "TRADEDESK_API_PASSPHRASE",
+  locale: "TRADEDESK_LOCALE",
+  timeoutMs: "TRADEDESK_TIMEOUT_MS",
+  clockOffsetMs: "TRADEDESK_CLOCK_OFFSET_MS",
+  syncClock: "TRADEDESK_SYNC_CLOCK",
+  maxResponseBytes: "TRADEDESK_MAX_RESPONSE_BYTES",
+  maxDecimalLength: "TRADEDESK_MAX_DECIMAL_LENGTH",
+  "rateLimit.ipWeightPerWindow": "TRADEDESK_IP_WEIGHT_PER_WINDOW",
+  "rateLimit.uidWeightPerWindow": "TRADEDESK_UID_WEIGHT_PER_WINDOW",
+  "rateLimit.windowMs": "TRADEDESK_RATE_WINDOW_MS",
+  "rateLimit.maxWaitMs": "TRADEDESK_RATE_MAX_WAIT_MS",
+  "rateLimit.orderReserve": "TRADEDESK_RATE_ORDER_RESERVE",
+  "rateLimit.onExceeded": "TRADEDESK_RATE_LIMIT"
+}
 
 /**
  * Options from the environment: `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
  * `TRADEDESK_API_SECRET`, `TRADEDESK_API_PASSPHRASE`, `TRADEDESK_LOCALE`, `TRADEDESK_TIMEOUT_MS`,
- * `TRADEDESK_CLOCK_OFFSET_MS`, `TRADEDESK_IP_WEIGHT_PER_WINDOW`, `TRADEDESK_UID_WEIGHT_PER_WINDOW`,
- * `TRADEDESK_RATE_WINDOW_MS`, `TRADEDESK_RATE_MAX_WAIT_MS`, `TRADEDESK_RATE_ORDER_RESERVE`, `TRADEDESK_RATE_LIMIT` (`wait`,
- * `fail` or `off`).
+ * `TRADEDESK_CLOCK_OFFSET_MS`, `TRADEDESK_SYNC_CLOCK`, `TRADEDESK_MAX_RESPONSE_BYTES`, `TRADEDESK_MAX_DECIMAL_LENGTH`,
+ * `TRADEDESK_IP_WEIGHT_PER_WINDOW`, `TRADEDESK_UID_WEIGHT_PER_WINDOW`, `TRADEDESK_RATE_WINDOW_MS`,
+ * `TRADEDESK_RATE_MAX_WAIT_MS`, `TRADEDESK_RATE_ORDER_RESERVE`, `TRADEDESK_RATE_LIMIT` (`wait`, `fail` or `off`).
  */
 export const optionsFromEnv: Config.Config<Options> = Config.all({
   futuresBaseUrl: optionalString("TRADEDESK_FUTURES_BASE_URL"),
@@ -195,6 +261,9 @@ export const optionsFromEnv: Config.Config<Options> = Config.all({
   locale: optionalString("TRADEDESK_LOCALE"),
   timeoutMs: optionalNumber("TRADEDESK_TIMEOUT_MS"),
   clockOffsetMs: optionalNumber("TRADEDESK_CLOCK_OFFSET_MS"),
+  syncClock: optionalBoolean("TRADEDESK_SYNC_CLOCK"),
+  maxResponseBytes: optionalNumber("TRADEDESK_MAX_RESPONSE_BYTES"),
+  maxDecimalLength: optionalNumber("TRADEDESK_MAX_DECIMAL_LENGTH"),
   ipWeightPerWindow: optionalNumber("TRADEDESK_IP_WEIGHT_PER_WINDOW"),
   uidWeightPerWindow: optionalNumber("TRADEDESK_UID_WEIGHT_PER_WINDOW"),
   windowMs: optionalNumber("TRADEDESK_RATE_WINDOW_MS"),
@@ -208,10 +277,29 @@ export const optionsFromEnv: Config.Config<Options> = Config.all({
   }))
 )
 
+/** The first problem Effect's Config found, as a ConfigError naming its variable. */
+const fromConfigError = (error: EffectConfigError.ConfigError): ConfigError => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return fromConfigError(error.left)
+    default:
+      return new ConfigError({ option: error.path.join("."), reason: error.message })
+  }
+}
+
+/** The `TRADEDESK_*` variable an option is read from, e.g. `rateLimit.windowMs` → `TRADEDESK_RATE_WINDOW_MS`. */
+export const variableOf = (option: string): string | undefined => (Object.hasOwn(VARIABLE_OF, option) ? VARIABLE_OF[option] : undefined)
+
+/** A problem with an option read from the environment names its variable. */
+export const namingVariable = (error: ConfigError): ConfigError => {
+  const variable = error.option === undefined ? undefined : variableOf(error.option)
+  // a reason may name other options too ("missing: apiSecret, apiPassphrase")
+  const reason = error.reason.replace(/\b(?:rateLimit\.)?[a-z][A-Za-z]*\b/g, (name) => variableOf(name) ?? name)
+  return new ConfigError({ endpoint: error.endpoint, option: variable ?? error.option, reason })
+}
+
 export const layerFromEnv: Layer.Layer<TradeDeskConfig, ConfigError> = Layer.effect(
   TradeDeskConfig,
-  Effect.flatMap(
-    Effect.mapError(optionsFromEnv, (error) => new ConfigError({ reason: String(error) })),
-    resolve
-  )
+  Effect.flatMap(Effect.mapError(optionsFromEnv, fromConfigError), (options) => Effect.mapError(resolve(options), namingVariable))
 )

@@ -1,11 +1,14 @@
 /**
  * The transport: the only code that touches `HttpClient`. For one call it validates and encodes the parameters,
- * charges the rate limiter, signs the exact query and body it then sends, checks the status and envelope, decodes the
- * answer, and maps every failure to a `TradeDeskError` in one place.
+ * charges the rate limiter, signs the exact query and body it then sends (with the clock offset it keeps from the
+ * exchange's clock), reads the answer up to `maxResponseBytes`, checks the status and envelope, decodes the answer,
+ * and maps every failure to a `TradeDeskError` in one place. Reads are retried on transient failures; a write is
+ * never sent twice, and a failure after its request may have reached the exchange is an OutcomeUnknownError.
  */
 import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
-import type { HttpClientError } from "@effect/platform"
-import { Clock, Context, Duration, Effect, Either, Layer, Option, ParseResult, Predicate, Redacted, Schedule, Schema } from "effect"
+import type { HttpClientError, HttpClientResponse } from "@effect/platform"
+import { Clock, Context, Duration, Effect, Either, FiberRef, Layer, Option, ParseResult, Predicate, Redacted, Ref, Schedule, Schema } from "effect"
+import * as Endpoints from "./Endpoints.js"
 import type { Endpoint } from "./Endpoints.js"
 import {
   categoryOf,
@@ -15,10 +18,13 @@ import {
   HttpStatusError,
   InputError,
   isTransient,
+  OutcomeUnknownError,
   RateLimitError,
   TransportError
 } from "./Errors.js"
 import type { TradeDeskError } from "./Errors.js"
+import { ResponseTooLarge } from "./internal/ResponseTooLarge.js"
+import { signedMillis } from "./internal/signedMillis.js"
 import { accountKey, RateLimit } from "./RateLimit.js"
 import * as Signer from "./Signer.js"
 import { TradeDeskConfig } from "./TradeDeskConfig.js"
@@ -26,6 +32,14 @@ import { TradeDeskConfig } from "./TradeDeskConfig.js"
 export class TradingHttp extends Context.Tag("@tradedesk/core/TradingHttp")<TradingHttp, {
   readonly call: <P, A>(endpoint: Endpoint<P, A>, params: P) => Effect.Effect<A, TradeDeskError>
 }>() {}
+
+/**
+ * Called when a write's request is handed to the HTTP client: from then on, until its answer is read, an interrupted
+ * call leaves the write's outcome unknown. The Promise facade sets it per call to tell such a write from one never sent.
+ */
+export const onWriteSent: FiberRef.FiberRef<(clientOids: ReadonlyArray<string>) => void> = FiberRef.unsafeMake<
+  (clientOids: ReadonlyArray<string>) => void
+>(() => undefined)
 
 const EXCERPT_LENGTH = 200
 const excerpt = (text: string) => (text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text)
@@ -121,6 +135,53 @@ const retryAfterMillis = (headers: Headers.Headers, now: number): number | undef
   return Number.isNaN(millis) ? undefined : Math.min(MAX_RETRY_AFTER_MILLIS, Math.max(0, millis))
 }
 
+/** One answer as read, with the local times its request left and its answer arrived. */
+interface Answer {
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly text: string
+  readonly sentAt: number
+  readonly receivedAt: number
+}
+
+/**
+ * Whether a write's failure leaves its outcome unknown: its request may have reached the exchange and been acted on,
+ * and the answer does not say otherwise.
+ */
+const leavesOutcomeUnknown = (error: TradeDeskError): error is TransportError | HttpStatusError | DecodeError | ExchangeApiError => {
+  switch (error._tag) {
+    case "TransportError":
+      return error.maybeDelivered
+    case "HttpStatusError":
+      // a 4xx without an exchange error body is a gateway's or the exchange's refusal
+      return error.status >= 500
+    case "DecodeError":
+      return true
+    case "ExchangeApiError":
+      return !error.refusedBeforeActing
+    default:
+      return false
+  }
+}
+
+const isClockRefusal = (error: TradeDeskError): error is ExchangeApiError => error._tag === "ExchangeApiError" && error.category === "clock"
+
+/** A clock refusal after which the offset was measured again: a read is then sent once more. */
+const isResyncedClockRefusal = (error: TradeDeskError): boolean => isClockRefusal(error) && error.clockOffset?.measured !== undefined
+
+/** Epoch milliseconds of 13 digits (2001–2286), as ACCESS-TIMESTAMP must be: a server time outside it is not believed. */
+const isPlausibleTime = (millis: number) => millis >= 1e12 && millis < 1e13
+
+/**
+ * The offset added to the local clock for ACCESS-TIMESTAMP. `generation` counts measurements (0: none yet), so that
+ * calls refused together measure once; `measured` tells whether the latest one succeeded.
+ */
+interface ClockReading {
+  readonly offset: number
+  readonly generation: number
+  readonly measured: boolean
+}
+
 const make = Effect.gen(function*() {
   const settings = yield* TradeDeskConfig
   const limiter = yield* RateLimit
@@ -128,9 +189,52 @@ const make = Effect.gen(function*() {
   const client = HttpClient.withTracerDisabledWhen(yield* HttpClient.HttpClient, () => true)
   const account = Option.map(settings.credentials, (credentials) => accountKey(Redacted.value(credentials.apiKey)))
   const localeHeader = Option.match(settings.locale, { onNone: () => ({}), onSome: (locale) => ({ locale }) })
+  const maxBytes = settings.maxResponseBytes
+  const overCapDetail = new ResponseTooLarge(maxBytes).detail
+
+  const tooLarge = (endpoint: Endpoint<any, any>, bodyExcerpt: string) => new DecodeError({ endpoint: endpoint.name, detail: overCapDetail, bodyExcerpt })
+
+  // a UTF-16 unit is at most 3 bytes of UTF-8: only a long text needs counting
+  const overCap = (text: string) => text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text, "utf8") > maxBytes)
+
+  /** The body as text, within the size cap whatever the HttpClient (undici's own stops reading at the cap). */
+  const readBody = (endpoint: Endpoint<any, any>, response: HttpClientResponse.HttpClientResponse) => {
+    if (Number(response.headers["content-length"]) > maxBytes) return Effect.fail(tooLarge(endpoint, ""))
+    return response.text.pipe(
+      Effect.mapError((error) =>
+        error._tag === "ResponseError" && error.cause instanceof ResponseTooLarge ? tooLarge(endpoint, "") : transportError(endpoint, error)
+      ),
+      Effect.flatMap((text) => (overCap(text) ? Effect.fail(tooLarge(endpoint, excerpt(text))) : Effect.succeed(text)))
+    )
+  }
+
+  /** Sends one request and reads its answer within the timeout; a write's client_oids are told to `onWriteSent`. */
+  const exchange = (endpoint: Endpoint<any, any>, request: HttpClientRequest.HttpClientRequest, clientOids?: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      if (clientOids !== undefined) (yield* FiberRef.get(onWriteSent))(clientOids)
+      const sentAt = yield* Clock.currentTimeMillis
+      const read = yield* client.execute(request).pipe(
+        Effect.mapError((error) => transportError(endpoint, error)),
+        Effect.flatMap((response) => Effect.map(readBody(endpoint, response), (text) => ({ status: response.status, headers: response.headers, text }))),
+        Effect.timeoutFail({
+          duration: settings.timeout,
+          onTimeout: () =>
+            new TransportError({
+              endpoint: endpoint.name,
+              kind: "timeout",
+              detail: `no answer within ${Duration.format(settings.timeout)}`,
+              maybeDelivered: true
+            })
+        })
+      )
+      return { ...read, sentAt, receivedAt: yield* Clock.currentTimeMillis } satisfies Answer
+    })
 
   /** Maps one answer: status, JSON, envelope, then the response decoder. */
-  const interpret = <A>(endpoint: Endpoint<any, A>, status: number, headers: Headers.Headers, text: string) => {
+  const interpret = <A>(
+    endpoint: Endpoint<any, A>,
+    { headers, status, text }: Answer
+  ): Effect.Effect<A, RateLimitError | HttpStatusError | ExchangeApiError | DecodeError> => {
     let json: unknown
     let parsed = false
     if (text.length > 0) {
@@ -180,16 +284,72 @@ const make = Effect.gen(function*() {
     })
   }
 
-  const send = <A>(endpoint: Endpoint<any, A>, wire: { query: string; body: string }) =>
+  const urlOf = (endpoint: Endpoint<any, any>, query: string) =>
+    `${endpoint.api === "futures" ? settings.futuresBaseUrl : settings.spotBaseUrl}${endpoint.path}${query.length > 0 ? `?${query}` : ""}`
+
+  /** The exchange's clock minus the local one, from the server-time endpoint; half the round trip counts. */
+  const measureOffset = Effect.scoped(Effect.gen(function*() {
+    yield* limiter.guard(Endpoints.serverTime, undefined)
+    const request = HttpClientRequest.get(urlOf(Endpoints.serverTime, "")).pipe(HttpClientRequest.setHeaders(localeHeader))
+    const answer = yield* exchange(Endpoints.serverTime, request)
+    const { epochMillis } = yield* interpret(Endpoints.serverTime, answer)
+    if (!isPlausibleTime(epochMillis)) {
+      return yield* new DecodeError({ endpoint: "serverTime", detail: `not a time in epoch milliseconds: ${epochMillis}`, bodyExcerpt: excerpt(answer.text) })
+    }
+    return { offset: epochMillis - Math.round((answer.sentAt + answer.receivedAt) / 2), roundTrip: answer.receivedAt - answer.sentAt }
+  }))
+
+  const clock = yield* Ref.make<ClockReading>({ offset: settings.clockOffsetMillis, generation: 0, measured: false })
+  const measuring = yield* Effect.makeSemaphore(1)
+
+  /** Measures the offset unless another call did since `seen`; a failure keeps the last offset. */
+  const sync = (seen: number) =>
+    measuring.withPermits(1)(Effect.flatMap(Ref.get(clock), (current) => {
+      if (current.generation !== seen) return Effect.succeed(current)
+      return measureOffset.pipe(
+        Effect.tap(({ offset, roundTrip }) => Effect.logInfo(`clock offset from the exchange's clock: ${signedMillis(offset)} ms (round trip ${roundTrip} ms)`)),
+        Effect.map(({ offset }): ClockReading => ({ offset, generation: current.generation + 1, measured: true })),
+        Effect.catchAll((error) =>
+          Effect.as(
+            Effect.logWarning(`could not measure the exchange's clock (${error.message}); signing with the clock offset ${signedMillis(current.offset)} ms`),
+            { offset: current.offset, generation: current.generation + 1, measured: false }
+          )
+        ),
+        Effect.tap((next) => Ref.set(clock, next))
+      )
+    }))
+
+  /** The offset to sign with: measured once before the first signed call, unless measuring is off. */
+  const clockReading: Effect.Effect<ClockReading> = settings.syncClock
+    ? Effect.flatMap(Ref.get(clock), (current) => (current.generation === 0 ? sync(0) : Effect.succeed(current)))
+    : Ref.get(clock)
+
+  /** A clock refusal: the offset is measured again (once for calls refused together) and named in the error. */
+  const clockRefused = (error: ExchangeApiError, used: ClockReading) =>
+    Effect.flatMap(settings.syncClock ? sync(used.generation) : Effect.succeed(used), (now) =>
+      Effect.fail(
+        new ExchangeApiError({
+          endpoint: error.endpoint,
+          status: error.status,
+          code: error.code,
+          msg: error.msg,
+          category: error.category,
+          clockOffset: { used: used.offset, measured: now !== used && now.measured ? now.offset : undefined }
+        })
+      ))
+
+  const send = <A>(endpoint: Endpoint<any, A>, wire: { query: string; body: string }, clientOids?: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       let headers: Record<string, string> = { "Content-Type": "application/json", ...localeHeader }
+      let reading: ClockReading | undefined
       if (endpoint.signed) {
         const credentials = yield* Option.match(settings.credentials, {
           onNone: () => Effect.fail(new ConfigError({ endpoint: endpoint.name, reason: "this operation is signed: set the API key, secret and passphrase" })),
           onSome: Effect.succeed
         })
+        reading = yield* clockReading
         yield* limiter.guard(endpoint, Option.getOrUndefined(account))
-        const timestamp = String((yield* Clock.currentTimeMillis) + settings.clockOffsetMillis)
+        const timestamp = String((yield* Clock.currentTimeMillis) + reading.offset)
         headers = {
           ...headers,
           "ACCESS-KEY": Redacted.value(credentials.apiKey),
@@ -200,25 +360,13 @@ const make = Effect.gen(function*() {
       } else {
         yield* limiter.guard(endpoint, undefined)
       }
-      const base = endpoint.api === "futures" ? settings.futuresBaseUrl : settings.spotBaseUrl
-      const url = `${base}${endpoint.path}${wire.query.length > 0 ? `?${wire.query}` : ""}`
-      let request = HttpClientRequest.make(endpoint.method)(url).pipe(HttpClientRequest.setHeaders(headers))
+      let request = HttpClientRequest.make(endpoint.method)(urlOf(endpoint, wire.query)).pipe(HttpClientRequest.setHeaders(headers))
       if (endpoint.method === "POST") request = HttpClientRequest.bodyText(request, wire.body, "application/json")
-      const answer = yield* client.execute(request).pipe(
-        Effect.flatMap((response) => Effect.map(response.text, (text) => ({ status: response.status, headers: response.headers, text }))),
-        Effect.mapError((error) => transportError(endpoint, error)),
-        Effect.timeoutFail({
-          duration: settings.timeout,
-          onTimeout: () =>
-            new TransportError({
-              endpoint: endpoint.name,
-              kind: "timeout",
-              detail: `no answer within ${Duration.format(settings.timeout)}`,
-              maybeDelivered: true
-            })
-        })
-      )
-      return yield* interpret(endpoint, answer.status, answer.headers, answer.text)
+      const answer = yield* exchange(endpoint, request, clientOids)
+      const used = reading
+      return yield* used === undefined
+        ? interpret(endpoint, answer)
+        : Effect.catchIf(interpret(endpoint, answer), isClockRefusal, (error) => clockRefused(error, used))
     })
 
   const retryReads = Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(settings.readRetries)))
@@ -229,9 +377,16 @@ const make = Effect.gen(function*() {
       onRight: (wire) => {
         // the limiter holds the call's charge until its answer (the scope's end); in wait mode a call refused with 429
         // is sent again after the pause: the exchange refused it before acting, so even order placement is safe to resend
-        const once = limiter.waitOutRefusals(Effect.scoped(send(endpoint, wire)))
-        // order placement is never repeated: a lost answer is reconciled by client_oid, not by sending again
-        return endpoint.placesOrders ? once : Effect.retry(once, { schedule: retryReads, while: isTransient })
+        const attempt = (clientOids?: ReadonlyArray<string>) => limiter.waitOutRefusals(Effect.scoped(send(endpoint, wire, clientOids)))
+        if (endpoint.write !== undefined) {
+          const clientOids = endpoint.write.clientOids(params)
+          // never sent twice: a write whose outcome is unknown is reconciled by its client_oids, not by sending again
+          return Effect.mapError(attempt(clientOids), (error) =>
+            leavesOutcomeUnknown(error) ? new OutcomeUnknownError({ endpoint: endpoint.name, clientOids, failure: error }) : error)
+        }
+        const once = attempt()
+        const clockChecked = Effect.catchIf(once, isResyncedClockRefusal, () => once)
+        return Effect.retry(clockChecked, { schedule: retryReads, while: isTransient })
       }
     }).pipe(Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...SECRET_HEADERS]))
 

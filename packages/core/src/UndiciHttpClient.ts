@@ -1,12 +1,16 @@
 /**
- * An `HttpClient` over undici's `request`, with each answer read whole into memory. It suits the exchange's JSON
- * answers and skips the web `Response` and stream machinery, which cost more than the round trip on large ticker
- * lists (see `npm run bench` in core).
+ * An `HttpClient` over undici's `request`, with each answer read whole into memory, up to `maxResponseBytes`: a body
+ * over it (by its Content-Length or as it arrives) is not read further and its request is aborted. It suits the
+ * exchange's JSON answers and skips the web `Response` and stream machinery, which cost more than the round trip on
+ * large ticker lists (see `npm run bench` in core).
  */
 import { Cookies, Headers, HttpClient, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "@effect/platform"
 import type { HttpBody, HttpClientRequest } from "@effect/platform"
 import { Effect, Inspectable, Layer, Option, Stream } from "effect"
 import { Agent, request } from "undici"
+import type { Dispatcher } from "undici"
+import { ResponseTooLarge } from "./internal/ResponseTooLarge.js"
+import { TradeDeskConfig } from "./TradeDeskConfig.js"
 
 /** Bodies as bytes or text; the exchange takes JSON text only, so streams and forms are refused, not sent empty. */
 const bodyOf = (body: HttpBody.HttpBody): Uint8Array | string | undefined | "unsupported" => {
@@ -31,7 +35,8 @@ class BufferedResponse extends Inspectable.Class implements HttpClientResponse.H
     readonly request: HttpClientRequest.HttpClientRequest,
     readonly status: number,
     readonly headers: Headers.Headers,
-    private readonly body: Buffer
+    /** the whole body, or why it was not read */
+    private readonly content: Buffer | ResponseTooLarge
   ) {
     super()
   }
@@ -40,28 +45,34 @@ class BufferedResponse extends Inspectable.Class implements HttpClientResponse.H
     return new HttpClientError.ResponseError({ request: this.request, response: this, reason, cause })
   }
 
+  private read<A>(use: (body: Buffer) => A): Effect.Effect<A, HttpClientError.ResponseError> {
+    const content = this.content
+    return content instanceof ResponseTooLarge ? Effect.fail(this.fail("Decode", content)) : Effect.succeed(use(content))
+  }
+
   get cookies(): Cookies.Cookies {
     const setCookie = this.headers["set-cookie"]
     return Cookies.fromSetCookie(setCookie === undefined ? [] : setCookie.split(/,(?=\s*[^;,\s]+=)/))
   }
 
   get text(): Effect.Effect<string, HttpClientError.ResponseError> {
-    return Effect.succeed(this.body.toString("utf8"))
+    return this.read((body) => body.toString("utf8"))
   }
 
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
-    return Effect.try({
-      try: () => (this.body.length === 0 ? null : JSON.parse(this.body.toString("utf8")) as unknown),
-      catch: (cause) => this.fail("Decode", cause)
-    })
+    return Effect.flatMap(this.text, (text) =>
+      Effect.try({
+        try: () => (text.length === 0 ? null : JSON.parse(text) as unknown),
+        catch: (cause) => this.fail("Decode", cause)
+      }))
   }
 
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
-    return Effect.succeed(this.body.buffer.slice(this.body.byteOffset, this.body.byteOffset + this.body.byteLength) as ArrayBuffer)
+    return this.read((body) => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer)
   }
 
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
-    return Effect.succeed(UrlParams.fromInput(new URLSearchParams(this.body.toString("utf8"))))
+    return this.read((body) => UrlParams.fromInput(new URLSearchParams(body.toString("utf8"))))
   }
 
   get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
@@ -69,7 +80,7 @@ class BufferedResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
-    return Stream.succeed(new Uint8Array(this.body.buffer, this.body.byteOffset, this.body.byteLength))
+    return Stream.fromEffect(this.read((body) => new Uint8Array(body.buffer, body.byteOffset, body.byteLength)))
   }
 
   toJSON(): unknown {
@@ -91,10 +102,37 @@ const headersOf = (raw: Record<string, string | Array<string> | undefined>): Hea
  */
 const CONNECT_TIMEOUT_MILLIS = 5_000
 
-/** A client with its own connection pool, closed with the layer's scope. */
-export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
+const ignore = () => undefined
+
+/**
+ * The body, read until its end or until it is over `limitBytes`: then reading stops, the request is aborted (its
+ * connection closed) and nothing more is buffered.
+ */
+const readCapped = async (body: Dispatcher.ResponseData["body"], declaredLength: string | undefined, limitBytes: number) => {
+  // aborting an unfinished body emits an error the caller has no use for
+  body.on("error", ignore)
+  if (declaredLength !== undefined && Number(declaredLength) > limitBytes) {
+    body.destroy()
+    return new ResponseTooLarge(limitBytes)
+  }
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > limitBytes) {
+      body.destroy()
+      return new ResponseTooLarge(limitBytes)
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks, size)
+}
+
+/** A client with its own connection pool, closed with the layer's scope; answers are capped at `maxResponseBytes`. */
+export const layer: Layer.Layer<HttpClient.HttpClient, never, TradeDeskConfig> = Layer.scoped(
   HttpClient.HttpClient,
   Effect.gen(function*() {
+    const { maxResponseBytes } = yield* TradeDeskConfig
     const dispatcher = yield* Effect.acquireRelease(
       Effect.sync(() => new Agent({ keepAliveTimeout: 10_000, connections: 64, connect: { timeout: CONNECT_TIMEOUT_MILLIS } })),
       (agent) => Effect.promise(() => agent.close())
@@ -107,8 +145,8 @@ export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
       return Effect.tryPromise({
         try: async () => {
           const res = await request(url, { method: req.method, headers: req.headers, body: payload, signal, dispatcher })
-          const body = Buffer.from(await res.body.arrayBuffer())
-          return new BufferedResponse(req, res.statusCode, headersOf(res.headers), body)
+          const headers = headersOf(res.headers)
+          return new BufferedResponse(req, res.statusCode, headers, await readCapped(res.body, headers["content-length"], maxResponseBytes))
         },
         catch: (cause) => new HttpClientError.RequestError({ request: req, reason: "Transport", cause })
       })

@@ -1,22 +1,27 @@
 /**
  * A Promise facade for applications that do not use Effect: the same services, one runtime built once per client.
  * Methods resolve to the decoded domain values and reject with the typed errors (`InputError`, `ExchangeApiError`, …).
+ * `createClient` never throws: invalid options make every call reject with the ConfigError that names the option.
  */
 import { Cause, Effect, Exit, ManagedRuntime } from "effect"
+import type { DateTime } from "effect"
 import { setMaxListeners } from "node:events"
-import { ConfigError } from "./Errors.js"
+import { ClientClosedError, OutcomeUnknownError, TransportError } from "./Errors.js"
+import type { EndpointName } from "./Errors.js"
 import { AffiliateStats } from "./AffiliateStats.js"
 import type { AffiliatePage, AffiliateStatsRequest } from "./AffiliateUserStats.js"
 import type { BatchOrdersInput, BatchOrdersResponse } from "./BatchOrder.js"
 import { BatchOrders } from "./BatchOrders.js"
 import type { PlanOrder, PlanOrdersRequest } from "./PlanOrder.js"
 import { PlanOrders } from "./PlanOrders.js"
+import { ServerTime } from "./ServerTime.js"
 import type { SpotBill, SpotBillsRequest } from "./SpotBill.js"
 import { SpotBills } from "./SpotBills.js"
 import type { Ticker } from "./Ticker.js"
 import { Tickers } from "./Tickers.js"
 import * as TradeDesk from "./TradeDesk.js"
 import type { Options } from "./TradeDeskConfig.js"
+import { onWriteSent } from "./TradingHttp.js"
 
 export interface TradeDeskClient {
   readonly tickers: () => Promise<ReadonlyArray<Ticker>>
@@ -24,7 +29,13 @@ export interface TradeDeskClient {
   readonly batchOrders: (batch: BatchOrdersInput) => Promise<BatchOrdersResponse>
   readonly spotBills: (params?: SpotBillsRequest) => Promise<ReadonlyArray<SpotBill>>
   readonly affiliateStats: (params?: AffiliateStatsRequest) => Promise<AffiliatePage>
-  /** Closes the connection pool; pending calls are interrupted. */
+  /** the exchange's clock */
+  readonly serverTime: () => Promise<DateTime.Utc>
+  /**
+   * Closes the connection pool. Calls in flight are stopped and reject with a ClientClosedError, except an order batch
+   * whose request was already sent: its outcome is unknown (OutcomeUnknownError with its client_oids). Later calls
+   * reject with a ClientClosedError.
+   */
   readonly close: () => Promise<void>
 }
 
@@ -34,20 +45,31 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
   // every call in flight listens for close(): many at once are normal here, not a leak
   setMaxListeners(0, closing.signal)
   // rejects with the typed failure itself, not a FiberFailure wrapper, so callers can check `error._tag`
-  const run = <A>(program: Effect.Effect<A, unknown, TradeDesk.Services>): Promise<A> => {
-    if (closing.signal.aborted) return Promise.reject(new ConfigError({ reason: "the client is closed" }))
-    return runtime.runPromiseExit(program, { signal: closing.signal }).then((exit) => {
+  const run = <A>(endpoint: EndpointName, program: Effect.Effect<A, unknown, TradeDesk.Services>): Promise<A> => {
+    if (closing.signal.aborted) return Promise.reject(new ClientClosedError({ endpoint, when: "before" }))
+    // the client_oids of a write handed to the HTTP client: closing after that leaves its outcome unknown
+    let sent: ReadonlyArray<string> | undefined
+    const watched = Effect.locally(program, onWriteSent, (clientOids) => {
+      sent = clientOids
+    })
+    return runtime.runPromiseExit(watched, { signal: closing.signal }).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
-      if (Cause.isInterruptedOnly(exit.cause)) throw new ConfigError({ reason: "the client was closed before the call finished (an order batch may still have reached the exchange)" })
-      throw Cause.squash(exit.cause)
+      if (!Cause.isInterruptedOnly(exit.cause)) throw Cause.squash(exit.cause)
+      if (sent === undefined) throw new ClientClosedError({ endpoint, when: "during" })
+      throw new OutcomeUnknownError({
+        endpoint,
+        clientOids: sent,
+        failure: new TransportError({ endpoint, kind: "connection", detail: "the client was closed before the answer arrived", maybeDelivered: true })
+      })
     })
   }
   return {
-    tickers: () => run(Effect.flatMap(Tickers, (service) => service.all())),
-    planOrders: (params) => run(Effect.flatMap(PlanOrders, (service) => service.list(params))),
-    batchOrders: (batch) => run(Effect.flatMap(BatchOrders, (service) => service.place(batch))),
-    spotBills: (params) => run(Effect.flatMap(SpotBills, (service) => service.list(params))),
-    affiliateStats: (params) => run(Effect.flatMap(AffiliateStats, (service) => service.page(params))),
+    tickers: () => run("tickers", Effect.flatMap(Tickers, (service) => service.all())),
+    planOrders: (params) => run("planOrders", Effect.flatMap(PlanOrders, (service) => service.list(params))),
+    batchOrders: (batch) => run("batchOrders", Effect.flatMap(BatchOrders, (service) => service.place(batch))),
+    spotBills: (params) => run("spotBills", Effect.flatMap(SpotBills, (service) => service.list(params))),
+    affiliateStats: (params) => run("affiliateStats", Effect.flatMap(AffiliateStats, (service) => service.page(params))),
+    serverTime: () => run("serverTime", Effect.flatMap(ServerTime, (service) => service.now())),
     close: () => {
       closing.abort()
       return runtime.dispose()

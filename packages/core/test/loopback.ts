@@ -88,10 +88,13 @@ export const useLoopback = (): { readonly server: Loopback } => {
   return holder
 }
 
-/** Runs a program on the services pointed at the server, signed with CREDENTIALS and without read retries. */
+/**
+ * Runs a program on the services pointed at the server, signed with CREDENTIALS, without read retries and without
+ * measuring the server's clock (tests of the clock turn it on).
+ */
 export const runAgainst = <A, E>(server: Loopback, program: Effect.Effect<A, E, TradeDesk.Services>, options: Options = {}) =>
   Effect.runPromise(
     Effect.either(program).pipe(
-      Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, ...CREDENTIALS, readRetries: 0, ...options }))
+      Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, ...CREDENTIALS, readRetries: 0, syncClock: false, ...options }))
     )
   )

@@ -18,7 +18,7 @@ const collect = <A>(stream: Stream.Stream<A, TradeDeskError, TradeDesk.Services>
   Effect.runPromise(
     Stream.runCollect(stream).pipe(
       Effect.map(Chunk.toReadonlyArray),
-      Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, apiKey: "k", apiSecret: "s", apiPassphrase: "p", rateLimit: false }))
+      Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, apiKey: "k", apiSecret: "s", apiPassphrase: "p", rateLimit: false, syncClock: false }))
     )
   )
 
@@ -111,7 +111,7 @@ describe("PlanOrders.inRange", () => {
   it("refuses a range whose start is after its end", async () => {
     const result = await Effect.runPromise(
       Effect.either(Stream.runDrain(Stream.unwrap(Effect.map(PlanOrders, (s) => s.inRange({ startTime: 10, endTime: 5 }))))).pipe(
-        Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, apiKey: "k", apiSecret: "s", apiPassphrase: "p" }))
+        Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, apiKey: "k", apiSecret: "s", apiPassphrase: "p", syncClock: false }))
       )
     )
     expect(Either.getLeft(result)).toMatchObject({ _tag: "Some", value: { _tag: "InputError", field: "startTime" } })

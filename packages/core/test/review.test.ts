@@ -174,16 +174,16 @@ describe("configuration from untyped callers and the environment", () => {
 })
 
 describe("the Promise facade's lifetime", () => {
-  it("close() interrupts a pending call at once; later calls reject with a ConfigError", async () => {
+  it("close() interrupts a pending call at once; later calls reject with a ClientClosedError", async () => {
     loopback.server.handle = () => ({ ...json([]), delayMs: 5000 })
-    const client = createClient({ futuresBaseUrl: loopback.server.url, ...CREDENTIALS, timeoutMs: 30_000 })
+    const client = createClient({ futuresBaseUrl: loopback.server.url, ...CREDENTIALS, timeoutMs: 30_000, syncClock: false })
     const pending = client.planOrders()
     const settled = pending.then(() => "resolved", (error) => error)
     await new Promise((resolve) => setTimeout(resolve, 100))
     await client.close()
     const outcome = await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve("still pending"), 1000))])
-    expect(outcome).toMatchObject({ _tag: "ConfigError" })
-    await expect(client.tickers()).rejects.toMatchObject({ _tag: "ConfigError", reason: "the client is closed" })
+    expect(outcome).toMatchObject({ _tag: "ClientClosedError", endpoint: "planOrders", when: "during" })
+    await expect(client.tickers()).rejects.toMatchObject({ _tag: "ClientClosedError", endpoint: "tickers", when: "before" })
   })
 })
 
@@ -229,8 +229,8 @@ describe("after a second reading", () => {
     const result = await run(Effect.flatMap(BatchOrders, (s) =>
       s.place({ symbol: "cmt_btcusdt", orders: [{ clientOid: "a1", type: "open_long", size: Decimal.parse("1")!, priceMode: "market" }] })))
     const error = Either.getLeft(result)
-    expect(error).toMatchObject({ _tag: "Some", value: { _tag: "TransportError", maybeDelivered: true } })
-    expect(Option.getOrThrow(error).message).toContain("look for their client_oids before sending them again")
+    expect(error).toMatchObject({ _tag: "Some", value: { _tag: "OutcomeUnknownError", failure: { _tag: "TransportError", maybeDelivered: true } } })
+    expect(Option.getOrThrow(error).message).toContain("look for client_oid a1 among the symbol's open orders and order history before sending them again")
   })
 
   it("times before 1970 are refused alike, whatever their type, and never sent", async () => {

@@ -63,7 +63,7 @@ describe("input validation happens before any request", () => {
     it(`${name} → InputError on ${field}`, async () => {
       const before = server.requests.length
       const result = await Effect.runPromise(
-        Effect.either(program).pipe(Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, apiKey: "k", apiSecret: "s", apiPassphrase: "p" })))
+        Effect.either(program).pipe(Effect.provide(TradeDesk.layer({ futuresBaseUrl: server.url, spotBaseUrl: server.url, apiKey: "k", apiSecret: "s", apiPassphrase: "p", syncClock: false })))
       )
       expect(Either.isLeft(result)).toBe(true)
       if (Either.isLeft(result)) {

@@ -4,6 +4,7 @@
  * outside it.
  */
 import { Endpoints } from "@tradedesk/core"
+import type { EndpointName } from "@tradedesk/core"
 import type { Call, Exchange } from "./Exchange.js"
 import type { Failure } from "./failures.js"
 import type { DemoAccount, OperationName } from "./types.js"
@@ -42,8 +43,14 @@ type CoreEndpoint = Pick<
   "name" | "method" | "path" | "api" | "signed" | "envelope" | "ipWeight" | "uidWeight" | "placesOrders"
 >
 
+/** Core's name of one of the five operations; its server-time endpoint is the simulator's own `time` operation. */
+const operationNameOf = (name: EndpointName): OperationName => {
+  if (name === "serverTime") throw new Error("core's serverTime endpoint is served as the simulator's time operation")
+  return name
+}
+
 const descriptionOf = ({ name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }: CoreEndpoint): Description => (
-  { name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }
+  { name: operationNameOf(name), method, path, api, envelope, ipWeight, uidWeight, placesOrders }
 )
 
 /** Core's table says whether an endpoint is signed; the simulator's handler has to agree. */

@@ -111,11 +111,13 @@ describe("core over HTTP against the simulator", () => {
     }
   })
 
-  it("a clock 60 s off is refused as expired (40008)", async () => {
+  it("a clock 60 s off is refused as expired (40008, category clock) unless core measures the server's clock", async () => {
     const { sim } = await live()
-    const late = clientOf(sim, sim.accounts.trader, { clockOffsetMs: 60_000 })
+    const late = clientOf(sim, sim.accounts.trader, { clockOffsetMs: 60_000, syncClock: false })
+    const synced = clientOf(sim, sim.accounts.trader, { clockOffsetMs: 60_000 })
     try {
-      expect(await failureOf(late.spotBills())).toMatchObject({ _tag: "ExchangeApiError", code: "40008", category: "auth" })
+      expect(await failureOf(late.spotBills())).toMatchObject({ _tag: "ExchangeApiError", code: "40008", category: "clock" })
+      expect(Array.isArray(await synced.spotBills())).toBe(true)
     } finally {
       await close()
     }

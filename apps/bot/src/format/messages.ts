@@ -91,8 +91,20 @@ export const errorReport = (error: BotError): ErrorReport => {
       return report(
         fmt`Another bulk read (an export or an affiliate lookup) is running or has just run; to leave room for trading, try again in ${seconds(error.retryAfterMillis)} s.`
       )
+    case "OutcomeUnknownError":
+      return report(
+        fmt`${bold("Outcome unknown")}: the orders may be live (${error.happened}). Check the exchange's open orders and order history (in its app or website; ${
+          code("/orders")
+        } lists plan orders only) for client ids ${join(error.clientOids.map((clientOid) => code(clientOid)), ", ")} before placing them again: sending them again may place them twice.`
+      )
     case "ExchangeApiError":
       if (error.category === "auth") return report(fmt`${MISCONFIGURED}`, true)
+      if (error.category === "clock") {
+        // refused before acting; core measured the exchange's clock again unless it could not
+        return error.clockOffset?.measured === undefined
+          ? report(fmt`The exchange refused the request because the bot's clock is off from the exchange's, and the bot could not re-sync it. Nothing was placed or changed; the operator must fix the clock (details in the bot's log).`, true)
+          : report(fmt`The exchange refused the request because the bot's clock was off from the exchange's; the bot has re-synced it. Nothing was placed or changed: try again.`)
+      }
       if (error.category === "permission") {
         return report(fmt`The bot's API key may not do this: the exchange said ${code(oneLine(error.code, "name"))} ${oneLine(error.msg, "message")}`, true)
       }

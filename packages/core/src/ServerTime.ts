@@ -1,0 +1,28 @@
+/**
+ * The exchange's clock (`GET /capi/v2/market/time`, FACTS-trading.md §9): public, weight IP 1. The transport keeps its
+ * own offset from it for signing; this service is for callers who want to see the time themselves.
+ */
+import { Context, DateTime, Effect, Layer, Option } from "effect"
+import * as Endpoints from "./Endpoints.js"
+import { DecodeError } from "./Errors.js"
+import type { TradeDeskError } from "./Errors.js"
+import { TradingHttp } from "./TradingHttp.js"
+
+export class ServerTime extends Context.Tag("@tradedesk/core/ServerTime")<ServerTime, {
+  /** the exchange's time now, as its clock tells it */
+  readonly now: () => Effect.Effect<DateTime.Utc, TradeDeskError>
+}>() {}
+
+export const layer: Layer.Layer<ServerTime, never, TradingHttp> = Layer.effect(
+  ServerTime,
+  Effect.map(TradingHttp, (http) =>
+    ServerTime.of({
+      now: Effect.fn("ServerTime.now")(() =>
+        Effect.flatMap(http.call(Endpoints.serverTime, {}), ({ epochMillis }) =>
+          Option.match(DateTime.make(epochMillis), {
+            onNone: () =>
+              Effect.fail(new DecodeError({ endpoint: "serverTime", detail: `at timestamp: not a date: ${epochMillis}`, bodyExcerpt: String(epochMillis) })),
+            onSome: Effect.succeed
+          })))
+    }))
+)
