@@ -13,8 +13,8 @@ import { PlanOrders, SpotBills } from "@tradedesk/core"
 import { Cache, Clock, Duration, Effect, Equal, Exit, Hash, Layer } from "effect"
 import * as DataTime from "./DataTime.js"
 
-/** different parameter sets kept per endpoint at most */
-const CAPACITY = 256
+/** parameter sets kept per endpoint at most: answers are fresh for seconds only, so a few dozen cover a burst */
+const CAPACITY = 64
 
 /** A read's parameters, equal to another's when their canonical text is. */
 class Read<P> implements Equal.Equal {

@@ -50,11 +50,11 @@ export class ReplyRefused extends Error {
     readonly waiting: number,
     /** when there should be room again */
     readonly retryAfterSeconds: number,
-    /** the slot of the busy notice to send to the chat, when it is to be told (not told again so soon otherwise) */
+    /** the slot of the busy notice to send to the chat; none when it was told lately (or a thousand notices wait) */
     readonly notice: Promise<number> | undefined
   ) {
     super(`reply to chat ${chat} refused: ${waiting} messages waiting ${scope === "chat" ? "for the chat" : "over all chats"}; ` +
-      (notice === undefined ? "the chat was told within the last minutes" : `the chat is told to try again in ${retryAfterSeconds} s`))
+      (notice === undefined ? "the chat is not told again so soon" : `the chat is told to try again in ${retryAfterSeconds} s`))
   }
 }
 
@@ -323,6 +323,7 @@ export class Pacer {
       }
       const item = line.waiting.shift()!
       this.uncount(line, item)
+      // counted from now, not from when the slot was due: two messages are never closer than the interval
       this.globalNext = now + this.globalInterval
       line.next = now + line.interval
       this.schedule(line)
