@@ -305,7 +305,8 @@ const main = async () => {
     await waitHandled(bot, b, 60_000)
     console.log(`(b) 10,000 mixed commands from 100 chats, sent at ${(total / (sending / 1000)).toFixed(1)}/s; upstream calls: ${upstream(before, simulator.counters())}`)
     const mixedResult = report("(b)", b, bot, calls.slice(from))
-    await pause(1_000)
+    // once idle for a few seconds, as a bot between bursts
+    await pause(5_000)
     const after = await bot.rss()
     const afterHeap = await bot.retained()
     console.log(`RSS of the bot process: idle ${mb(idle)}, after (a) ${mb(afterBurst)}, during (b) ${rss.map(mb).join(" / ")}, after (b) ${mb(after)}; ` +
