@@ -39,6 +39,7 @@ export interface BotConfig {
   /** log lines go here; none: standard error (the console chat defaults to a file beside the files) */
   readonly logFile: string | undefined
   readonly tickersTtlMs: number
+  readonly accountReadsTtlMs: number
   readonly confirmTtlMs: number
 }
 
@@ -129,6 +130,7 @@ export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> 
     filesDir,
     logFile: set(env, "BOT_LOG_FILE"),
     tickersTtlMs: integer("BOT_TICKERS_CACHE_MS", 3_000, 100, 600_000),
+    accountReadsTtlMs: integer("BOT_ACCOUNT_CACHE_MS", 2_000, 0, 60_000),
     confirmTtlMs: integer("BOT_CONFIRM_TTL_MS", 300_000, 10_000, 3_600_000)
   }
   return problems.length === 0 ? Either.right(config) : Either.left(problems)

@@ -1,10 +1,12 @@
 /**
  * The one runtime the bot runs its exchange programs on: core's services (one transport, one rate limiter, one
- * connection pool) and the bot's shared caches and export gate, built once at start-up and disposed at shutdown.
+ * connection pool) and the bot's shared caches (tickers, account reads, affiliate users) and export gate, built once
+ * at start-up and disposed at shutdown.
  */
 import type { ConfigError } from "@tradedesk/core"
 import { TradeDesk, TradeDeskConfig } from "@tradedesk/core"
 import { Duration, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import * as AccountReads from "./AccountReads.js"
 import * as AffiliateBook from "./AffiliateBook.js"
 import * as CoinDirectory from "./CoinDirectory.js"
 import * as ExportGate from "./ExportGate.js"
@@ -23,6 +25,8 @@ export type BotRuntime = ManagedRuntime.ManagedRuntime<Services, ConfigError>
 export interface CacheSettings {
   /** how long one tickers answer serves every market command (default 3 s) */
   readonly tickersTtlMs?: number
+  /** how long one answer of an account read (plan orders, a page of bills) serves equal reads (default 2 s) */
+  readonly accountReadsTtlMs?: number
   /** how long the affiliate users of a query are kept for paging and export (default 60 s) */
   readonly affiliateTtlMs?: number
 }
@@ -34,6 +38,8 @@ const layer = (options: TradeDeskConfig.Options, caches: CacheSettings): Layer.L
     CoinDirectory.layer
   ).pipe(
     Layer.provideMerge(ExportGate.layer),
+    // over core's services: the features (and the coin directory) read through the shared account reads
+    Layer.provideMerge(AccountReads.layer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     Layer.provideMerge(TradeDesk.layerConfigured),
     // the gate reads the rate-limit window from the same configuration as the services
     Layer.provide(TradeDeskConfig.layer(options))

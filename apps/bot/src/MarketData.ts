@@ -1,11 +1,13 @@
 /**
  * All tickers, shared: the tickers operation weighs 40, so one upstream request serves every concurrent and recent
  * `/tickers`, `/ticker` and order preview. Concurrent callers wait on the same lookup (the cache coalesces them); a
- * success is kept for `ttl`, a failure for a second, so a failing exchange is not hammered either.
+ * success is kept for `ttl`, a failure for a second, so a failing exchange is not hammered either. A reply notes the
+ * time of the snapshot it shows.
  */
 import type { Ticker, TradeDeskError } from "@tradedesk/core"
 import { Tickers } from "@tradedesk/core"
 import { BigDecimal, Cache, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
+import * as DataTime from "./DataTime.js"
 
 export interface Snapshot {
   /** every market, busiest (24 h quote volume) first */
@@ -40,6 +42,6 @@ export const layer = (ttl: Duration.DurationInput): Layer.Layer<MarketData, neve
           }),
         timeToLive: (exit) => (Exit.isSuccess(exit) ? ttl : FAILURE_TTL)
       })
-      return MarketData.of({ snapshot: cache.get("all") })
+      return MarketData.of({ snapshot: Effect.tap(cache.get("all"), (snapshot) => DataTime.served(snapshot.fetchedAt)) })
     })
   )

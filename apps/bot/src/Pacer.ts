@@ -1,13 +1,16 @@
 /**
  * Outgoing message pacing under Telegram's limits: about one message per second in a private chat, about 20 a minute
- * in a group, and about 30 per second overall. A send first waits for its chat's turn, then for a global slot; global
- * slots are taken only by sends whose chat turn has come, so a busy chat never holds up the others. A chat whose
- * backlog is already long gets no more, nor does any chat when the wait for a global slot is already long: the send
- * is dropped rather than queued without end — except an essential one (a placement's outcome), which waits its turn
- * however long the backlog.
+ * in a group, and about 30 per second overall. Messages wait in a line per chat; a chat whose turn has come takes the
+ * next free slot over all chats, so a busy chat never holds up the others.
+ *
+ * What waits is bounded in messages and bytes, per chat and over all chats. A reply waiting in a chat is replaced by
+ * a newer reply to the same command there (the latest wins), so repeating a command adds nothing to the line. A reply
+ * that finds no room is refused, never lost without a word: the chat is told the bot is busy (at most once in a
+ * while). A placement's outcome (`essential`) is never refused nor replaced, and goes before the replies waiting, as
+ * does a busy notice. A chat action (`typing…`) never waits and never holds a message back: it goes only when no
+ * message wants the slot, else it is skipped.
  */
 import { AsyncLocalStorage } from "node:async_hooks"
-import { setTimeout as sleep } from "node:timers/promises"
 
 export interface PacerOptions {
   /** minimum time between two messages to a private chat (default 1000) */
@@ -16,86 +19,315 @@ export interface PacerOptions {
   readonly groupIntervalMs?: number
   /** messages per second over all chats (default 30) */
   readonly globalPerSecond?: number
-  /** sends that may wait for one chat's turn; more are dropped (default 20) */
-  readonly maxBacklog?: number
-  /** longest wait for a slot over all chats; a send that would wait longer is dropped (default 30 000) */
-  readonly maxGlobalWaitMs?: number
+  /** messages that may wait for one chat (default 20) */
+  readonly chatBacklog?: number
+  /** bytes that may wait for one chat (default 2 MiB) */
+  readonly chatBacklogBytes?: number
+  /** messages that may wait over all chats (default 5,000: under three minutes at 30 per second) */
+  readonly backlog?: number
+  /** bytes that may wait over all chats (default 16 MiB) */
+  readonly backlogBytes?: number
+  /** a reply sent later than this after its update came says so, with the time of its data (default 5,000) */
+  readonly lateAfterMs?: number
+  /** a chat is told the bot is busy at most once in this time (default 30,000) */
+  readonly busyNoticeIntervalMs?: number
 }
 
-/** A message not sent because its chat already had a long backlog of messages waiting. */
-export class ReplyDropped extends Error {
-  constructor(readonly chat: string, readonly backlog: number) {
-    super(`reply to chat ${chat} dropped: ${backlog} messages already waiting`)
+/** One message that wants to go out. */
+export interface Outgoing {
+  readonly chat: string | undefined
+  /** a waiting message with the same key in the same chat is replaced by this one; none: never replaced */
+  readonly key: string | undefined
+  /** its size, counted against the bounds */
+  readonly bytes: number
+}
+
+/** A message not sent: too many messages were waiting, for its chat or over all chats. */
+export class ReplyRefused extends Error {
+  constructor(
+    readonly chat: string,
+    readonly scope: "chat" | "all",
+    readonly waiting: number,
+    /** when there should be room again */
+    readonly retryAfterSeconds: number,
+    /** the slot of the busy notice to send to the chat; none when it was told lately (or a thousand notices wait) */
+    readonly notice: Promise<number> | undefined
+  ) {
+    super(`reply to chat ${chat} refused: ${waiting} messages waiting ${scope === "chat" ? "for the chat" : "over all chats"}; ` +
+      (notice === undefined ? "the chat is not told again so soon" : `the chat is told to try again in ${retryAfterSeconds} s`))
+  }
+}
+
+/** A waiting message replaced by a newer one with the same key (a newer reply to the same command). */
+export class ReplySuperseded extends Error {
+  constructor(readonly chat: string) {
+    super(`reply to chat ${chat} replaced by a newer reply to the same command`)
+  }
+}
+
+/** A chat action not sent: no slot was free at once. */
+export class ChatActionSkipped extends Error {
+  constructor(readonly chat: string | undefined) {
+    super(`chat action to ${chat ?? "an inline message"} skipped: no free slot`)
   }
 }
 
 const essentialScope = new AsyncLocalStorage<true>()
 
 /**
- * Runs work whose messages are never dropped for a full backlog: a placement's outcome is the only record the user
- * gets of orders that may be live. Telegram calls made inside `work` (however deep) are marked, as the pacer sees them.
+ * Runs work whose messages are never refused nor replaced, and go first: a placement's outcome is the only record the
+ * user gets of orders that may be live. Telegram calls made inside `work` (however deep) are marked, as the pacer sees
+ * them.
  */
 export const essential = <A>(work: () => Promise<A>): Promise<A> => essentialScope.run(true, work)
 
 /** Group and channel ids are negative; a channel may also be named `@name`. */
 const isGroup = (chat: string) => chat.startsWith("-") || chat.startsWith("@")
 
+/** busy notices waiting at most; beyond, a refusal is only logged (a notice is tiny, but chats are many) */
+const MAX_NOTICES = 1_000
+
+/** chats remembered for their last message or notice before forgetting those long past */
+const REMEMBERED_CHATS = 10_000
+
+interface Waiting {
+  readonly key: string | undefined
+  readonly bytes: number
+  /** a placement's outcome or a busy notice: before ordinary messages, never refused or replaced */
+  readonly urgent: boolean
+  /** counted against the bounds (a busy notice is not: it has its own) */
+  readonly counted: boolean
+  readonly grant: (at: number) => void
+  readonly refuse: (error: Error) => void
+}
+
+/** The messages waiting for one chat, and when it may have the next one. */
+class Line {
+  readonly waiting: Array<Waiting> = []
+  counted = 0
+  bytes = 0
+  next = 0
+  timer: NodeJS.Timeout | undefined = undefined
+  constructor(readonly chat: string, readonly interval: number) {}
+}
+
+const first = <A>(set: ReadonlySet<A>): A | undefined => {
+  for (const item of set) return item
+  return undefined
+}
+
 export class Pacer {
+  readonly lateAfterMs: number
   private readonly perChat: number
   private readonly perGroup: number
   private readonly globalInterval: number
-  private readonly maxBacklog: number
-  private readonly maxGlobalWait: number
+  private readonly chatBacklog: number
+  private readonly chatBacklogBytes: number
+  private readonly backlog: number
+  private readonly backlogBytes: number
+  private readonly busyNoticeInterval: number
+  private readonly lines = new Map<string, Line>()
+  /** chats whose turn has come, waiting for a slot over all chats, in the order they became ready */
+  private readonly urgentReady = new Set<Line>()
+  private readonly ordinaryReady = new Set<Line>()
   private globalNext = 0
-  private readonly chatNext = new Map<string, number>()
-  private readonly waiting = new Map<string, number>()
+  private globalTimer: NodeJS.Timeout | undefined = undefined
+  private actionNext = 0
+  private messages = 0
+  private bytes = 0
+  private notices = 0
+  private readonly noticed = new Map<string, number>()
 
-  constructor(options: PacerOptions = {}, private readonly now: () => number = Date.now) {
+  constructor(options: PacerOptions = {}, readonly now: () => number = Date.now) {
     this.perChat = options.perChatIntervalMs ?? 1000
     this.perGroup = options.groupIntervalMs ?? 3000
     this.globalInterval = 1000 / (options.globalPerSecond ?? 30)
-    this.maxBacklog = options.maxBacklog ?? 20
-    this.maxGlobalWait = options.maxGlobalWaitMs ?? 30_000
+    this.chatBacklog = options.chatBacklog ?? 20
+    this.chatBacklogBytes = options.chatBacklogBytes ?? 2 * 1024 * 1024
+    this.backlog = options.backlog ?? 5_000
+    this.backlogBytes = options.backlogBytes ?? 16 * 1024 * 1024
+    this.lateAfterMs = options.lateAfterMs ?? 5_000
+    this.busyNoticeInterval = options.busyNoticeIntervalMs ?? 30_000
   }
 
-  /** Resolves when a message to `chat` may go out; rejects with `ReplyDropped` when the chat's backlog is full (unless `essential`). */
-  async slot(chat: string | undefined): Promise<void> {
-    if (chat !== undefined) {
-      const backlog = this.waiting.get(chat) ?? 0
-      if (backlog >= this.maxBacklog && essentialScope.getStore() === undefined) throw new ReplyDropped(chat, backlog)
-      const now = this.now()
-      const turn = Math.max(now, this.chatNext.get(chat) ?? 0)
-      this.chatNext.set(chat, turn + (isGroup(chat) ? this.perGroup : this.perChat))
-      if (this.chatNext.size > 10_000) this.prune(now)
-      if (turn > now) {
-        this.waiting.set(chat, backlog + 1)
-        try {
-          await sleep(turn - now)
-        } finally {
-          const left = (this.waiting.get(chat) ?? 1) - 1
-          if (left === 0) this.waiting.delete(chat)
-          else this.waiting.set(chat, left)
-        }
+  /**
+   * Resolves with the time a message may go out. Rejects with `ReplySuperseded` when a newer message with its key
+   * takes its place while it waits, and at once with `ReplyRefused` when there is no room for it (unless `essential`).
+   */
+  slot(outgoing: Outgoing): Promise<number> {
+    const urgent = essentialScope.getStore() !== undefined
+    const line = this.lineOf(outgoing.chat)
+    const replacing = urgent || outgoing.key === undefined ? -1 : line.waiting.findIndex((item) => !item.urgent && item.key === outgoing.key)
+    const replaced = line.waiting[replacing]
+    if (!urgent) {
+      const refusal = this.refusal(line, outgoing.bytes, replaced)
+      if (refusal !== undefined) return Promise.reject(refusal)
+    }
+    return new Promise((grant, refuse) => {
+      const item: Waiting = { key: outgoing.key, bytes: outgoing.bytes, urgent, counted: true, grant, refuse }
+      if (replaced === undefined) {
+        this.enqueue(line, item)
+      } else {
+        // the newer takes the older's place in the line
+        line.waiting[replacing] = item
+        this.uncount(line, replaced)
+        this.count(line, item)
+        replaced.refuse(new ReplySuperseded(line.chat))
       }
-    }
-    const now = this.now()
-    const at = Math.max(now, this.globalNext)
-    // many chats at once (a flood of strangers) must not queue replies without end behind which a trader waits
-    if (at - now > this.maxGlobalWait && essentialScope.getStore() === undefined) {
-      throw new ReplyDropped("all chats", Math.round((at - now) / this.globalInterval))
-    }
-    this.globalNext = at + this.globalInterval
-    if (at > now) await sleep(at - now)
+      this.pump()
+    })
   }
 
-  /** After Telegram answered 429 for a chat: its next message waits at least this long. */
+  /**
+   * Whether a chat action may go out now: only when its chat has nothing waiting and its turn has come, no message
+   * waits for a slot over all chats and none is due, and the actions' own budget (as many per second as messages)
+   * has room. It takes neither the chat's turn nor a message's slot, so it never holds a message back.
+   */
+  tryAction(chat: string | undefined): boolean {
+    const now = this.now()
+    const line = chat === undefined ? undefined : this.lines.get(chat)
+    if (line !== undefined && (line.waiting.length > 0 || line.next > now)) return false
+    if (this.urgentReady.size > 0 || this.ordinaryReady.size > 0 || this.globalNext > now || this.actionNext > now) return false
+    this.actionNext = now + this.globalInterval
+    return true
+  }
+
+  /** After Telegram answered 429 for a chat (or for all, with none): its next message waits at least this long. */
   pause(chat: string | undefined, millis: number): void {
     const until = this.now() + millis
-    if (chat === undefined) this.globalNext = Math.max(this.globalNext, until)
-    else this.chatNext.set(chat, Math.max(this.chatNext.get(chat) ?? 0, until))
+    if (chat === undefined) {
+      this.globalNext = Math.max(this.globalNext, until)
+    } else {
+      const line = this.lineOf(chat)
+      line.next = Math.max(line.next, until)
+      this.schedule(line)
+    }
+    this.pump()
   }
 
-  private prune(now: number): void {
-    for (const [chat, next] of this.chatNext) if (next < now) this.chatNext.delete(chat)
+  private lineOf(chat: string | undefined): Line {
+    const id = chat ?? ""
+    let line = this.lines.get(id)
+    if (line === undefined) {
+      if (this.lines.size >= REMEMBERED_CHATS) this.forget()
+      line = new Line(id, chat === undefined ? 0 : isGroup(chat) ? this.perGroup : this.perChat)
+      this.lines.set(id, line)
+    }
+    return line
+  }
+
+  /** Forgets the chats with nothing waiting whose turn has come: they would start afresh anyway. */
+  private forget(): void {
+    const now = this.now()
+    for (const [id, line] of this.lines) if (line.waiting.length === 0 && line.next <= now) this.lines.delete(id)
+    for (const [id, at] of this.noticed) if (now - at >= this.busyNoticeInterval) this.noticed.delete(id)
+  }
+
+  /** Why a message of `bytes` does not fit (with `replaced` gone), or none. One message alone always fits. */
+  private refusal(line: Line, bytes: number, replaced: Waiting | undefined): ReplyRefused | undefined {
+    // a replacement adds no message, only the difference in bytes
+    const adding = replaced === undefined
+    const others = adding ? 0 : 1
+    const added = bytes - (replaced?.bytes ?? 0)
+    const chatWaiting = line.counted - others
+    if (chatWaiting > 0 && ((adding && chatWaiting >= this.chatBacklog) || line.bytes + added > this.chatBacklogBytes)) {
+      const seconds = Math.max(1, Math.ceil((chatWaiting * line.interval) / 1000))
+      return new ReplyRefused(line.chat, "chat", chatWaiting, seconds, this.notice(line))
+    }
+    const allWaiting = this.messages - others
+    if (allWaiting > 0 && ((adding && allWaiting >= this.backlog) || this.bytes + added > this.backlogBytes)) {
+      const seconds = Math.max(1, Math.ceil((allWaiting * this.globalInterval) / 1000))
+      return new ReplyRefused(line.chat, "all", allWaiting, seconds, this.notice(line))
+    }
+    return undefined
+  }
+
+  /** The slot of a busy notice for the chat, unless it was told lately or too many notices wait. */
+  private notice(line: Line): Promise<number> | undefined {
+    const now = this.now()
+    const last = this.noticed.get(line.chat)
+    if ((last !== undefined && now - last < this.busyNoticeInterval) || this.notices >= MAX_NOTICES) return undefined
+    this.noticed.set(line.chat, now)
+    this.notices++
+    return new Promise((grant, refuse) => {
+      const granted = (at: number) => {
+        this.notices--
+        grant(at)
+      }
+      this.enqueue(line, { key: undefined, bytes: 0, urgent: true, counted: false, grant: granted, refuse })
+      this.pump()
+    })
+  }
+
+  /** Urgent messages go after the urgent ones already waiting, before every ordinary one. */
+  private enqueue(line: Line, item: Waiting): void {
+    if (item.urgent) {
+      const at = line.waiting.findIndex((waiting) => !waiting.urgent)
+      line.waiting.splice(at === -1 ? line.waiting.length : at, 0, item)
+    } else {
+      line.waiting.push(item)
+    }
+    this.count(line, item)
+    this.schedule(line)
+  }
+
+  private count(line: Line, item: Waiting): void {
+    if (!item.counted) return
+    line.counted++
+    line.bytes += item.bytes
+    this.messages++
+    this.bytes += item.bytes
+  }
+
+  private uncount(line: Line, item: Waiting): void {
+    if (!item.counted) return
+    line.counted--
+    line.bytes -= item.bytes
+    this.messages--
+    this.bytes -= item.bytes
+  }
+
+  /** Puts a chat whose turn has come in line for a slot over all chats (urgent first), or wakes it when it comes. */
+  private schedule(line: Line): void {
+    const head = line.waiting[0]
+    const wait = line.next - this.now()
+    const ready = head === undefined || wait > 0 ? undefined : head.urgent ? this.urgentReady : this.ordinaryReady
+    // a chat already in the right line keeps its place there
+    if (ready !== this.urgentReady) this.urgentReady.delete(line)
+    if (ready !== this.ordinaryReady) this.ordinaryReady.delete(line)
+    if (ready !== undefined) {
+      ready.add(line)
+    } else if (head !== undefined) {
+      line.timer ??= setTimeout(() => {
+        line.timer = undefined
+        this.schedule(line)
+        this.pump()
+      }, Math.ceil(wait)).unref()
+    }
+  }
+
+  /** Hands out the free slots over all chats, one chat at a time, and sets a timer for the next one. */
+  private pump(): void {
+    for (;;) {
+      const line = first(this.urgentReady) ?? first(this.ordinaryReady)
+      if (line === undefined) return
+      const now = this.now()
+      if (this.globalNext > now) {
+        if (this.globalTimer === undefined) {
+          this.globalTimer = setTimeout(() => {
+            this.globalTimer = undefined
+            this.pump()
+          }, Math.ceil(this.globalNext - now)).unref()
+        }
+        return
+      }
+      const item = line.waiting.shift()!
+      this.uncount(line, item)
+      // counted from now, not from when the slot was due: two messages are never closer than the interval
+      this.globalNext = now + this.globalInterval
+      line.next = now + line.interval
+      this.schedule(line)
+      item.grant(now)
+    }
   }
 }

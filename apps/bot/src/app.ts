@@ -6,7 +6,6 @@
 import type { TradeDeskConfig } from "@tradedesk/core"
 import { TradeDeskConfig as CoreConfig } from "@tradedesk/core"
 import type { RunningSimulator } from "@tradedesk/simulator"
-import { startSimulator } from "@tradedesk/simulator"
 import { Cause, ConfigProvider, Effect, Either, Exit, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { once } from "node:events"
@@ -60,9 +59,13 @@ interface Exchange {
   readonly label: string
 }
 
-/** The simulator's demo agent account (it can do everything), or core's options from the environment. */
+/**
+ * The simulator's demo agent account (it can do everything), or core's options from the environment. The simulator
+ * package is loaded only to be embedded: a bot serving the real service does not hold its code and tables.
+ */
 const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Promise<Exchange> => {
   if (config.exchange === "simulator") {
+    const { startSimulator } = await import("@tradedesk/simulator")
     const simulator = await startSimulator()
     const { apiKey, apiSecret, apiPassphrase, uid } = simulator.accounts.agent
     return {
@@ -140,7 +143,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
   try {
     const exchange = await exchangeOf(config, io.env)
     if (exchange.simulator !== undefined) cleanups.push(exchange.simulator.close)
-    const runtime = BotRuntime.make(exchange.options, { tickersTtlMs: config.tickersTtlMs }, logger)
+    const runtime = BotRuntime.make(exchange.options, { tickersTtlMs: config.tickersTtlMs, accountReadsTtlMs: config.accountReadsTtlMs }, logger)
     cleanups.push(() => runtime.dispose())
     // build core's layers now, so a misconfiguration stops the start rather than the first command
     const built = await runtime.runtimeEffect.pipe(Effect.exit, Effect.runPromise)

@@ -17,7 +17,7 @@ import { orders } from "./features/orders.js"
 import type { Logger } from "./log.js"
 import { Inflight } from "./Inflight.js"
 import { authorize, detach, logUpdates } from "./middleware.js"
-import { PacedTelegram } from "./PacedTelegram.js"
+import { commandKey, PacedTelegram } from "./PacedTelegram.js"
 import { Pacer } from "./Pacer.js"
 import type { PacerOptions } from "./Pacer.js"
 import type { Deps } from "./respond.js"
@@ -49,7 +49,7 @@ export const createBot = (options: BotOptions): TradeBot => {
   // telegraf makes a fresh Telegram client per update from the bot's options; each goes through the shared pacer
   class PacedContext extends BotContext {
     constructor(...[update, telegram, botInfo]: ConstructorParameters<typeof Context>) {
-      super(update, new PacedTelegram(pacer, telegram.token, telegram.options), botInfo)
+      super(update, new PacedTelegram(pacer, telegram.token, telegram.options, { receivedAt: pacer.now(), key: commandKey(update) }), botInfo)
     }
   }
   const bot = new Telegraf<BotContext>(options.token, {

@@ -15,7 +15,7 @@ import { denialText, internalErrorView } from "./format/messages.js"
 import type { Denial } from "./format/messages.js"
 import type { Inflight } from "./Inflight.js"
 import type { Logger } from "./log.js"
-import { ReplyDropped } from "./Pacer.js"
+import { ReplyRefused, ReplySuperseded } from "./Pacer.js"
 import type { Deps } from "./respond.js"
 import { send } from "./respond.js"
 
@@ -42,9 +42,11 @@ export const logUpdates = (logger: Logger, now: () => number): Middleware<BotCon
   try {
     await next()
   } catch (error) {
-    if (error instanceof ReplyDropped) {
-      // the chat is flooded: an error message would be dropped as well
-      ctx.note("dropped", error.message, "warn")
+    if (error instanceof ReplyRefused) {
+      // the chat got the busy notice, or had it lately; an error message would find no room either
+      ctx.note("refused", error.message, "warn")
+    } else if (error instanceof ReplySuperseded) {
+      ctx.note("superseded", error.message)
     } else {
       ctx.note("fault", error instanceof Error ? error.stack ?? error.message : String(error), "error")
       await send(ctx, internalErrorView()).catch(() => undefined)

@@ -15,12 +15,14 @@ import type { BotRuntime, Services } from "./BotRuntime.js"
 import type { CommandName } from "./commands.js"
 import { commandSpec } from "./commands.js"
 import type { Confirmations } from "./Confirmations.js"
+import * as DataTime from "./DataTime.js"
 import type { Denials } from "./Denials.js"
 import { errorReport, internalErrorView, usageView } from "./format/messages.js"
 import type { BotError } from "./format/messages.js"
 import { split } from "./format/view.js"
 import type { View } from "./format/view.js"
 import type { Logger } from "./log.js"
+import { LATE_NOTE_ROOM, PacedTelegram } from "./PacedTelegram.js"
 import type { Parsed } from "./parse.js"
 
 export interface Deps {
@@ -41,12 +43,15 @@ const keyboardOf = (view: View): InlineKeyboardMarkup | undefined =>
     : Markup.inlineKeyboard(view.buttons.map((row) => row.map((button) => Markup.button.callback(button.label, CallbackData.encode(button.data)))))
       .reply_markup
 
+/** Pieces of a long text: each leaves room for the note a late reply gets. */
+const pieces = (view: View) => split(view.text, 4096 - LATE_NOTE_ROOM)
+
 /** Sends a view as new messages; the buttons go on the last piece. */
 export const send = async (ctx: BotContext, view: View): Promise<void> => {
-  const pieces = split(view.text)
+  const parts = pieces(view)
   const keyboard = keyboardOf(view)
-  for (const [index, piece] of pieces.entries()) {
-    await ctx.reply(piece, index === pieces.length - 1 && keyboard !== undefined ? { reply_markup: keyboard } : {})
+  for (const [index, piece] of parts.entries()) {
+    await ctx.reply(piece, index === parts.length - 1 && keyboard !== undefined ? { reply_markup: keyboard } : {})
   }
 }
 
@@ -55,7 +60,7 @@ const isNotModified = (error: unknown) =>
 
 /** Shows a view: in place of the pressed button's message for a callback, as a new message otherwise. */
 export const show = async (ctx: BotContext, view: View): Promise<void> => {
-  const [first, ...rest] = split(view.text)
+  const [first, ...rest] = pieces(view)
   if (ctx.callbackQuery?.message === undefined || first === undefined || rest.length > 0) return send(ctx, view)
   const keyboard = keyboardOf(view)
   try {
@@ -69,7 +74,10 @@ export const show = async (ctx: BotContext, view: View): Promise<void> => {
 export const sendFile = (ctx: BotContext, fileName: string, content: string, caption: string): Promise<unknown> =>
   ctx.replyWithDocument(Input.fromBuffer(Buffer.from(content, "utf8"), fileName), { caption })
 
-/** Shows `typing…` if the work is still running after `delayMs`, and again every few seconds until it is done. */
+/**
+ * Shows `typing…` if the work is still running after `delayMs`, and again every few seconds until it is done; the
+ * pacer skips it when no slot is free at once.
+ */
 const withTyping = async <A>(ctx: BotContext, delayMs: number, work: Promise<A>): Promise<A> => {
   if (ctx.chat === undefined) return work
   let timer: NodeJS.Timeout | undefined
@@ -99,13 +107,22 @@ export const failureView = (ctx: BotContext, cause: Cause.Cause<BotError>): View
   return report.view
 }
 
-/** Runs a program for this update, showing `typing…` while it is slow. */
-export const runExit = <A, E extends BotError>(
+/**
+ * Runs a program for this update, showing `typing…` while it is slow. The time of the data it read goes with the
+ * update's replies, for a reply that goes out late to say.
+ */
+export const runExit = async <A, E extends BotError>(
   ctx: BotContext,
   deps: Deps,
   program: Effect.Effect<A, E, Services>
-): Promise<Exit.Exit<A, E | ConfigError>> =>
-  withTyping(ctx, deps.typingDelayMs, deps.runtime.runPromiseExit(program))
+): Promise<Exit.Exit<A, E | ConfigError>> => {
+  const exit = await withTyping(ctx, deps.typingDelayMs, deps.runtime.runPromiseExit(DataTime.tracked(program)))
+  if (Exit.isFailure(exit)) return Exit.failCause(exit.cause)
+  const [value, dataAt] = exit.value
+  // the client of this update's replies (telegraf's context holds it as a plain Telegram)
+  if (ctx.telegram instanceof PacedTelegram) ctx.telegram.dataAsOf(dataAt)
+  return Exit.succeed(value)
+}
 
 /** Runs a program for this update; on failure replies with what went wrong and returns none. */
 export const run = async <A>(ctx: BotContext, deps: Deps, program: Effect.Effect<A, BotError, Services>): Promise<Option.Option<A>> => {

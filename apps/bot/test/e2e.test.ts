@@ -573,13 +573,17 @@ describe("load", () => {
     }
   })
 
-  it("drops replies to a chat whose backlog is full instead of queueing them without end", async () => {
-    const local = await startRig({ pacing: { perChatIntervalMs: 300, maxBacklog: 2 } })
+  it("refuses replies to a chat whose line is full, and tells the user so once, never in silence", async () => {
+    const local = await startRig({ pacing: { perChatIntervalMs: 1000, chatBacklog: 2 } })
     try {
-      const lines = await Promise.all(Array.from({ length: 6 }, () => local.handled(local.api.sendText(reader, "hello"))))
-      expect(lines.map((line) => line.outcome).sort()).toEqual(["dropped", "dropped", "dropped", "unknown", "unknown", "unknown"])
-      expect(lines.filter((line) => line.outcome === "dropped").map((line) => line.level)).toEqual(["warn", "warn", "warn"])
-      expect(local.api.botMessages(reader.id)).toHaveLength(3)
+      const lines = await Promise.all(Array.from({ length: 6 }, (_, i) => local.handled(local.api.sendText(reader, `hello ${i}`))))
+      expect(lines.map((line) => line.outcome).sort()).toEqual(["refused", "refused", "refused", "unknown", "unknown", "unknown"])
+      expect(lines.filter((line) => line.outcome === "refused").map((line) => line.level)).toEqual(["warn", "warn", "warn"])
+      expect(lines.filter((line) => line.detail?.includes("the chat is told to try again in 2 s"))).toHaveLength(1)
+      const texts = local.api.botMessages(reader.id).map((message) => message.text)
+      expect(texts).toHaveLength(4)
+      // the notice goes before the replies still waiting
+      expect(texts[1]).toBe("The bot is busy: many replies are waiting to go out. Try again in 2 s.")
     } finally {
       await local.close()
     }
@@ -588,12 +592,12 @@ describe("load", () => {
 
 describe("Telegram limits and failures", () => {
   it("shows a placement's result however full the chat's backlog", async () => {
-    const local = await startRig({ pacing: { perChatIntervalMs: 200, maxBacklog: 1 } })
+    const local = await startRig({ pacing: { perChatIntervalMs: 200, chatBacklog: 1 } })
     try {
       await local.say(trader, "/order btc open_long 0.01 @ 50000")
       const message = local.last(trader.id)
-      const flood = Array.from({ length: 4 }, () => local.handled(local.api.sendText(trader, "hello")))
-      await until(() => local.logs.some((line) => line.outcome === "dropped"), "a dropped reply")
+      const flood = Array.from({ length: 4 }, (_, i) => local.handled(local.api.sendText(trader, `hello ${i}`)))
+      await until(() => local.logs.some((line) => line.outcome === "refused"), "a refused reply")
       expect((await local.press(trader, message, "✅ Confirm 1 order")).outcome).toBe("placed")
       expect(local.api.message(trader.id, message.messageId)!.text).toContain("1 of 1 placed")
       await Promise.all(flood)

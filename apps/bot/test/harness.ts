@@ -39,6 +39,8 @@ export interface RigOptions {
   /** added to the bot's clock, to expire previews */
   readonly clockSkewMs?: { value: number }
   readonly tickersTtlMs?: number
+  /** how long an account read's answer serves equal reads; default 0: only concurrent reads share one request */
+  readonly accountReadsTtlMs?: number
   /** replaces parts of the exchange options, e.g. wrong credentials or real rate limits */
   readonly exchange?: Partial<TradeDeskConfig.Options>
   /** outgoing pacing; default none, so tests need not wait */
@@ -95,7 +97,7 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
       // a short window also spaces exports by only that much
       rateLimit: { ipWeightPerWindow: 1_000_000, uidWeightPerWindow: 1_000_000, windowMs: 1, onExceeded: "fail", penaltyMs: 200 },
       ...options.exchange
-    }, { tickersTtlMs: options.tickersTtlMs ?? 60_000 })
+    }, { tickersTtlMs: options.tickersTtlMs ?? 60_000, accountReadsTtlMs: options.accountReadsTtlMs ?? 0 }, logger)
     const trade = createBot({
       token: TOKEN,
       apiRoot: api.url,

@@ -1,4 +1,4 @@
-/** Operating the bot: configuration, authorization rules, pacing, confirmations, logs, webhook mode, misconfiguration. */
+/** Operating the bot: configuration, authorization rules, confirmations, logs, webhook mode, misconfiguration (pacing: pacing.test.ts). */
 import { startSimulator } from "@tradedesk/simulator"
 import { Either } from "effect"
 import { existsSync } from "node:fs"
@@ -16,7 +16,6 @@ import { startApp } from "../src/app.js"
 import { Denials } from "../src/Denials.js"
 import { LocalBotApi } from "../src/LocalBotApi.js"
 import { jsonLogger } from "../src/log.js"
-import { essential, Pacer, ReplyDropped } from "../src/Pacer.js"
 import { startWebhook } from "../src/serve.js"
 import { reader, startRig, trader } from "./harness.js"
 
@@ -85,58 +84,6 @@ describe("authorization rules", () => {
     expect(decide({ ...policy, publicMarket: true }, "market", 1, "group")).toBeUndefined()
     // an update without a sender (a channel post) is refused even for open commands
     expect(decide(policy, "open", undefined, "channel")).toBe("not_allowed")
-  })
-})
-
-describe("outgoing pacing", () => {
-  it("spaces messages to one chat and lets other chats through", async () => {
-    const pacer = new Pacer({ perChatIntervalMs: 60, globalPerSecond: 1000 })
-    const started = Date.now()
-    const times: Record<string, Array<number>> = { a: [], b: [] }
-    await Promise.all([
-      ...[1, 2, 3].map(() => pacer.slot("a").then(() => times.a!.push(Date.now() - started))),
-      pacer.slot("b").then(() => times.b!.push(Date.now() - started))
-    ])
-    expect(times.a![2]!).toBeGreaterThanOrEqual(115)
-    expect(times.b![0]!).toBeLessThan(50)
-  })
-
-  it("caps the messages per second over all chats", async () => {
-    const pacer = new Pacer({ perChatIntervalMs: 0, globalPerSecond: 50 })
-    const started = Date.now()
-    await Promise.all(Array.from({ length: 6 }, (_, i) => pacer.slot(String(i))))
-    expect(Date.now() - started).toBeGreaterThanOrEqual(95)
-  })
-
-  it("paces groups slower than private chats", async () => {
-    const pacer = new Pacer({ perChatIntervalMs: 10, groupIntervalMs: 80, globalPerSecond: 1000 })
-    const started = Date.now()
-    const took = (chat: string) => Promise.all([pacer.slot(chat), pacer.slot(chat)]).then(() => Date.now() - started)
-    const [privateChat, group] = await Promise.all([took("42"), took("-100500")])
-    expect(privateChat).toBeLessThan(60)
-    expect(group).toBeGreaterThanOrEqual(75)
-  })
-
-  it("drops a message when the wait for a slot over all chats is already long, except an essential one", async () => {
-    const pacer = new Pacer({ perChatIntervalMs: 0, globalPerSecond: 20, maxGlobalWaitMs: 100 })
-    // one slot every 50 ms: the first three wait 0, 50 and 100 ms; a fourth would wait 150 ms
-    const results = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => pacer.slot(String(i))))
-    expect(results.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "rejected"])
-    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(ReplyDropped)
-    const crowded = Array.from({ length: 3 }, (_, i) => pacer.slot(`x${i}`).catch(() => undefined))
-    await expect(essential(() => pacer.slot("placement"))).resolves.toBeUndefined()
-    await Promise.all(crowded)
-  })
-
-  it("drops a message to a chat whose backlog is full, and takes them again once it drains", async () => {
-    const pacer = new Pacer({ perChatIntervalMs: 30, globalPerSecond: 1000, maxBacklog: 3 })
-    const results = await Promise.allSettled(Array.from({ length: 6 }, () => pacer.slot("7")))
-    // the first goes at once; three wait; the rest are dropped
-    expect(results.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "fulfilled", "rejected", "rejected"])
-    expect((results[4] as PromiseRejectedResult).reason).toBeInstanceOf(ReplyDropped)
-    await expect(pacer.slot("7")).resolves.toBeUndefined()
-    // other chats are not affected by one chat's backlog
-    await expect(pacer.slot("8")).resolves.toBeUndefined()
   })
 })
 

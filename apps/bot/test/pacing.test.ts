@@ -1,0 +1,147 @@
+/** The outgoing pacer, on a fake clock: per-chat and global spacing, the bounded line, the latest reply winning, typing. */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { ChatActionSkipped, essential, Pacer, ReplyRefused, ReplySuperseded } from "../src/Pacer.js"
+import type { PacerOptions } from "../src/Pacer.js"
+
+/** What became of each request: the time it was granted, or the error's name. */
+const outcomes = (requests: ReadonlyArray<Promise<number>>) => {
+  const results: Array<number | string | undefined> = requests.map(() => undefined)
+  requests.forEach((request, i) =>
+    request.then(
+      (at) => (results[i] = at),
+      (error: unknown) => (results[i] = error instanceof Error ? error.constructor.name : String(error))
+    )
+  )
+  return results
+}
+
+const pacerWith = (options: PacerOptions) => {
+  const pacer = new Pacer(options)
+  const ask = (chat: string, key?: string, bytes = 100) => pacer.slot({ chat, key, bytes })
+  return { pacer, ask }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 0 })
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe("outgoing pacing", () => {
+  it("spaces messages to one chat and lets other chats through", async () => {
+    const { ask } = pacerWith({ perChatIntervalMs: 1000, globalPerSecond: 1000 })
+    const times = outcomes([ask("a"), ask("a"), ask("a"), ask("b")])
+    await vi.runAllTimersAsync()
+    expect(times).toEqual([0, 1000, 2000, 1])
+  })
+
+  it("caps the messages per second over all chats", async () => {
+    const { ask } = pacerWith({ perChatIntervalMs: 0, globalPerSecond: 50 })
+    const times = outcomes(Array.from({ length: 6 }, (_, i) => ask(String(i))))
+    await vi.runAllTimersAsync()
+    expect(times).toEqual([0, 20, 40, 60, 80, 100])
+  })
+
+  it("paces groups slower than private chats", async () => {
+    const { ask } = pacerWith({ perChatIntervalMs: 10, groupIntervalMs: 80, globalPerSecond: 1000 })
+    const times = outcomes([ask("42"), ask("42"), ask("-100500"), ask("-100500")])
+    await vi.runAllTimersAsync()
+    expect(times).toEqual([0, 10, 1, 81])
+  })
+
+  it("lets a reply wait its turn however long the line over all chats, rather than drop it", async () => {
+    // 1,000 chats at once at 30 a second: the last waits over 33 s
+    const { ask } = pacerWith({ perChatIntervalMs: 1000 })
+    const times = outcomes(Array.from({ length: 1000 }, (_, i) => ask(String(i), "ticker btc")))
+    await vi.runAllTimersAsync()
+    expect(times.filter((time) => typeof time !== "number")).toEqual([])
+    expect(Math.max(...times.map(Number))).toBeGreaterThan(33_000)
+  })
+
+  it("replaces a reply still waiting in its chat by a newer one with the same key: the latest wins", async () => {
+    const { ask } = pacerWith({ perChatIntervalMs: 1000, globalPerSecond: 1000 })
+    // the first goes at once; the second waits and is replaced by the third, which is replaced by the fourth
+    const results = outcomes([ask("7", "ticker"), ask("7", "ticker"), ask("7", "other"), ask("7", "ticker"), ask("7", "ticker"), ask("8", "ticker")])
+    await vi.runAllTimersAsync()
+    // the latest takes the place of the one it replaced, before `other`; another chat's equal key is its own
+    expect(results).toEqual([0, "ReplySuperseded", 2000, "ReplySuperseded", 1000, 1])
+  })
+
+  it("never replaces nor refuses a placement's outcome, and sends it before the replies waiting", async () => {
+    const { ask } = pacerWith({ perChatIntervalMs: 1000, globalPerSecond: 1000, chatBacklog: 1 })
+    const results = outcomes([
+      ask("7", "a"),
+      ask("7", "b"),
+      essential(() => ask("7", "b")),
+      essential(() => ask("7", "b")),
+      ask("7", "b")
+    ])
+    await vi.runAllTimersAsync()
+    // b waits; the outcomes go first; the last b replaces the first
+    expect(results).toEqual([0, "ReplySuperseded", 1000, 2000, 3000])
+  })
+
+  it("refuses a reply only when the chat's line or the line over all chats is full, and tells the chat once a while", async () => {
+    const { ask } = pacerWith({ perChatIntervalMs: 1000, globalPerSecond: 1000, chatBacklog: 2, backlog: 3, busyNoticeIntervalMs: 30_000 })
+    const chat7 = [ask("7", "1"), ask("7", "2"), ask("7", "3"), ask("7", "4"), ask("7", "5")]
+    const refusals = await Promise.all(chat7.slice(3).map((request) => request.catch((error: unknown) => error)))
+    // one goes at once, two wait: the fourth is refused and the chat is told, the fifth is refused without a word more
+    const described = (error: unknown) => error instanceof ReplyRefused && [error.scope, error.waiting, error.retryAfterSeconds, error.notice !== undefined]
+    expect(refusals.map(described)).toEqual([["chat", 2, 2, true], ["chat", 2, 2, false]])
+    // over all chats: with chat 7's two, one more fits
+    const others = [ask("8", "1"), ask("9", "1")]
+    const overall = await others[1]!.catch((error: unknown) => error)
+    expect(described(overall)).toEqual(["all", 3, 1, true])
+    const times = outcomes([...chat7.slice(0, 3), others[0]!, (refusals[0] as ReplyRefused).notice!, (overall as ReplyRefused).notice!])
+    await vi.runAllTimersAsync()
+    // each notice goes before the replies waiting: chat 9's at the next slot, chat 7's at its next turn
+    expect(times).toEqual([0, 2000, 3000, 2, 1000, 1])
+    // once the interval is over, the chat is told again
+    vi.setSystemTime(40_000)
+    const again = [ask("7", "6"), ask("7", "7"), ask("7", "8"), ask("7", "9")]
+    const refused = await again[3]!.catch((error: unknown) => error)
+    expect(described(refused)).toEqual(["chat", 2, 2, true])
+    await vi.runAllTimersAsync()
+    await Promise.all([...again.slice(0, 3), (refused as ReplyRefused).notice])
+  })
+
+  it("counts the bytes waiting; one message alone always fits", async () => {
+    const { ask } = pacerWith({ perChatIntervalMs: 1000, globalPerSecond: 1000, chatBacklogBytes: 1000 })
+    const results = outcomes([ask("7", "a", 10), ask("7", "b", 5000), ask("7", "c", 10), ask("8", "a", 600), ask("8", "b", 300), ask("8", "c", 200)])
+    await vi.runAllTimersAsync()
+    // the refusals' notices go first in chats 7 and 8
+    expect(results).toEqual([0, 2000, "ReplyRefused", 1001, 2001, "ReplyRefused"])
+  })
+
+  it("sends typing only while no message wants the slot, and never holds a message back", async () => {
+    const { ask, pacer } = pacerWith({ perChatIntervalMs: 1000, globalPerSecond: 10 })
+    expect(pacer.tryAction("1")).toBe(true)
+    // a message right after it goes at once
+    const times = outcomes([ask("1"), ask("1"), ask("2")])
+    await vi.advanceTimersByTimeAsync(0)
+    expect(times).toEqual([0, undefined, undefined])
+    // chat 1 has a message waiting; chat 2's message waits for a slot over all chats
+    expect([pacer.tryAction("1"), pacer.tryAction("3")]).toEqual([false, false])
+    await vi.advanceTimersByTimeAsync(100)
+    expect(times).toEqual([0, undefined, 100])
+    // chat 2 has just had a message; chat 3 may, once the slot is free
+    expect(pacer.tryAction("2")).toBe(false)
+    await vi.advanceTimersByTimeAsync(100)
+    expect(pacer.tryAction("3")).toBe(true)
+    // the actions' own budget: one per slot
+    expect(pacer.tryAction("4")).toBe(false)
+    await vi.runAllTimersAsync()
+    expect(times).toEqual([0, 1000, 100])
+    expect(new ChatActionSkipped("1")).toBeInstanceOf(Error)
+  })
+
+  it("waits out a 429's pause for the chat", async () => {
+    const { ask, pacer } = pacerWith({ perChatIntervalMs: 0, globalPerSecond: 1000 })
+    pacer.pause("5", 3000)
+    const times = outcomes([ask("5"), ask("6")])
+    await vi.runAllTimersAsync()
+    expect(times).toEqual([3000, 0])
+    expect(new ReplySuperseded("5")).toBeInstanceOf(Error)
+  })
+})
