@@ -7,62 +7,46 @@
 import { BigDecimal, ParseResult, Schema } from "effect"
 
 /**
- * Scale of a plain decimal string (`-12.340` → 3), or -1 when it is not one. One pass, no regex: it runs for every
- * amount of every record the exchange sends.
+ * The longest decimal string read by default, in characters: far beyond any price or amount, and short enough that a
+ * hostile or broken answer cannot make a client build a huge number.
  */
-const plainScale = (text: string): number => {
-  const length = text.length
-  let i = length > 0 && text.charCodeAt(0) === 45 ? 1 : 0
-  if (i === length) return -1
-  let dot = -1
-  for (; i < length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 46) {
-      if (dot >= 0 || i === 0 || text.charCodeAt(i - 1) === 45) return -1
-      dot = i
-    } else if (c < 48 || c > 57) {
-      return -1
-    }
-  }
-  if (dot === length - 1) return -1
-  return dot < 0 ? 0 : length - dot - 1
-}
+export const DEFAULT_MAX_LENGTH = 100
 
-const TEXT: unique symbol = Symbol.for("@tradedesk/core/Decimal/text")
+/** Exponent forms such as `"1E-8"` (a Java BigDecimal's toString); the exponent is bounded so that formatting stays small. */
+const EXPONENT_FORM = /^-?\d+(?:\.\d+)?[eE][-+]?\d{1,2}$/
 
-/**
- * A `BigDecimal` whose `value` (the bigint) is computed from the exchange's text on first read. Building thousands of
- * bigints per answer costs more than the HTTP round trip, and a bot reads only a few fields of a few records. The
- * object is a real BigDecimal (same prototype, `scale` set, `value` materialized on demand), so every BigDecimal
- * function, Equal and Hash work on it unchanged.
- */
-const LazyProto = Object.create(Object.getPrototypeOf(BigDecimal.make(0n, 0)), {
-  value: {
-    configurable: true,
-    get(this: { [TEXT]: string }) {
-      const text = this[TEXT]
-      const dot = text.indexOf(".")
-      const value = BigInt(dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1))
-      Object.defineProperty(this, "value", { value, enumerable: true })
-      return value
-    }
-  }
-})
-
-/** Parses a decimal string (`"-12.3400"`) without normalising it; also accepts exponent forms (`"1E-8"`). */
-export const parse = (text: string): BigDecimal.BigDecimal | undefined => {
-  const scale = plainScale(text)
-  if (scale >= 0) {
-    const decimal = Object.create(LazyProto)
-    decimal.scale = scale
-    decimal[TEXT] = text
-    return decimal
-  }
-  // exponent forms such as "1E-8" (a Java BigDecimal's toString) are rare: read them the slower way; the exponent is
-  // bounded so that no value can make formatting build a huge string
-  if (text.length > 64 || !/^-?\d+(?:\.\d+)?[eE][-+]?\d{1,2}$/.test(text)) return undefined
+const parseExponentForm = (text: string): BigDecimal.BigDecimal | undefined => {
+  if (!EXPONENT_FORM.test(text)) return undefined
   const parsed = BigDecimal.fromString(text)
   return parsed._tag === "Some" ? parsed.value : undefined
+}
+
+/**
+ * Parses a decimal string (`"-12.3400"`) without normalising it: the scale is the number of places sent. Also reads
+ * exponent forms (`"1E-8"`). Anything longer than `maxLength` characters is refused before a digit is read.
+ *
+ * One pass, no regex: it runs for every amount of every record the exchange sends. The digits are summed as a number
+ * while that is exact (up to 2^53), since `BigInt` of a number costs a fraction of `BigInt` of a string.
+ */
+export const parse = (text: string, maxLength: number = DEFAULT_MAX_LENGTH): BigDecimal.BigDecimal | undefined => {
+  const length = text.length
+  if (length === 0 || length > maxLength) return undefined
+  const first = text.charCodeAt(0) === 45 ? 1 : 0
+  let digits = 0
+  let dot = -1
+  for (let i = first; i < length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 48 && c <= 57) digits = digits * 10 + (c - 48)
+    else if (c === 46 && dot < 0 && i > first) dot = i
+    else return parseExponentForm(text)
+  }
+  if (length === first || dot === length - 1) return undefined
+  const scale = dot < 0 ? 0 : length - dot - 1
+  // the sum stays exact while the digits spell at most 2^53 - 1, and once they spell more it cannot fall back below
+  const value = digits <= Number.MAX_SAFE_INTEGER
+    ? BigInt(first === 1 ? -digits : digits)
+    : BigInt(dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1))
+  return BigDecimal.make(value, scale)
 }
 
 /** The largest scale sent to the exchange; beyond it a value is surely a mistake, and formatting it costly. */
@@ -85,14 +69,18 @@ export const BigDecimalValue = Schema.BigDecimalFromSelf.annotations({
       .map(([digits, scale]) => BigDecimal.make(digits, scale))
 })
 
-/** A decimal string on the wire, an exact `BigDecimal` in the domain; encoding restores the same string. */
-export const DecimalFromString: Schema.Schema<BigDecimal.BigDecimal, string> = Schema.transformOrFail(
-  Schema.String,
-  BigDecimalValue,
-  {
+/**
+ * A decimal string of at most `maxLength` characters on the wire, an exact `BigDecimal` in the domain; encoding
+ * restores the same string.
+ */
+export const decimalFromString = (maxLength: number): Schema.Schema<BigDecimal.BigDecimal, string> =>
+  Schema.transformOrFail(Schema.String, BigDecimalValue, {
     strict: true,
     decode: (text, _, ast) => {
-      const value = parse(text)
+      if (text.length > maxLength) {
+        return ParseResult.fail(new ParseResult.Type(ast, text, `decimal of ${text.length} characters exceeds the limit of ${maxLength}`))
+      }
+      const value = parse(text, maxLength)
       return value === undefined
         ? ParseResult.fail(new ParseResult.Type(ast, text, `Expected a decimal string, got ${JSON.stringify(text)}`))
         : ParseResult.succeed(value)
@@ -101,5 +89,7 @@ export const DecimalFromString: Schema.Schema<BigDecimal.BigDecimal, string> = S
       Math.abs(value.scale) <= MAX_SCALE
         ? ParseResult.succeed(format(value))
         : ParseResult.fail(new ParseResult.Type(ast, value, `Expected at most ${MAX_SCALE} decimal places`))
-  }
-).annotations({ identifier: "DecimalFromString" })
+  }).annotations({ identifier: "DecimalFromString" })
+
+/** A decimal string on the wire (at most `DEFAULT_MAX_LENGTH` characters), an exact `BigDecimal` in the domain. */
+export const DecimalFromString: Schema.Schema<BigDecimal.BigDecimal, string> = decimalFromString(DEFAULT_MAX_LENGTH)

@@ -1,12 +1,13 @@
 /**
  * Records declared once as a field table, from which come both the Schema (wire ⇄ domain, used for encoding,
- * arbitraries and precise error reports) and a compiled fast decoder for the hot path.
+ * arbitraries and precise error reports) and a fast decoder for the hot path.
  *
  * Decoding thousands of records through Schema's generic interpreter costs several times the HTTP round trip, so a
  * response is first decoded by the fast decoder, which checks the same rules field by field; only when it rejects a
- * value does the full Schema run, to accept what it accepts or to report exactly what is wrong.
+ * value does the full Schema run, to accept what it accepts or to report exactly what is wrong. Both build their
+ * values with Effect's public constructors only (`BigDecimal.make`, `DateTime.unsafeMake`, `Option.some`).
  */
-import { DateTime, Either, Option, ParseResult, Schema } from "effect"
+import { DateTime, Either, Option, ParseResult, Predicate, Schema } from "effect"
 import type { BigDecimal } from "effect"
 import * as Decimal from "../Decimal.js"
 
@@ -14,10 +15,19 @@ import * as Decimal from "../Decimal.js"
 export const INVALID: unique symbol = Symbol.for("@tradedesk/core/invalid")
 export type Invalid = typeof INVALID
 
+/** Bounds on what an answer may hold, beyond its shape. */
+export interface DecodeLimits {
+  /** the longest decimal string accepted, in characters */
+  readonly maxDecimalLength: number
+}
+
+export const DEFAULT_LIMITS: DecodeLimits = { maxDecimalLength: Decimal.DEFAULT_MAX_LENGTH }
+
 export interface Field<S extends Schema.Struct.Field, A> {
   readonly wireKey: string
-  readonly signature: S
-  readonly fast: (wire: unknown) => A | Invalid
+  /** the field's schema under the given limits */
+  readonly signature: (limits: DecodeLimits) => S
+  readonly fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
 }
 
 type AnyField = Field<Schema.Struct.Field, unknown>
@@ -30,45 +40,20 @@ const UtcValue = Schema.DateTimeUtcFromSelf.annotations({
   arbitrary: () => (fc) => fc.integer({ min: 0, max: 4_102_444_800_000 }).map((millis) => DateTime.unsafeMake(millis))
 })
 
-const isDigits = (text: string): boolean => {
-  const length = text.length
-  if (length === 0 || length > 16) return false
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 48 || c > 57) return false
-  }
-  return true
-}
-
 /** The latest time a Date can hold (year 275760); beyond it there is no date to make. */
 const MAX_MILLIS = 8_640_000_000_000_000
 
-/**
- * Makes a `DateTime.Utc` as `DateTime.unsafeMake` does, minus its per-object `defineProperty` of the hidden
- * `partsUtc` cache, which costs more than the rest of a ticker's decoding: here the cache starts undefined on a
- * prototype and becomes a non-enumerable own property when first written. Every DateTime function, Equal, Hash, JSON
- * and Schema treat both alike (tested); only a prototype-strict deep comparison (node:assert) tells them apart.
- */
-const UtcProto = Object.create(Object.getPrototypeOf(DateTime.unsafeMake(0)), {
-  partsUtc: {
-    configurable: true,
-    get: () => undefined,
-    set(this: object, parts: unknown) {
-      Object.defineProperty(this, "partsUtc", { value: parts, writable: true, enumerable: false, configurable: true })
-    }
-  }
-})
-
-export const utcFromMillis = (millis: number): DateTime.Utc => {
-  const utc = Object.create(UtcProto)
-  utc.epochMillis = millis
-  return utc
-}
-
+/** Digits only, at most 16 of them; the sum is exact up to 2^53, beyond MAX_MILLIS. */
 const parseMillis = (text: string): DateTime.Utc | undefined => {
-  if (!isDigits(text)) return undefined
-  const millis = Number(text)
-  return millis <= MAX_MILLIS ? utcFromMillis(millis) : undefined
+  const length = text.length
+  if (length === 0 || length > 16) return undefined
+  let millis = 0
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 48 || c > 57) return undefined
+    millis = millis * 10 + (c - 48)
+  }
+  return millis <= MAX_MILLIS ? DateTime.unsafeMake(millis) : undefined
 }
 
 /** Epoch milliseconds as a digit string on the wire, a UTC date-time in the domain. */
@@ -89,44 +74,46 @@ export const EpochMillisString: Schema.Schema<DateTime.Utc, string> = Schema.tra
 
 /** A value the wire carries as a string: its schema, and the same rule as a plain function for the fast path. */
 interface Scalar<A> {
-  readonly schema: Schema.Schema<A, string>
-  readonly parse: (text: string) => A | undefined
+  readonly schema: (limits: DecodeLimits) => Schema.Schema<A, string>
+  readonly parse: (text: string, limits: DecodeLimits) => A | undefined
 }
 
-const DecimalScalar: Scalar<BigDecimal.BigDecimal> = { schema: Decimal.DecimalFromString, parse: Decimal.parse }
-const MillisScalar: Scalar<DateTime.Utc> = { schema: EpochMillisString, parse: parseMillis }
+const DecimalScalar: Scalar<BigDecimal.BigDecimal> = {
+  schema: (limits) => Decimal.decimalFromString(limits.maxDecimalLength),
+  parse: (text, limits) => Decimal.parse(text, limits.maxDecimalLength)
+}
+const MillisScalar: Scalar<DateTime.Utc> = { schema: () => EpochMillisString, parse: parseMillis }
 
-const fastScalar = <A>(scalar: Scalar<A>) => (wire: unknown): A | Invalid =>
-  typeof wire === "string" ? (scalar.parse(wire) ?? INVALID) : INVALID
+const fastScalar = <A>(scalar: Scalar<A>) => (wire: unknown, limits: DecodeLimits): A | Invalid =>
+  typeof wire === "string" ? (scalar.parse(wire, limits) ?? INVALID) : INVALID
 
 /** Always present. */
 const required = <A>(scalar: Scalar<A>) => (wireKey: string) => ({
   wireKey,
-  signature: renamed(scalar.schema, wireKey),
+  signature: (limits: DecodeLimits) => renamed(scalar.schema(limits), wireKey),
   fast: fastScalar(scalar)
 })
 
 /** `""` or `null` on the wire when there is no value (yet): none in the domain, and none encodes as `""`. */
-const emptyAsNone = <A>(scalar: Scalar<A>): Schema.Schema<Option.Option<A>, string | null> =>
-  Schema.transformOrFail(Schema.NullOr(Schema.String), Schema.OptionFromSelf(Schema.typeSchema(scalar.schema)), {
+const emptyAsNone = <A>(schema: Schema.Schema<A, string>): Schema.Schema<Option.Option<A>, string | null> =>
+  Schema.transformOrFail(Schema.NullOr(Schema.String), Schema.OptionFromSelf(Schema.typeSchema(schema)), {
     strict: true,
     decode: (wire, options) =>
       wire === null || wire === ""
         ? ParseResult.succeed(Option.none())
-        : ParseResult.map(ParseResult.decodeUnknown(scalar.schema)(wire, options), Option.some),
+        : ParseResult.map(ParseResult.decodeUnknown(schema)(wire, options), Option.some),
     encode: (value, options) =>
-      Option.match(value, { onNone: () => ParseResult.succeed(""), onSome: (a) => ParseResult.encodeUnknown(scalar.schema)(a, options) })
+      Option.match(value, { onNone: () => ParseResult.succeed(""), onSome: (a) => ParseResult.encodeUnknown(schema)(a, options) })
   })
 
 const maybe = <A>(scalar: Scalar<A>) => {
-  const schema = emptyAsNone(scalar)
   const fast = fastScalar(scalar)
   return (wireKey: string) => ({
     wireKey,
-    signature: renamed(schema, wireKey),
-    fast: (wire: unknown): Option.Option<A> | Invalid => {
+    signature: (limits: DecodeLimits) => renamed(emptyAsNone(scalar.schema(limits)), wireKey),
+    fast: (wire: unknown, limits: DecodeLimits): Option.Option<A> | Invalid => {
       if (wire === null || wire === "") return Option.none()
-      const value = fast(wire)
+      const value = fast(wire, limits)
       return value === INVALID ? INVALID : Option.some(value)
     }
   })
@@ -137,50 +124,52 @@ const optional = <A>(scalar: Scalar<A>) => {
   const fast = fastScalar(scalar)
   return (wireKey: string) => ({
     wireKey,
-    signature: Schema.optionalWith(scalar.schema, { nullable: true, as: "Option" }).pipe(Schema.fromKey(wireKey)),
-    fast: (wire: unknown): Option.Option<A> | Invalid => {
+    signature: (limits: DecodeLimits) =>
+      Schema.optionalWith(scalar.schema(limits), { nullable: true, as: "Option" }).pipe(Schema.fromKey(wireKey)),
+    fast: (wire: unknown, limits: DecodeLimits): Option.Option<A> | Invalid => {
       if (wire === undefined || wire === null) return Option.none()
-      const value = fast(wire)
+      const value = fast(wire, limits)
       return value === INVALID ? INVALID : Option.some(value)
     }
   })
 }
 
+/** A field whose schema does not depend on the limits. */
+const plain = <S extends Schema.Struct.Field, A>(wireKey: string, signature: S, fast: (wire: unknown) => A | Invalid) => ({
+  wireKey,
+  signature: () => signature,
+  fast
+})
+
 /**
  * A string the spec lists values for, kept as sent: a value added by the exchange later must not make a whole answer
  * unreadable. The type still names the listed values.
  */
-export const openLiteral = <const L extends ReadonlyArray<string>>(wireKey: string, _values: L) => ({
-  wireKey,
-  signature: renamed(Schema.String as Schema.Schema<L[number] | (string & {}), string>, wireKey),
-  fast: (wire: unknown): L[number] | (string & {}) | Invalid => (typeof wire === "string" ? wire : INVALID)
-})
+export const openLiteral = <const L extends ReadonlyArray<string>>(wireKey: string, _values: L) =>
+  plain(
+    wireKey,
+    renamed(Schema.String as Schema.Schema<L[number] | (string & {}), string>, wireKey),
+    (wire): L[number] | (string & {}) | Invalid => (typeof wire === "string" ? wire : INVALID)
+  )
 
 /** A string kept as it is. */
-export const text = (wireKey: string) => ({
-  wireKey,
-  signature: renamed(Schema.String, wireKey),
-  fast: (wire: unknown): string | Invalid => (typeof wire === "string" ? wire : INVALID)
-})
+export const text = (wireKey: string) =>
+  plain(wireKey, renamed(Schema.String, wireKey), (wire): string | Invalid => (typeof wire === "string" ? wire : INVALID))
 
 /** A string that may be missing or `null` on the wire; both read as `""` (the exchange's "no value"). */
-export const textOrEmpty = (wireKey: string) => ({
-  wireKey,
-  signature: Schema.optionalWith(Schema.String, { nullable: true, default: () => "" }).pipe(Schema.fromKey(wireKey)),
-  fast: (wire: unknown): string | Invalid => (wire === undefined || wire === null ? "" : typeof wire === "string" ? wire : INVALID)
-})
+export const textOrEmpty = (wireKey: string) =>
+  plain(
+    wireKey,
+    Schema.optionalWith(Schema.String, { nullable: true, default: () => "" }).pipe(Schema.fromKey(wireKey)),
+    (wire): string | Invalid => (wire === undefined || wire === null ? "" : typeof wire === "string" ? wire : INVALID)
+  )
 
-export const integer = (wireKey: string) => ({
-  wireKey,
-  signature: renamed(Schema.Int, wireKey),
-  fast: (wire: unknown): number | Invalid => (Number.isSafeInteger(wire) ? (wire as number) : INVALID)
-})
+export const integer = (wireKey: string) =>
+  plain(wireKey, renamed(Schema.Int, wireKey), (wire): number | Invalid =>
+    typeof wire === "number" && Number.isSafeInteger(wire) ? wire : INVALID)
 
-export const boolean = (wireKey: string) => ({
-  wireKey,
-  signature: renamed(Schema.Boolean, wireKey),
-  fast: (wire: unknown): boolean | Invalid => (typeof wire === "boolean" ? wire : INVALID)
-})
+export const boolean = (wireKey: string) =>
+  plain(wireKey, renamed(Schema.Boolean, wireKey), (wire): boolean | Invalid => (typeof wire === "boolean" ? wire : INVALID))
 
 /** An exact decimal that is always present. */
 export const decimal = required(DecimalScalar)
@@ -215,112 +204,129 @@ export const codeSchema = <const T extends Record<string, string>>(table: T) => 
 
 export const code = <const T extends Record<string, string>>(wireKey: string, table: T) => {
   const names = new Map<unknown, T[keyof T]>(Object.entries(table).map(([wire, name]) => [wire, name as T[keyof T]]))
-  return {
-    wireKey,
-    signature: renamed(codeSchema(table), wireKey),
-    fast: (wire: unknown): T[keyof T] | Invalid => names.get(wire) ?? INVALID
-  }
+  return plain(wireKey, renamed(codeSchema(table), wireKey), (wire): T[keyof T] | Invalid => names.get(wire) ?? INVALID)
 }
 
 /** Open string values listed by the spec, kept under the same names in the domain (e.g. `bizType`). */
 export const literal = <const L extends ReadonlyArray<string>>(wireKey: string, values: L) => {
   const allowed = new Set<unknown>(values)
-  return {
-    wireKey,
-    signature: renamed(Schema.Literal(...values), wireKey),
-    fast: (wire: unknown): L[number] | Invalid => (allowed.has(wire) ? (wire as L[number]) : INVALID)
-  }
+  const isListed = (wire: unknown): wire is L[number] => allowed.has(wire)
+  return plain(wireKey, renamed(Schema.Literal(...values), wireKey), (wire): L[number] | Invalid => (isListed(wire) ? wire : INVALID))
+}
+
+export interface RecordCodec<S extends Schema.Schema.Any, A> {
+  /** the schema under the default limits */
+  readonly schema: S
+  readonly schemaWith: (limits: DecodeLimits) => S
+  readonly fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
 }
 
 /** A nested array of records. */
 export const records = <S extends Schema.Schema.Any, A>(wireKey: string, codec: RecordCodec<S, A>) => ({
   wireKey,
-  signature: renamed(Schema.Array(codec.schema), wireKey),
-  fast: (wire: unknown): ReadonlyArray<A> | Invalid => fastArray(codec.fast, wire)
+  signature: (limits: DecodeLimits) => renamed(Schema.Array(codec.schemaWith(limits)), wireKey),
+  fast: (wire: unknown, limits: DecodeLimits): ReadonlyArray<A> | Invalid => fastArray(codec.fast, wire, limits)
 })
 
-export interface RecordCodec<S extends Schema.Schema.Any, A> {
-  readonly schema: S
-  readonly fast: (wire: unknown) => A | Invalid
-}
-
-const fastArray = <A>(item: (wire: unknown) => A | Invalid, wire: unknown): ReadonlyArray<A> | Invalid => {
+const fastArray = <A>(
+  item: (wire: unknown, limits: DecodeLimits) => A | Invalid,
+  wire: unknown,
+  limits: DecodeLimits
+): ReadonlyArray<A> | Invalid => {
   if (!Array.isArray(wire)) return INVALID
   const out = new Array<A>(wire.length)
   for (let i = 0; i < wire.length; i++) {
-    const value = item(wire[i])
+    const value = item(wire[i], limits)
     if (value === INVALID) return INVALID
     out[i] = value
   }
   return out
 }
 
-interface Step {
-  readonly name: string
-  readonly wireKey: string
-  readonly fast: (wire: unknown) => unknown
-}
+type Signatures<F extends Record<string, AnyField>> = { readonly [K in keyof F]: ReturnType<F[K]["signature"]> }
 
 /**
- * Compiles a record's fast decoder into straight-line code: one call site and one property store per field, which
- * V8 optimises far better than a loop over the field table (≈ 35 % of the decode time of a 2,000-ticker answer).
- * The generated text holds only field names and wire keys from this package's own tables, quoted by JSON.stringify.
+ * A record's fast decoder: a loop over its field table. Each record starts as a copy of one blank record holding
+ * every field, so all records of a kind share one shape and each field's value overwrites a property in place.
  */
-const compile = (steps: ReadonlyArray<Step>): ((wire: unknown) => unknown) => {
-  const lines = [
-    "return function decodeRecord(wire) {",
-    "  if (typeof wire !== \"object\" || wire === null || Array.isArray(wire)) return INVALID",
-    ...steps.map((step, i) => `  const v${i} = f${i}(wire[${JSON.stringify(step.wireKey)}]); if (v${i} === INVALID) return INVALID`),
-    `  return { ${steps.map((step, i) => `${JSON.stringify(step.name)}: v${i}`).join(", ")} }`,
-    "}"
-  ]
-  const factory = new Function("INVALID", ...steps.map((_, i) => `f${i}`), lines.join("\n")) as (...args: Array<unknown>) => (wire: unknown) => unknown
-  return factory(INVALID, ...steps.map((step) => step.fast))
+const fastRecord = (fields: Record<string, AnyField>) => {
+  const names = Object.keys(fields)
+  const wireKeys = names.map((name) => fields[name]!.wireKey)
+  const decoders = names.map((name) => fields[name]!.fast)
+  const count = names.length
+  const blank: Record<string, unknown> = {}
+  for (const name of names) blank[name] = undefined
+  return (wire: unknown, limits: DecodeLimits): unknown => {
+    if (!Predicate.isRecord(wire)) return INVALID
+    const record = { ...blank }
+    for (let i = 0; i < count; i++) {
+      const value = decoders[i]!(wire[wireKeys[i]!], limits)
+      if (value === INVALID) return INVALID
+      record[names[i]!] = value
+    }
+    return record
+  }
 }
-
-type Signatures<F extends Record<string, AnyField>> = { readonly [K in keyof F]: F[K]["signature"] }
 
 /** Builds a record from its field table: the Struct schema (Type = domain, Encoded = wire) and its fast decoder. */
 export const record = <F extends Record<string, AnyField>>(fields: F) => {
-  const signatures = {} as Record<string, Schema.Struct.Field>
-  for (const [name, field] of Object.entries(fields)) signatures[name] = field.signature
-  const schema = Schema.Struct(signatures as Signatures<F>)
+  const schemaWith = (limits: DecodeLimits) => {
+    const signatures: Record<string, Schema.Struct.Field> = {}
+    for (const [name, field] of Object.entries(fields)) signatures[name] = field.signature(limits)
+    return Schema.Struct(signatures as Signatures<F>)
+  }
+  const schema = schemaWith(DEFAULT_LIMITS)
   type Domain = Schema.Schema.Type<typeof schema>
-  const fast = compile(Object.entries(fields).map(([name, field]) => ({ name, wireKey: field.wireKey, fast: field.fast }))) as (
-    wire: unknown
-  ) => Domain | Invalid
-  return { schema, fast }
+  const fast = fastRecord(fields) as (wire: unknown, limits: DecodeLimits) => Domain | Invalid
+  return { schema, schemaWith, fast }
 }
 
 export type Codec<A, I> = {
+  /** the schema under the default limits */
   readonly schema: Schema.Schema<A, I>
-  /** The compiled decoder alone (for tests: it must agree with the schema). */
-  readonly fast: (wire: unknown) => A | Invalid
-  /** Decodes a parsed JSON body: the fast path first, the full Schema only to confirm a rejection and explain it. */
-  readonly decode: (wire: unknown) => Either.Either<A, ParseResult.ParseError>
+  /** The fast decoder alone (for tests: it must agree with the schema). */
+  readonly fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
+  /**
+   * Decodes a parsed JSON body: the fast path first, the full Schema only to confirm a rejection and explain it.
+   * The limits default to `DEFAULT_LIMITS`.
+   */
+  readonly decode: (wire: unknown, limits?: DecodeLimits) => Either.Either<A, ParseResult.ParseError>
 }
 
-const withFallback = <A, I>(schema: Schema.Schema<A, I>, fast: (wire: unknown) => A | Invalid): Codec<A, I> => {
-  const full = Schema.decodeUnknownEither(schema, { errors: "first" })
+const withFallback = <A, I>(
+  schemaWith: (limits: DecodeLimits) => Schema.Schema<A, I>,
+  fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
+): Codec<A, I> => {
+  // the full decoder of the limits last used: a client decodes under one set of limits
+  let full = { limits: DEFAULT_LIMITS, decode: Schema.decodeUnknownEither(schemaWith(DEFAULT_LIMITS), { errors: "first" }) }
+  const fullDecoder = (limits: DecodeLimits) => {
+    if (limits.maxDecimalLength !== full.limits.maxDecimalLength) {
+      full = { limits, decode: Schema.decodeUnknownEither(schemaWith(limits), { errors: "first" }) }
+    }
+    return full.decode
+  }
   return {
-    schema,
+    schema: schemaWith(DEFAULT_LIMITS),
     fast,
-    decode: (wire) => {
-      const value = fast(wire)
-      return value === INVALID ? full(wire) : Either.right(value)
+    decode: (wire, limits = DEFAULT_LIMITS) => {
+      const value = fast(wire, limits)
+      return value === INVALID ? fullDecoder(limits)(wire) : Either.right(value)
     }
   }
 }
 
 /** A response body that is one record. */
 export const one = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) =>
-  withFallback<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(codec.schema, codec.fast)
+  withFallback<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(codec.schemaWith, codec.fast)
 
 /** A response body that is an array of records; `null` (or nothing) reads as an empty list. */
 export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) => {
   const list = withFallback<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>>(
-    Schema.Array(codec.schema as Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>),
-    (wire) => fastArray(codec.fast, wire)
+    (limits) => Schema.Array(codec.schemaWith(limits) as Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>),
+    (wire, limits) => fastArray(codec.fast, wire, limits)
   )
-  return { ...list, decode: (wire: unknown) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire)) }
+  return {
+    ...list,
+    decode: (wire: unknown, limits?: DecodeLimits) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire, limits))
+  }
 }
