@@ -188,6 +188,7 @@ interface ClockReading {
 
 const make = Effect.gen(function*() {
   const settings = yield* TradeDeskConfig
+  const decodeLimits = { maxDecimalLength: settings.maxDecimalLength }
   const limiter = yield* RateLimit
   // each service method has its span (`Tickers.all`, …); a second span per request from the client is overhead
   const client = HttpClient.withTracerDisabledWhen(yield* HttpClient.HttpClient, () => true)
@@ -282,7 +283,7 @@ const make = Effect.gen(function*() {
       if (!SUCCESS_CODES.has(errorBody.code)) return refused(errorBody)
       payload = json.data
     }
-    return Either.match(endpoint.response.decode(payload), {
+    return Either.match(endpoint.response.decode(payload, decodeLimits), {
       onLeft: (error) => Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: excerpt(firstIssue(error)), bodyExcerpt: excerpt(text) })),
       onRight: (value) => Effect.succeed(value)
     })

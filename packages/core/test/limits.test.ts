@@ -115,3 +115,34 @@ describe("any other HttpClient", () => {
     expect((await viaClient("[]", {}, 1000)).result).toEqual(Either.right([]))
   })
 })
+
+describe("maxDecimalLength", () => {
+  const ticker = (last: string) =>
+    JSON.stringify([{
+      symbol: "cmt_btcusdt",
+      best_ask: "1",
+      best_bid: "1",
+      high_24h: "1",
+      last,
+      low_24h: "1",
+      timestamp: "1716710918113",
+      volume_24h: "1",
+      priceChangePercent: "0",
+      base_volume: "1"
+    }])
+  const answer = (text: string) => (res: ServerResponse) => res.writeHead(200, { "content-type": "application/json" }).end(text)
+
+  it("refuses a decimal longer than the setting, naming the limit, and reads one within it", async () => {
+    const long = `1${"0".repeat(20)}`
+    const refused = await withServer(answer(ticker(long)), (url) => tickers({ futuresBaseUrl: url, maxDecimalLength: 20 }))
+    expect(Either.isLeft(refused) && refused.left._tag).toBe("DecodeError")
+    expect(Either.isLeft(refused) && refused.left.message).toMatch(/21 characters.*20/)
+    const read = await withServer(answer(ticker(long)), (url) => tickers({ futuresBaseUrl: url, maxDecimalLength: 21 }))
+    expect(Either.isRight(read)).toBe(true)
+  })
+
+  it("refuses a 10 MB number by the default limit", async () => {
+    const refused = await withServer(answer(ticker("9".repeat(10_000_000))), (url) => tickers({ futuresBaseUrl: url, maxResponseBytes: 16 * MiB }))
+    expect(Either.isLeft(refused) && refused.left.message).toMatch(/exceeds the limit of 100/)
+  })
+})
