@@ -9,6 +9,10 @@ import * as BatchOrder from "./BatchOrder.js"
 import type { EndpointName } from "./Errors.js"
 import * as W from "./internal/wireRecord.js"
 import type { Codec } from "./internal/wireRecord.js"
+import * as Cancel from "./orders/Cancel.js"
+import * as Fill from "./orders/Fill.js"
+import * as Order from "./orders/Order.js"
+import * as PlanOrderPlacement from "./orders/PlanOrderPlacement.js"
 import * as PlanOrder from "./PlanOrder.js"
 import * as SpotBill from "./SpotBill.js"
 import * as Ticker from "./Ticker.js"
@@ -31,6 +35,11 @@ export interface Endpoint<Params, A> {
    * OutcomeUnknownError carrying the client_oids to look it up by.
    */
   readonly write: Write<Params> | undefined
+  /**
+   * Set where the answer carries ids as JSON numbers (some above 2^53): integers of 16+ digits are then read as their
+   * exact digits (decoded with `W.id`). Absent for the rest, whose answers are parsed as they are.
+   */
+  readonly exactIntegers?: boolean
   /** `bare` JSON, the spot `{ code: "00000", data }` envelope or the affiliate `{ code: "200", data }` envelope */
   readonly envelope: "bare" | "spot" | "affiliate"
   /** parameters go in the `query` string or the JSON `body` */
@@ -43,6 +52,8 @@ export interface Endpoint<Params, A> {
 export interface Write<Params> {
   /** the client_oids a request carries, from its validated parameters */
   readonly clientOids: (params: Params) => ReadonlyArray<string>
+  /** the exchange's order ids it targets (a cancel by id); none when absent */
+  readonly orderIds?: (params: Params) => ReadonlyArray<string>
 }
 
 const NoParams = Schema.Struct({})
@@ -148,4 +159,178 @@ export const affiliateStats: Endpoint<AffiliateUserStats.AffiliateStatsRequest, 
   location: "query",
   request: AffiliateUserStats.AffiliateStatsRequest,
   response: AffiliateUserStats.AffiliatePageResult
+}
+
+// Orders: normal-order reads, fills, cancels, plan orders, closing positions (FACTS-trading.md §3, §4). Every answer
+// is parsed with exact integers: the samples carry some ids as JSON numbers above 2^53, others as strings.
+
+const futuresSigned = { api: "futures", signed: true, exactIntegers: true } as const
+
+export const openOrders: Endpoint<Order.OpenOrdersRequest, ReadonlyArray<Order.Order>> = {
+  name: "openOrders",
+  method: "GET",
+  ...futuresSigned,
+  path: "/capi/v2/order/current",
+  ipWeight: 2,
+  uidWeight: 2,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Order.OpenOrdersRequest,
+  response: Order.OrderList
+}
+
+export const orderDetail: Endpoint<Order.OrderDetailRequest, Order.Order> = {
+  name: "orderDetail",
+  method: "GET",
+  ...futuresSigned,
+  path: "/capi/v2/order/detail",
+  ipWeight: 2,
+  uidWeight: 2,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Order.OrderDetailRequest,
+  response: Order.OrderDetail
+}
+
+export const orderHistory: Endpoint<Order.OrderHistoryRequest, ReadonlyArray<Order.Order>> = {
+  name: "orderHistory",
+  method: "GET",
+  ...futuresSigned,
+  path: "/capi/v2/order/history",
+  ipWeight: 10,
+  uidWeight: 10,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Order.OrderHistoryRequest,
+  response: Order.OrderList
+}
+
+export const fills: Endpoint<Fill.FillsRequest, Fill.FillsPage> = {
+  name: "fills",
+  method: "GET",
+  ...futuresSigned,
+  path: "/capi/v2/order/fills",
+  ipWeight: 5,
+  uidWeight: 5,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Fill.FillsRequest,
+  response: Fill.FillsPageResult
+}
+
+export const cancelOrder: Endpoint<Cancel.CancelOrderRequest, Cancel.CancelResult> = {
+  name: "cancelOrder",
+  method: "POST",
+  ...futuresSigned,
+  path: "/capi/v2/order/cancel_order",
+  ipWeight: 2,
+  uidWeight: 3,
+  placesOrders: false,
+  write: {
+    clientOids: (request) => (request.clientOid === undefined ? [] : [request.clientOid]),
+    orderIds: (request) => (request.orderId === undefined ? [] : [request.orderId])
+  },
+  envelope: "bare",
+  location: "body",
+  request: Cancel.CancelOrderRequest,
+  response: Cancel.CancelResultAnswer
+}
+
+export const cancelOrders: Endpoint<Cancel.CancelOrdersRequest, Cancel.CancelOrdersResult> = {
+  name: "cancelOrders",
+  method: "POST",
+  ...futuresSigned,
+  path: "/capi/v2/order/cancel_batch_orders",
+  ipWeight: 5,
+  uidWeight: 10,
+  placesOrders: false,
+  write: { clientOids: (request) => request.clientOids ?? [], orderIds: (request) => request.orderIds ?? [] },
+  envelope: "bare",
+  location: "body",
+  request: Cancel.CancelOrdersRequest,
+  response: Cancel.CancelOrdersAnswer
+}
+
+export const placePlanOrder: Endpoint<PlanOrderPlacement.PlacePlanOrderRequest, PlanOrderPlacement.PlanOrderAck> = {
+  name: "placePlanOrder",
+  method: "POST",
+  ...futuresSigned,
+  path: "/capi/v2/order/plan_order",
+  ipWeight: 2,
+  uidWeight: 5,
+  // a trigger order is an order: it counts against the order-placement cap too
+  placesOrders: true,
+  write: { clientOids: (request) => [request.clientOid] },
+  envelope: "bare",
+  location: "body",
+  request: PlanOrderPlacement.PlacePlanOrderRequest,
+  response: PlanOrderPlacement.PlanOrderAckAnswer
+}
+
+export const cancelPlanOrder: Endpoint<Cancel.CancelPlanOrderRequest, Cancel.CancelResult> = {
+  name: "cancelPlanOrder",
+  method: "POST",
+  ...futuresSigned,
+  path: "/capi/v2/order/cancel_plan",
+  ipWeight: 2,
+  uidWeight: 3,
+  placesOrders: false,
+  write: { clientOids: () => [], orderIds: (request) => [request.orderId] },
+  envelope: "bare",
+  location: "body",
+  request: Cancel.CancelPlanOrderRequest,
+  response: Cancel.CancelResultAnswer
+}
+
+export const planOrderHistory: Endpoint<PlanOrderPlacement.PlanOrderHistoryRequest, PlanOrderPlacement.PlanOrderHistoryPage> = {
+  name: "planOrderHistory",
+  method: "GET",
+  ...futuresSigned,
+  path: "/capi/v2/order/historyPlan",
+  ipWeight: 5,
+  uidWeight: 10,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: PlanOrderPlacement.PlanOrderHistoryRequest,
+  response: PlanOrderPlacement.PlanOrderHistoryAnswer
+}
+
+export const closePositions: Endpoint<Cancel.ClosePositionsRequest, ReadonlyArray<Cancel.ClosedPosition>> = {
+  name: "closePositions",
+  method: "POST",
+  ...futuresSigned,
+  path: "/capi/v2/order/closePositions",
+  ipWeight: 40,
+  uidWeight: 50,
+  placesOrders: false,
+  write: { clientOids: () => [] },
+  envelope: "bare",
+  location: "body",
+  request: Cancel.ClosePositionsRequest,
+  response: Cancel.ClosedPositionList
+}
+
+export const cancelAllOrders: Endpoint<Cancel.CancelAllOrdersRequest, ReadonlyArray<Cancel.CancelledOrder>> = {
+  name: "cancelAllOrders",
+  method: "POST",
+  ...futuresSigned,
+  path: "/capi/v2/order/cancelAllOrders",
+  ipWeight: 40,
+  uidWeight: 50,
+  placesOrders: false,
+  write: { clientOids: () => [] },
+  envelope: "bare",
+  location: "body",
+  request: Cancel.CancelAllOrdersRequest,
+  response: Cancel.CancelledOrderList
 }

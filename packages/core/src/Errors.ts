@@ -9,7 +9,25 @@
 import { Schema } from "effect"
 import { signedMillis } from "./internal/signedMillis.js"
 
-export const EndpointName = Schema.Literal("tickers", "planOrders", "batchOrders", "spotBills", "affiliateStats", "serverTime")
+export const EndpointName = Schema.Literal(
+  "tickers",
+  "planOrders",
+  "batchOrders",
+  "spotBills",
+  "affiliateStats",
+  "serverTime",
+  "openOrders",
+  "orderDetail",
+  "orderHistory",
+  "fills",
+  "cancelOrder",
+  "cancelOrders",
+  "placePlanOrder",
+  "cancelPlanOrder",
+  "planOrderHistory",
+  "closePositions",
+  "cancelAllOrders"
+)
 export type EndpointName = Schema.Schema.Type<typeof EndpointName>
 
 /** The request was refused before anything was sent: a parameter is out of its rules. */
@@ -252,16 +270,27 @@ const happenedTo = (failure: TransportError | HttpStatusError | DecodeError | Ex
   }
 }
 
+/** What a write may have done, by endpoint, for the message of an unknown outcome; order placement otherwise. */
+const WRITE_DID: Partial<Record<EndpointName, string>> = {
+  cancelOrder: "cancelled",
+  cancelOrders: "cancelled",
+  cancelPlanOrder: "cancelled",
+  cancelAllOrders: "cancelled",
+  closePositions: "closed"
+}
+
 /**
- * A write (an order batch) whose request may have reached the exchange and been acted on, but whose answer was lost
- * or unreadable: timeout, connection reset after sending, a 5xx or an exchange error that does not say it refused,
- * an answer that does not decode, or the client closed while waiting for it. Never retried: sending it again may place
- * the orders twice. Find out by looking the orders up by their client_oids.
+ * A write (order placement, a cancel, a close) whose request may have reached the exchange and been acted on, but
+ * whose answer was lost or unreadable: timeout, connection reset after sending, a 5xx or an exchange error that does
+ * not say it refused, an answer that does not decode, or the client closed while waiting for it. Never retried:
+ * sending an order batch again may place the orders twice. Find out by looking the orders up by the ids it names.
  */
 export class OutcomeUnknownError extends Schema.TaggedError<OutcomeUnknownError>()("OutcomeUnknownError", {
   endpoint: EndpointName,
-  /** the batch's client_oids: the keys to look its orders up by */
+  /** the client_oids the write carried: the keys to look its orders up by */
   clientOids: Schema.Array(Schema.String),
+  /** the exchange's order ids the write targeted (a cancel by id) */
+  orderIds: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   /** what went wrong after the request may have left (its own `retryable` is about reads, not this write) */
   failure: Schema.Union(TransportError, HttpStatusError, DecodeError, ExchangeApiError)
 }) {
@@ -273,9 +302,19 @@ export class OutcomeUnknownError extends Schema.TaggedError<OutcomeUnknownError>
     return happenedTo(this.failure)
   }
   override get message() {
-    return `${this.endpoint}: outcome unknown: ${this.happened}. The orders may have been placed: look for client_oid ${
-      this.clientOids.join(", ")
-    } among the symbol's open orders and order history before sending them again (sending them again may place them twice)`
+    const head = `${this.endpoint}: outcome unknown: ${this.happened}.`
+    const did = WRITE_DID[this.endpoint]
+    if (did === undefined) {
+      return `${head} The orders may have been placed: look for client_oid ${
+        this.clientOids.join(", ")
+      } among the symbol's open orders and order history before sending them again (sending them again may place them twice)`
+    }
+    const keys = [
+      ...(this.orderIds.length > 0 ? [`order id ${this.orderIds.join(", ")}`] : []),
+      ...(this.clientOids.length > 0 ? [`client_oid ${this.clientOids.join(", ")}`] : [])
+    ]
+    const lookUp = keys.length > 0 ? `look up ${keys.join(" and ")} in` : "check"
+    return `${head} The request may have ${did} ${did === "closed" ? "positions" : "orders"}: ${lookUp} the open orders, order history and positions before sending it again`
   }
 }
 

@@ -77,6 +77,9 @@ export const PlanOrder = record.schema
 export type PlanOrder = Schema.Schema.Type<typeof PlanOrder>
 export type PlanOrderWire = Schema.Schema.Encoded<typeof PlanOrder>
 
+/** The field table, for answers that nest plan orders (`historyPlan`'s `list`). */
+export const PlanOrderRecord = record
+
 /** Decoder of the current-plan response (a bare array). */
 export const PlanOrderList = W.many(record)
 

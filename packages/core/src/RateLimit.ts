@@ -175,10 +175,10 @@ export class RateLimit extends Context.Tag("@tradedesk/core/RateLimit")<RateLimi
 export const MAX_RESENDS_AFTER_429 = 3
 
 /**
- * Order writes: placement today, cancellation when core offers it. They may use the order reserve and queue ahead of
- * reads.
+ * Order writes: every write (placing, cancelling and closing orders, and the rare account changes a trader makes
+ * beside them). They may use the order reserve and queue ahead of reads: a cancel must not wait behind a crowd of reads.
  */
-export const writesOrders = (endpoint: Endpoint<any, any>): boolean => endpoint.placesOrders
+export const writesOrders = (endpoint: Endpoint<any, any>): boolean => endpoint.write !== undefined
 
 /** A stable, non-secret name for an API key's budgets. */
 export const accountKey = (apiKey: string): string => createHash("sha256").update(apiKey).digest("hex").slice(0, 16)

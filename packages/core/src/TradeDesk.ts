@@ -7,6 +7,7 @@ import { Layer } from "effect"
 import * as AffiliateStats from "./AffiliateStats.js"
 import * as BatchOrders from "./BatchOrders.js"
 import type { ConfigError } from "./Errors.js"
+import * as Orders from "./orders/Orders.js"
 import * as PlanOrders from "./PlanOrders.js"
 import * as RateLimit from "./RateLimit.js"
 import * as ServerTime from "./ServerTime.js"
@@ -23,8 +24,9 @@ export type Services =
   | SpotBills.SpotBills
   | AffiliateStats.AffiliateStats
   | ServerTime.ServerTime
+  | Orders.Orders
 
-const services = Layer.mergeAll(Tickers.layer, PlanOrders.layer, BatchOrders.layer, SpotBills.layer, AffiliateStats.layer, ServerTime.layer)
+const services = Layer.mergeAll(Tickers.layer, PlanOrders.layer, BatchOrders.layer, SpotBills.layer, AffiliateStats.layer, ServerTime.layer, Orders.layer)
 
 /** The services given a configuration, an HTTP client and a rate limiter (to swap any of them, e.g. in tests). */
 export const layerWith: Layer.Layer<

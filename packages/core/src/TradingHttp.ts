@@ -27,6 +27,7 @@ import {
   TransportError
 } from "./Errors.js"
 import type { TradeDeskError } from "./Errors.js"
+import { quoteLongIntegers } from "./internal/exactIntegers.js"
 import { ResponseTooLarge } from "./internal/ResponseTooLarge.js"
 import { signedMillis } from "./internal/signedMillis.js"
 import { accountKey, RateLimit } from "./RateLimit.js"
@@ -41,9 +42,13 @@ export class TradingHttp extends Context.Tag("@tradedesk/core/TradingHttp")<Trad
  * Called when a write's request is handed to the HTTP client: from then on, until its answer is read, an interrupted
  * call leaves the write's outcome unknown. The Promise facade sets it per call to tell such a write from one never sent.
  */
-export const onWriteSent: FiberRef.FiberRef<(clientOids: ReadonlyArray<string>) => void> = FiberRef.unsafeMake<
-  (clientOids: ReadonlyArray<string>) => void
->(() => undefined)
+export const onWriteSent: FiberRef.FiberRef<(keys: WriteKeys) => void> = FiberRef.unsafeMake<(keys: WriteKeys) => void>(() => undefined)
+
+/** The ids a write is looked up by when its outcome is unknown. */
+export interface WriteKeys {
+  readonly clientOids: ReadonlyArray<string>
+  readonly orderIds: ReadonlyArray<string>
+}
 
 const EXCERPT_LENGTH = 200
 const excerpt = (text: string) => (text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text)
@@ -213,10 +218,10 @@ const make = Effect.gen(function*() {
     )
   }
 
-  /** Sends one request and reads its answer within the timeout; a write's client_oids are told to `onWriteSent`. */
-  const exchange = (endpoint: Endpoint<any, any>, request: HttpClientRequest.HttpClientRequest, clientOids?: ReadonlyArray<string>) =>
+  /** Sends one request and reads its answer within the timeout; a write's ids are told to `onWriteSent`. */
+  const exchange = (endpoint: Endpoint<any, any>, request: HttpClientRequest.HttpClientRequest, keys?: WriteKeys) =>
     Effect.gen(function*() {
-      if (clientOids !== undefined) (yield* FiberRef.get(onWriteSent))(clientOids)
+      if (keys !== undefined) (yield* FiberRef.get(onWriteSent))(keys)
       const sentAt = yield* Clock.currentTimeMillis
       const read = yield* client.execute(request).pipe(
         Effect.mapError((error) => transportError(endpoint, error)),
@@ -244,7 +249,7 @@ const make = Effect.gen(function*() {
     let parsed = false
     if (text.length > 0) {
       try {
-        json = JSON.parse(text)
+        json = JSON.parse(endpoint.exactIntegers === true ? quoteLongIntegers(text) : text)
         parsed = true
       } catch {
         // not JSON: a gateway page or a truncated answer, reported below
@@ -343,7 +348,7 @@ const make = Effect.gen(function*() {
         })
       ))
 
-  const send = <A>(endpoint: Endpoint<any, A>, wire: { query: string; body: string }, clientOids?: ReadonlyArray<string>) =>
+  const send = <A>(endpoint: Endpoint<any, A>, wire: { query: string; body: string }, keys?: WriteKeys) =>
     Effect.gen(function*() {
       let headers: Record<string, string> = { "Content-Type": "application/json", ...localeHeader }
       let reading: ClockReading | undefined
@@ -367,7 +372,7 @@ const make = Effect.gen(function*() {
       }
       let request = HttpClientRequest.make(endpoint.method)(urlOf(endpoint, wire.query)).pipe(HttpClientRequest.setHeaders(headers))
       if (endpoint.method === "POST") request = HttpClientRequest.bodyText(request, wire.body, "application/json")
-      const answer = yield* exchange(endpoint, request, clientOids)
+      const answer = yield* exchange(endpoint, request, keys)
       const used = reading
       return yield* used === undefined
         ? interpret(endpoint, answer)
@@ -382,12 +387,12 @@ const make = Effect.gen(function*() {
       onRight: (wire) => {
         // the limiter holds the call's charge until its answer (the scope's end); in wait mode a call refused with 429
         // is sent again after the pause: the exchange refused it before acting, so even order placement is safe to resend
-        const attempt = (clientOids?: ReadonlyArray<string>) => limiter.waitOutRefusals(Effect.scoped(send(endpoint, wire, clientOids)))
+        const attempt = (keys?: WriteKeys) => limiter.waitOutRefusals(Effect.scoped(send(endpoint, wire, keys)))
         if (endpoint.write !== undefined) {
-          const clientOids = endpoint.write.clientOids(params)
-          // never sent twice: a write whose outcome is unknown is reconciled by its client_oids, not by sending again
-          return Effect.mapError(attempt(clientOids), (error) =>
-            leavesOutcomeUnknown(error) ? new OutcomeUnknownError({ endpoint: endpoint.name, clientOids, failure: error }) : error)
+          const keys: WriteKeys = { clientOids: endpoint.write.clientOids(params), orderIds: endpoint.write.orderIds?.(params) ?? [] }
+          // never sent twice: a write whose outcome is unknown is reconciled by its ids, not by sending again
+          return Effect.mapError(attempt(keys), (error) =>
+            leavesOutcomeUnknown(error) ? new OutcomeUnknownError({ endpoint: endpoint.name, ...keys, failure: error }) : error)
         }
         const once = attempt()
         const clockChecked = Effect.catchIf(once, isResyncedClockRefusal, () => once)

@@ -12,6 +12,21 @@ import { AffiliateStats } from "./AffiliateStats.js"
 import type { AffiliatePage, AffiliateStatsRequest } from "./AffiliateUserStats.js"
 import type { BatchOrdersInput, BatchOrdersResponse } from "./BatchOrder.js"
 import { BatchOrders } from "./BatchOrders.js"
+import type {
+  CancelAllOrdersInput,
+  CancelledOrder,
+  CancelOrderRequest,
+  CancelOrdersRequest,
+  CancelOrdersResult,
+  CancelPlanOrderRequest,
+  CancelResult,
+  ClosedPosition,
+  ClosePositionsRequest
+} from "./orders/Cancel.js"
+import type { FillsPage, FillsRequest } from "./orders/Fill.js"
+import type { OpenOrdersRequest, Order, OrderDetailRequest, OrderHistoryRequest } from "./orders/Order.js"
+import { Orders } from "./orders/Orders.js"
+import type { PlacePlanOrderInput, PlanOrderAck, PlanOrderHistoryPage, PlanOrderHistoryRequest } from "./orders/PlanOrderPlacement.js"
 import type { PlanOrder, PlanOrdersRequest } from "./PlanOrder.js"
 import { PlanOrders } from "./PlanOrders.js"
 import { ServerTime } from "./ServerTime.js"
@@ -22,6 +37,7 @@ import { Tickers } from "./Tickers.js"
 import * as TradeDesk from "./TradeDesk.js"
 import type { Options } from "./TradeDeskConfig.js"
 import { onWriteSent } from "./TradingHttp.js"
+import type { WriteKeys } from "./TradingHttp.js"
 
 export interface TradeDeskClient {
   readonly tickers: () => Promise<ReadonlyArray<Ticker>>
@@ -31,6 +47,18 @@ export interface TradeDeskClient {
   readonly affiliateStats: (params?: AffiliateStatsRequest) => Promise<AffiliatePage>
   /** the exchange's clock */
   readonly serverTime: () => Promise<DateTime.Utc>
+  readonly openOrders: (params?: OpenOrdersRequest) => Promise<ReadonlyArray<Order>>
+  readonly orderDetail: (params: OrderDetailRequest) => Promise<Order>
+  readonly orderHistory: (params?: OrderHistoryRequest) => Promise<ReadonlyArray<Order>>
+  readonly fills: (params?: FillsRequest) => Promise<FillsPage>
+  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError naming the order id or client oid */
+  readonly cancelOrder: (params: CancelOrderRequest) => Promise<CancelResult>
+  readonly cancelOrders: (params: CancelOrdersRequest) => Promise<CancelOrdersResult>
+  readonly placePlanOrder: (order: PlacePlanOrderInput) => Promise<PlanOrderAck>
+  readonly cancelPlanOrder: (params: CancelPlanOrderRequest) => Promise<CancelResult>
+  readonly planOrderHistory: (params: PlanOrderHistoryRequest) => Promise<PlanOrderHistoryPage>
+  readonly closePositions: (params?: ClosePositionsRequest) => Promise<ReadonlyArray<ClosedPosition>>
+  readonly cancelAllOrders: (params?: CancelAllOrdersInput) => Promise<ReadonlyArray<CancelledOrder>>
   /**
    * Closes the connection pool. Calls in flight are stopped and reject with a ClientClosedError, except an order batch
    * whose request was already sent: its outcome is unknown (OutcomeUnknownError with its client_oids). Later calls
@@ -47,10 +75,10 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
   // rejects with the typed failure itself, not a FiberFailure wrapper, so callers can check `error._tag`
   const run = <A>(endpoint: EndpointName, program: Effect.Effect<A, unknown, TradeDesk.Services>): Promise<A> => {
     if (closing.signal.aborted) return Promise.reject(new ClientClosedError({ endpoint, when: "before" }))
-    // the client_oids of a write handed to the HTTP client: closing after that leaves its outcome unknown
-    let sent: ReadonlyArray<string> | undefined
-    const watched = Effect.locally(program, onWriteSent, (clientOids) => {
-      sent = clientOids
+    // the ids of a write handed to the HTTP client: closing after that leaves its outcome unknown
+    let sent: WriteKeys | undefined
+    const watched = Effect.locally(program, onWriteSent, (keys) => {
+      sent = keys
     })
     return runtime.runPromiseExit(watched, { signal: closing.signal }).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
@@ -58,7 +86,7 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
       if (sent === undefined) throw new ClientClosedError({ endpoint, when: "during" })
       throw new OutcomeUnknownError({
         endpoint,
-        clientOids: sent,
+        ...sent,
         failure: new TransportError({ endpoint, kind: "connection", detail: "the client was closed before the answer arrived", maybeDelivered: true })
       })
     })
@@ -70,6 +98,17 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     spotBills: (params) => run("spotBills", Effect.flatMap(SpotBills, (service) => service.list(params))),
     affiliateStats: (params) => run("affiliateStats", Effect.flatMap(AffiliateStats, (service) => service.page(params))),
     serverTime: () => run("serverTime", Effect.flatMap(ServerTime, (service) => service.now())),
+    openOrders: (params) => run("openOrders", Effect.flatMap(Orders, (service) => service.openOrders(params))),
+    orderDetail: (params) => run("orderDetail", Effect.flatMap(Orders, (service) => service.orderDetail(params))),
+    orderHistory: (params) => run("orderHistory", Effect.flatMap(Orders, (service) => service.orderHistory(params))),
+    fills: (params) => run("fills", Effect.flatMap(Orders, (service) => service.fills(params))),
+    cancelOrder: (params) => run("cancelOrder", Effect.flatMap(Orders, (service) => service.cancelOrder(params))),
+    cancelOrders: (params) => run("cancelOrders", Effect.flatMap(Orders, (service) => service.cancelOrders(params))),
+    placePlanOrder: (order) => run("placePlanOrder", Effect.flatMap(Orders, (service) => service.placePlanOrder(order))),
+    cancelPlanOrder: (params) => run("cancelPlanOrder", Effect.flatMap(Orders, (service) => service.cancelPlanOrder(params))),
+    planOrderHistory: (params) => run("planOrderHistory", Effect.flatMap(Orders, (service) => service.planOrderHistory(params))),
+    closePositions: (params) => run("closePositions", Effect.flatMap(Orders, (service) => service.closePositions(params))),
+    cancelAllOrders: (params) => run("cancelAllOrders", Effect.flatMap(Orders, (service) => service.cancelAllOrders(params))),
     close: () => {
       closing.abort()
       return runtime.dispose()

@@ -43,10 +43,13 @@ type CoreEndpoint = Pick<
   "name" | "method" | "path" | "api" | "signed" | "envelope" | "ipWeight" | "uidWeight" | "placesOrders"
 >
 
-/** Core's name of one of the five operations; its server-time endpoint is the simulator's own `time` operation. */
+/** Core's endpoints the simulator serves under their own names; core's server time is the simulator's `time` operation. */
+const SERVED_FROM_CORE = ["tickers", "planOrders", "batchOrders", "spotBills", "affiliateStats"] as const satisfies ReadonlyArray<OperationName>
+
 const operationNameOf = (name: EndpointName): OperationName => {
-  if (name === "serverTime") throw new Error("core's serverTime endpoint is served as the simulator's time operation")
-  return name
+  const served = SERVED_FROM_CORE.find((operation) => operation === name)
+  if (served === undefined) throw new Error(`core's ${name} endpoint is not served from core's table by the simulator`)
+  return served
 }
 
 const descriptionOf = ({ name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }: CoreEndpoint): Description => (

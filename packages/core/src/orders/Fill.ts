@@ -1,0 +1,77 @@
+/**
+ * Fills (trade details) of futures orders, `GET /capi/v2/order/fills` (FACTS-trading.md §3.4). The answer is
+ * `{ list, nextFlag, totals }`; its ids are JSON numbers, read exactly.
+ */
+import { BigDecimal, Schema } from "effect"
+import * as W from "../internal/wireRecord.js"
+import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
+
+/**
+ * The text fields are not enumerated by the exchange (the samples show `SHARED`, `LONG`, `BUY`, `OPEN_LONG`…): kept as
+ * sent.
+ */
+const record = W.record({
+  /** wire `tradeId`: the fill's id (a JSON number) */
+  tradeId: W.id("tradeId"),
+  /** wire `orderId`: the order filled (a JSON number, unlike `order_id` strings of order objects) */
+  orderId: W.id("orderId"),
+  symbol: W.text("symbol"),
+  /** wire `marginMode`, e.g. `SHARED` */
+  marginMode: W.text("marginMode"),
+  /** wire `separatedMode`, e.g. `SEPARATED` */
+  separatedMode: W.text("separatedMode"),
+  /** wire `positionSide`, e.g. `LONG` */
+  positionSide: W.text("positionSide"),
+  /** wire `orderSide`, e.g. `BUY` */
+  orderSide: W.text("orderSide"),
+  /** wire `fillSize`: quantity filled */
+  fillSize: W.decimal("fillSize"),
+  /** wire `fillValue`: value filled (the price is value / size: the exchange sends none) */
+  fillValue: W.decimal("fillValue"),
+  /** wire `fillFee`: trading fee */
+  fee: W.decimal("fillFee"),
+  /** wire `liquidateFee`: documented as the closing fee, but the sample holds `MAKER`: kept as text */
+  liquidateFee: W.text("liquidateFee"),
+  /** wire `realizePnl`: realised PnL */
+  realizedPnl: W.decimal("realizePnl"),
+  /** wire `direction`, e.g. `OPEN_LONG` */
+  direction: W.text("direction"),
+  /** wire `liquidateType`, e.g. `FORCE_LIQUIDATE` */
+  liquidateType: W.text("liquidateType"),
+  /** wire `createdTime`: a JSON number of epoch milliseconds in the sample; a quoted one is read too */
+  createdAt: W.millis("createdTime", "number")
+})
+
+export const Fill = record.schema
+export type Fill = Schema.Schema.Type<typeof Fill>
+export type FillWire = Schema.Schema.Encoded<typeof Fill>
+
+const pageRecord = W.record({
+  /** wire `list` */
+  fills: W.records("list", record),
+  /** wire `nextFlag`: whether more fills match; there is no cursor, only a narrower time window */
+  more: W.boolean("nextFlag"),
+  /** wire `totals`: number of matching fills */
+  total: W.integer("totals")
+})
+
+export const FillsPage = pageRecord.schema
+export type FillsPage = Schema.Schema.Type<typeof FillsPage>
+export const FillsPageResult = W.one(pageRecord)
+
+/** The fill's price, value / size (the exchange sends no price); none for an empty fill. */
+export const fillPrice = (fill: Fill): BigDecimal.BigDecimal | undefined =>
+  BigDecimal.isZero(fill.fillSize) ? undefined : BigDecimal.unsafeDivide(fill.fillValue, fill.fillSize)
+
+export const MAX_FILLS_LIMIT = 100
+
+/** Query of `GET /capi/v2/order/fills`; every field optional. */
+export const FillsRequest = Schema.Struct({
+  symbol: Schema.optional(FuturesSymbol),
+  orderId: Schema.optional(DigitString),
+  startTime: Schema.optional(MillisQuery),
+  endTime: Schema.optional(MillisQuery),
+  /** fills per answer, 1 to 100 (default 100) */
+  limit: Schema.optional(IntQuery(1, MAX_FILLS_LIMIT))
+}).pipe(Schema.filter(orderedWindow("startTime", "endTime")))
+export type FillsRequest = Schema.Schema.Type<typeof FillsRequest>
