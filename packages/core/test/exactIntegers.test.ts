@@ -67,7 +67,7 @@ describe("W.id", () => {
 
   it("refuses a rounded number, a fraction, a negative number and text that is not digits", () => {
     for (const bad of [696026685023191900, 1.5, -1, "12a", "", null, true]) {
-      expect(record.fast({ id: bad })).toBe(W.INVALID)
+      expect(record.fast({ id: bad }, W.DEFAULT_LIMITS)).toBe(W.INVALID)
       expect(Either.isLeft(codec.decode({ id: bad }))).toBe(true)
     }
   })

@@ -362,17 +362,13 @@ const IdFromWire: Schema.Schema<string, string | number> = Schema.transformOrFai
  * 2^53 arrive as digit strings when the endpoint is flagged `exactIntegers` (the transport quotes them before parsing),
  * and an unsafe number that did not is refused rather than read rounded.
  */
-export const id = (wireKey: string) => ({
-  wireKey,
-  signature: renamed(IdFromWire, wireKey),
-  fast: idOf
-})
+export const id = (wireKey: string) => plain(wireKey, renamed(IdFromWire, wireKey), idOf)
 
 /** Epoch milliseconds sent as a digit string or as a JSON number (samples show both): a UTC time, encoded as `emit`. */
 export const millis = (wireKey: string, emit: "string" | "number") => {
   const fast = (wire: unknown): DateTime.Utc | Invalid => {
     if (typeof wire === "string") return parseMillis(wire) ?? INVALID
-    return Number.isSafeInteger(wire) && (wire as number) >= 0 && (wire as number) <= MAX_MILLIS ? utcFromMillis(wire as number) : INVALID
+    return Number.isSafeInteger(wire) && (wire as number) >= 0 && (wire as number) <= MAX_MILLIS ? DateTime.unsafeMake(wire as number) : INVALID
   }
   const schema: Schema.Schema<DateTime.Utc, string | number> = Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), UtcValue, {
     strict: true,
@@ -387,5 +383,5 @@ export const millis = (wireKey: string, emit: "string" | "number") => {
       return ParseResult.succeed(emit === "number" ? epochMillis : String(epochMillis))
     }
   })
-  return { wireKey, signature: renamed(schema, wireKey), fast }
+  return plain(wireKey, renamed(schema, wireKey), fast)
 }

@@ -111,16 +111,17 @@ const flatFast = W.many(PlanOrderRecord).fast
 export const PlanOrderHistoryAnswer: Codec<PlanOrderHistoryPage, Schema.Schema.Encoded<typeof PlanOrderHistoryPage> | ReadonlyArray<Schema.Schema.Encoded<typeof PlanOrder>>> = (() => {
   const schema = Schema.Union(PlanOrderHistoryPage, FlatPage)
   const full = Schema.decodeUnknownEither(schema, { errors: "first" })
-  const fast = (wire: unknown): PlanOrderHistoryPage | W.Invalid => {
-    if (!Array.isArray(wire)) return pageRecord.fast(wire)
-    const orders = flatFast(wire)
+  const fast = (wire: unknown, limits: W.DecodeLimits): PlanOrderHistoryPage | W.Invalid => {
+    if (!Array.isArray(wire)) return pageRecord.fast(wire, limits)
+    const orders = flatFast(wire, limits)
     return orders === W.INVALID ? W.INVALID : { orders, more: false }
   }
   return {
     schema,
     fast,
-    decode: (wire: unknown): Either.Either<PlanOrderHistoryPage, ParseResult.ParseError> => {
-      const value = fast(wire)
+    // the full schema runs only to explain a rejection of the fast path, which holds the limits
+    decode: (wire: unknown, limits: W.DecodeLimits = W.DEFAULT_LIMITS): Either.Either<PlanOrderHistoryPage, ParseResult.ParseError> => {
+      const value = fast(wire, limits)
       return value === W.INVALID ? full(wire) : Either.right(value)
     }
   }
