@@ -9,9 +9,13 @@ import * as BatchOrder from "./BatchOrder.js"
 import type { EndpointName } from "./Errors.js"
 import * as W from "./internal/wireRecord.js"
 import type { Codec } from "./internal/wireRecord.js"
+import { FuturesSymbol } from "./Params.js"
 import * as PlanOrder from "./PlanOrder.js"
 import * as SpotBill from "./SpotBill.js"
 import * as Ticker from "./Ticker.js"
+import * as Candle from "./market/Candle.js"
+import * as Contract from "./market/Contract.js"
+import * as Depth from "./market/Depth.js"
 
 export interface Endpoint<Params, A> {
   readonly name: EndpointName
@@ -46,6 +50,9 @@ export interface Write<Params> {
 }
 
 const NoParams = Schema.Struct({})
+
+/** One required futures symbol. */
+const SymbolRequest = Schema.Struct({ symbol: FuturesSymbol })
 
 /** `{ epoch, iso, timestamp }` (FACTS-trading.md §9): only `timestamp` is read. */
 const ServerTimeAnswer = W.one(W.record({
@@ -148,4 +155,70 @@ export const affiliateStats: Endpoint<AffiliateUserStats.AffiliateStatsRequest, 
   location: "query",
   request: AffiliateUserStats.AffiliateStatsRequest,
   response: AffiliateUserStats.AffiliatePageResult
+}
+
+// Market (FACTS-trading.md §7, §10): public reads
+
+export const contracts: Endpoint<Contract.ContractsRequest, ReadonlyArray<Contract.Contract>> = {
+  name: "contracts",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/contracts",
+  signed: false,
+  ipWeight: 10,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Contract.ContractsRequest,
+  response: Contract.ContractList
+}
+
+export const ticker: Endpoint<{ readonly symbol: string }, Ticker.Ticker> = {
+  name: "ticker",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/ticker",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: SymbolRequest,
+  response: Ticker.TickerOne
+}
+
+export const depth: Endpoint<Depth.DepthRequest, Depth.Depth> = {
+  name: "depth",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/depth",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Depth.DepthRequest,
+  response: Depth.DepthResult
+}
+
+export const candles: Endpoint<Candle.CandlesRequest, ReadonlyArray<Candle.Candle>> = {
+  name: "candles",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/candles",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Candle.CandlesRequest,
+  response: Candle.CandleList
 }

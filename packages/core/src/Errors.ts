@@ -9,7 +9,27 @@
 import { Schema } from "effect"
 import { signedMillis } from "./internal/signedMillis.js"
 
-export const EndpointName = Schema.Literal("tickers", "planOrders", "batchOrders", "spotBills", "affiliateStats", "serverTime")
+export const EndpointName = Schema.Literal(
+  "tickers",
+  "planOrders",
+  "batchOrders",
+  "spotBills",
+  "affiliateStats",
+  "serverTime",
+  "contracts",
+  "ticker",
+  "depth",
+  "candles",
+  "futuresAssets",
+  "accounts",
+  "accountSettings",
+  "setLeverage",
+  "setMarginMode",
+  "futuresBills",
+  "spotAssets",
+  "positions",
+  "position"
+)
 export type EndpointName = Schema.Schema.Type<typeof EndpointName>
 
 /** The request was refused before anything was sent: a parameter is out of its rules. */

@@ -15,6 +15,7 @@ import * as Tickers from "./Tickers.js"
 import * as TradeDeskConfig from "./TradeDeskConfig.js"
 import * as TradingHttp from "./TradingHttp.js"
 import * as UndiciHttpClient from "./UndiciHttpClient.js"
+import * as Market from "./market/Market.js"
 
 export type Services =
   | Tickers.Tickers
@@ -23,8 +24,9 @@ export type Services =
   | SpotBills.SpotBills
   | AffiliateStats.AffiliateStats
   | ServerTime.ServerTime
+  | Market.Market
 
-const services = Layer.mergeAll(Tickers.layer, PlanOrders.layer, BatchOrders.layer, SpotBills.layer, AffiliateStats.layer, ServerTime.layer)
+const services = Layer.mergeAll(Tickers.layer, PlanOrders.layer, BatchOrders.layer, SpotBills.layer, AffiliateStats.layer, ServerTime.layer, Market.layer)
 
 /** The services given a configuration, an HTTP client and a rate limiter (to swap any of them, e.g. in tests). */
 export const layerWith: Layer.Layer<

@@ -22,6 +22,10 @@ import { Tickers } from "./Tickers.js"
 import * as TradeDesk from "./TradeDesk.js"
 import type { Options } from "./TradeDeskConfig.js"
 import { onWriteSent } from "./TradingHttp.js"
+import type { Candle, CandlesRequest } from "./market/Candle.js"
+import type { Contract, ContractsRequest } from "./market/Contract.js"
+import type { Depth, DepthRequest } from "./market/Depth.js"
+import { Market } from "./market/Market.js"
 
 export interface TradeDeskClient {
   readonly tickers: () => Promise<ReadonlyArray<Ticker>>
@@ -31,6 +35,13 @@ export interface TradeDeskClient {
   readonly affiliateStats: (params?: AffiliateStatsRequest) => Promise<AffiliatePage>
   /** the exchange's clock */
   readonly serverTime: () => Promise<DateTime.Utc>
+  /** contract rules of one symbol or of all (asks the exchange each time) */
+  readonly contracts: (params?: ContractsRequest) => Promise<ReadonlyArray<Contract>>
+  /** one symbol's contract from the client's cache (asked at most once an hour): for `ContractRules.check` */
+  readonly contract: (params: { readonly symbol: string }) => Promise<Contract>
+  readonly ticker: (params: { readonly symbol: string }) => Promise<Ticker>
+  readonly depth: (params: DepthRequest) => Promise<Depth>
+  readonly candles: (params: CandlesRequest) => Promise<ReadonlyArray<Candle>>
   /**
    * Closes the connection pool. Calls in flight are stopped and reject with a ClientClosedError, except an order batch
    * whose request was already sent: its outcome is unknown (OutcomeUnknownError with its client_oids). Later calls
@@ -70,6 +81,11 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     spotBills: (params) => run("spotBills", Effect.flatMap(SpotBills, (service) => service.list(params))),
     affiliateStats: (params) => run("affiliateStats", Effect.flatMap(AffiliateStats, (service) => service.page(params))),
     serverTime: () => run("serverTime", Effect.flatMap(ServerTime, (service) => service.now())),
+    contracts: (params) => run("contracts", Effect.flatMap(Market, (service) => service.contracts(params))),
+    contract: (params) => run("contracts", Effect.flatMap(Market, (service) => service.contract(params?.symbol))),
+    ticker: (params) => run("ticker", Effect.flatMap(Market, (service) => service.ticker(params))),
+    depth: (params) => run("depth", Effect.flatMap(Market, (service) => service.depth(params))),
+    candles: (params) => run("candles", Effect.flatMap(Market, (service) => service.candles(params))),
     close: () => {
       closing.abort()
       return runtime.dispose()

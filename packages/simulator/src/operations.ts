@@ -45,8 +45,18 @@ type CoreEndpoint = Pick<
 
 /** Core's name of one of the five operations; its server-time endpoint is the simulator's own `time` operation. */
 const operationNameOf = (name: EndpointName): OperationName => {
-  if (name === "serverTime") throw new Error("core's serverTime endpoint is served as the simulator's time operation")
-  return name
+  switch (name) {
+    case "tickers":
+    case "planOrders":
+    case "batchOrders":
+    case "spotBills":
+    case "affiliateStats":
+      return name
+    case "serverTime":
+      throw new Error("core's serverTime endpoint is served as the simulator's time operation")
+    default:
+      throw new Error(`core's ${name} endpoint is not served by the simulator`)
+  }
 }
 
 const descriptionOf = ({ name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }: CoreEndpoint): Description => (

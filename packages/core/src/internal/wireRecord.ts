@@ -324,3 +324,22 @@ export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCode
   )
   return { ...list, decode: (wire: unknown) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire)) }
 }
+
+/**
+ * A field of a rarer shape (a list of strings, a nested object, a number read as a decimal), decoded by its own
+ * Schema on both paths: for answers off the hot path.
+ */
+export const field = <A, I>(wireKey: string, schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return {
+    wireKey,
+    signature: renamed(schema, wireKey),
+    fast: (wire: unknown): A | Invalid => Either.getOrElse(decode(wire), (): A | Invalid => INVALID)
+  }
+}
+
+/** A response body of a shape other than records (arrays of arrays, an object keyed by symbol), decoded by its Schema. */
+export const fromSchema = <A, I>(schema: Schema.Schema<A, I>): Codec<A, I> => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "first" })
+  return { schema, fast: (wire) => Either.getOrElse(decode(wire), (): A | Invalid => INVALID), decode }
+}
