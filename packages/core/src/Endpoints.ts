@@ -35,6 +35,11 @@ export interface Endpoint<Params, A> {
    * OutcomeUnknownError carrying the client_oids to look it up by.
    */
   readonly write: Write<Params> | undefined
+  /**
+   * Set where the answer carries ids as JSON numbers (some above 2^53): integers of 16+ digits are then read as their
+   * exact digits (decoded with `W.id`). Absent for the rest, whose answers are parsed as they are.
+   */
+  readonly exactIntegers?: boolean
   /** `bare` JSON, the spot `{ code: "00000", data }` envelope or the affiliate `{ code: "200", data }` envelope */
   readonly envelope: "bare" | "spot" | "affiliate"
   /** parameters go in the `query` string or the JSON `body` */

@@ -23,6 +23,7 @@ import {
   TransportError
 } from "./Errors.js"
 import type { TradeDeskError } from "./Errors.js"
+import { quoteLongIntegers } from "./internal/exactIntegers.js"
 import { ResponseTooLarge } from "./internal/ResponseTooLarge.js"
 import { signedMillis } from "./internal/signedMillis.js"
 import { accountKey, RateLimit } from "./RateLimit.js"
@@ -239,7 +240,7 @@ const make = Effect.gen(function*() {
     let parsed = false
     if (text.length > 0) {
       try {
-        json = JSON.parse(text)
+        json = JSON.parse(endpoint.exactIntegers === true ? quoteLongIntegers(text) : text)
         parsed = true
       } catch {
         // not JSON: a gateway page or a truncated answer, reported below

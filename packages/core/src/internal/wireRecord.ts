@@ -325,6 +325,65 @@ export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCode
   return { ...list, decode: (wire: unknown) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire)) }
 }
 
+const ID_DIGITS = /^\d{1,30}$/
+
+/** An id as exact digits: a digit string as sent, or a JSON number within 2^53 written out. */
+const idOf = (wire: unknown): string | Invalid =>
+  typeof wire === "string"
+    ? (ID_DIGITS.test(wire) ? wire : INVALID)
+    : Number.isSafeInteger(wire) && (wire as number) >= 0
+    ? String(wire)
+    : INVALID
+
+const IdFromWire: Schema.Schema<string, string | number> = Schema.transformOrFail(
+  Schema.Union(Schema.String, Schema.Number),
+  Schema.String,
+  {
+    strict: true,
+    decode: (wire, _, ast) => {
+      const id = idOf(wire)
+      return id === INVALID
+        ? ParseResult.fail(new ParseResult.Type(ast, wire, `Expected an id (digits, or a whole number below 2^53), got ${JSON.stringify(wire)}`))
+        : ParseResult.succeed(id)
+    },
+    // the digits as a string: a JSON number could not hold every id exactly
+    encode: (id) => ParseResult.succeed(id)
+  }
+).annotations({ identifier: "Id" })
+
+/**
+ * An exchange id, a string in the domain. The wire sends some ids as strings and some as JSON numbers; numbers above
+ * 2^53 arrive as digit strings when the endpoint is flagged `exactIntegers` (the transport quotes them before parsing),
+ * and an unsafe number that did not is refused rather than read rounded.
+ */
+export const id = (wireKey: string) => ({
+  wireKey,
+  signature: renamed(IdFromWire, wireKey),
+  fast: idOf
+})
+
+/** Epoch milliseconds sent as a digit string or as a JSON number (samples show both): a UTC time, encoded as `emit`. */
+export const millis = (wireKey: string, emit: "string" | "number") => {
+  const fast = (wire: unknown): DateTime.Utc | Invalid => {
+    if (typeof wire === "string") return parseMillis(wire) ?? INVALID
+    return Number.isSafeInteger(wire) && (wire as number) >= 0 && (wire as number) <= MAX_MILLIS ? utcFromMillis(wire as number) : INVALID
+  }
+  const schema: Schema.Schema<DateTime.Utc, string | number> = Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), UtcValue, {
+    strict: true,
+    decode: (wire, _, ast) => {
+      const value = fast(wire)
+      return value === INVALID
+        ? ParseResult.fail(new ParseResult.Type(ast, wire, `Expected epoch milliseconds, got ${JSON.stringify(wire)}`))
+        : ParseResult.succeed(value)
+    },
+    encode: (value) => {
+      const epochMillis = DateTime.toEpochMillis(value)
+      return ParseResult.succeed(emit === "number" ? epochMillis : String(epochMillis))
+    }
+  })
+  return { wireKey, signature: renamed(schema, wireKey), fast }
+}
+
 /**
  * A field of a rarer shape (a list of strings, a nested object, a number read as a decimal), decoded by its own
  * Schema on both paths: for answers off the hot path.
