@@ -1,29 +1,9 @@
 /**
- * Wire values the futures answers send as JSON numbers where the spec types them as strings (FACTS-trading.md §1):
- * both forms are read; encoding gives the number, the form of the official samples.
+ * Decimals the futures answers send as JSON numbers (FACTS-trading.md §1): numbers and decimal strings are both read;
+ * encoding gives the number, the form of the official samples.
  */
-import { BigDecimal, DateTime, ParseResult, Schema } from "effect"
+import { BigDecimal, ParseResult, Schema } from "effect"
 import * as Decimal from "../Decimal.js"
-import { EpochMillisString } from "./wireRecord.js"
-
-/** The latest time a Date can hold. */
-const MAX_MILLIS = 8_640_000_000_000_000
-
-/** Epoch milliseconds as a JSON number (or a digit string), a UTC time in the domain. */
-export const EpochMillisNumber: Schema.Schema<DateTime.Utc, number | string> = Schema.transformOrFail(
-  Schema.Union(Schema.Number, Schema.String),
-  Schema.typeSchema(EpochMillisString),
-  {
-    strict: true,
-    decode: (wire, options, ast) => {
-      if (typeof wire === "string") return ParseResult.decodeUnknown(EpochMillisString)(wire, options)
-      return Number.isSafeInteger(wire) && wire >= 0 && wire <= MAX_MILLIS
-        ? ParseResult.succeed(DateTime.unsafeMake(wire))
-        : ParseResult.fail(new ParseResult.Type(ast, wire, `Expected epoch milliseconds, got ${wire}`))
-    },
-    encode: (time) => ParseResult.succeed(DateTime.toEpochMillis(time))
-  }
-).annotations({ identifier: "EpochMillisNumber" })
 
 /**
  * A decimal the samples send as a JSON number (`"priceEndStep": 1`), or as a decimal string. The number is read from
@@ -43,3 +23,22 @@ export const DecimalFromNumber: Schema.Schema<BigDecimal.BigDecimal, number | st
     encode: (value) => ParseResult.succeed(BigDecimal.unsafeToNumber(value))
   }
 ).annotations({ identifier: "DecimalFromNumber" })
+
+/**
+ * A decimal string that may end in a bare point (`"0."`, as a position's `size` in the one published sample): the
+ * point is read as no fraction. Encodes as a plain decimal.
+ */
+export const DecimalFromLooseString: Schema.Schema<BigDecimal.BigDecimal, string> = Schema.transformOrFail(
+  Schema.String,
+  Decimal.BigDecimalValue,
+  {
+    strict: true,
+    decode: (text, _, ast) => {
+      const value = Decimal.parse(text.endsWith(".") ? text.slice(0, -1) : text)
+      return value === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, text, `Expected a decimal string, got ${JSON.stringify(text)}`))
+        : ParseResult.succeed(value)
+    },
+    encode: (value) => ParseResult.succeed(Decimal.format(value))
+  }
+).annotations({ identifier: "DecimalFromLooseString" })
