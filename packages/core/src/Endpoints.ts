@@ -9,6 +9,15 @@ import * as BatchOrder from "./BatchOrder.js"
 import type { EndpointName } from "./Errors.js"
 import * as W from "./internal/wireRecord.js"
 import type { Codec } from "./internal/wireRecord.js"
+import { FuturesSymbol } from "./Params.js"
+import * as Candle from "./market/Candle.js"
+import * as Contract from "./market/Contract.js"
+import * as Depth from "./market/Depth.js"
+import * as AccountInfo from "./account/AccountInfo.js"
+import * as Asset from "./account/Asset.js"
+import * as FuturesBill from "./account/FuturesBill.js"
+import * as Leverage from "./account/Leverage.js"
+import * as Position from "./positions/Position.js"
 import * as Cancel from "./orders/Cancel.js"
 import * as Fill from "./orders/Fill.js"
 import * as Order from "./orders/Order.js"
@@ -40,7 +49,10 @@ export interface Endpoint<Params, A> {
    * exact digits (decoded with `W.id`). Absent for the rest, whose answers are parsed as they are.
    */
   readonly exactIntegers?: boolean
-  /** `bare` JSON, the spot `{ code: "00000", data }` envelope or the affiliate `{ code: "200", data }` envelope */
+  /**
+   * `bare` JSON, the spot `{ code: "00000", data }` envelope or the affiliate `{ code: "200", data }` envelope (also the
+   * `{ code: "200", msg: "success" }` acknowledgement of the futures account writes, which has no `data`)
+   */
   readonly envelope: "bare" | "spot" | "affiliate"
   /** parameters go in the `query` string or the JSON `body` */
   readonly location: "query" | "body"
@@ -57,6 +69,9 @@ export interface Write<Params> {
 }
 
 const NoParams = Schema.Struct({})
+
+/** One required futures symbol. */
+const SymbolRequest = Schema.Struct({ symbol: FuturesSymbol })
 
 /** `{ epoch, iso, timestamp }` (FACTS-trading.md §9): only `timestamp` is read. */
 const ServerTimeAnswer = W.one(W.record({
@@ -333,4 +348,229 @@ export const cancelAllOrders: Endpoint<Cancel.CancelAllOrdersRequest, ReadonlyAr
   location: "body",
   request: Cancel.CancelAllOrdersRequest,
   response: Cancel.CancelledOrderList
+}
+
+// Market (FACTS-trading.md §7, §10): public reads
+
+export const contracts: Endpoint<Contract.ContractsRequest, ReadonlyArray<Contract.Contract>> = {
+  name: "contracts",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/contracts",
+  signed: false,
+  ipWeight: 10,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Contract.ContractsRequest,
+  response: Contract.ContractList
+}
+
+export const ticker: Endpoint<{ readonly symbol: string }, Ticker.Ticker> = {
+  name: "ticker",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/ticker",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: SymbolRequest,
+  response: Ticker.TickerOne
+}
+
+export const depth: Endpoint<Depth.DepthRequest, Depth.Depth> = {
+  name: "depth",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/depth",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Depth.DepthRequest,
+  response: Depth.DepthResult
+}
+
+export const candles: Endpoint<Candle.CandlesRequest, ReadonlyArray<Candle.Candle>> = {
+  name: "candles",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/candles",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Candle.CandlesRequest,
+  response: Candle.CandleList
+}
+
+// Account (FACTS-trading.md §6, §8, §11): signed
+
+/** An acknowledgement with nothing to read: a write's `{ code: "200", msg: "success" }`, whatever else it holds. */
+const Acknowledged = W.fromSchema(Schema.transform(Schema.Unknown, Schema.Void, { strict: true, decode: () => undefined, encode: () => undefined }))
+
+/** An account write: nothing of it has a client_oid to look it up by; read the setting back instead. */
+const accountWrite = { clientOids: () => [] }
+
+export const futuresAssets: Endpoint<{}, ReadonlyArray<Asset.FuturesAsset>> = {
+  name: "futuresAssets",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/account/assets",
+  signed: true,
+  ipWeight: 5,
+  uidWeight: 10,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: NoParams,
+  response: Asset.FuturesAssetList
+}
+
+export const accounts: Endpoint<{}, AccountInfo.AccountInfo> = {
+  name: "accounts",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/account/getAccounts",
+  signed: true,
+  ipWeight: 5,
+  uidWeight: 5,
+  placesOrders: false,
+  write: undefined,
+  exactIntegers: true,
+  envelope: "bare",
+  location: "query",
+  request: NoParams,
+  response: AccountInfo.AccountInfoResult
+}
+
+export const accountSettings: Endpoint<Leverage.AccountSettingsRequest, ReadonlyArray<Leverage.LeverageSetting>> = {
+  name: "accountSettings",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/account/settings",
+  signed: true,
+  ipWeight: 1,
+  uidWeight: 1,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: Leverage.AccountSettingsRequest,
+  response: Leverage.LeverageSettingList
+}
+
+export const setLeverage: Endpoint<Leverage.SetLeverageRequest, void> = {
+  name: "setLeverage",
+  method: "POST",
+  api: "futures",
+  path: "/capi/v2/account/leverage",
+  signed: true,
+  ipWeight: 10,
+  uidWeight: 20,
+  placesOrders: false,
+  write: accountWrite,
+  envelope: "affiliate",
+  location: "body",
+  request: Leverage.SetLeverageRequest,
+  response: Acknowledged
+}
+
+export const setMarginMode: Endpoint<Leverage.SetMarginModeRequest, void> = {
+  name: "setMarginMode",
+  method: "POST",
+  api: "futures",
+  path: "/capi/v2/account/position/changeHoldModel",
+  signed: true,
+  ipWeight: 20,
+  uidWeight: 50,
+  placesOrders: false,
+  write: accountWrite,
+  envelope: "affiliate",
+  location: "body",
+  request: Leverage.SetMarginModeRequest,
+  response: Acknowledged
+}
+
+export const futuresBills: Endpoint<FuturesBill.FuturesBillsRequest, FuturesBill.FuturesBillPage> = {
+  name: "futuresBills",
+  method: "POST",
+  api: "futures",
+  path: "/capi/v2/account/bills",
+  signed: true,
+  ipWeight: 2,
+  uidWeight: 5,
+  placesOrders: false,
+  write: undefined,
+  exactIntegers: true,
+  envelope: "bare",
+  location: "body",
+  request: FuturesBill.FuturesBillsRequest,
+  response: FuturesBill.FuturesBillPageResult
+}
+
+/** No weight is published for it (only "10 requests per second"): 5 of the default 500 per 10 s keeps to that. */
+export const spotAssets: Endpoint<{}, ReadonlyArray<Asset.SpotAsset>> = {
+  name: "spotAssets",
+  method: "GET",
+  api: "spot",
+  path: "/api/v2/account/assets",
+  signed: true,
+  ipWeight: 5,
+  uidWeight: 5,
+  placesOrders: false,
+  write: undefined,
+  envelope: "spot",
+  location: "query",
+  request: NoParams,
+  response: Asset.SpotAssetList
+}
+
+// Positions (FACTS-trading.md §5): signed, ids as JSON numbers
+
+export const positions: Endpoint<{}, ReadonlyArray<Position.Position>> = {
+  name: "positions",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/account/position/allPosition",
+  signed: true,
+  ipWeight: 10,
+  uidWeight: 15,
+  placesOrders: false,
+  write: undefined,
+  exactIntegers: true,
+  envelope: "bare",
+  location: "query",
+  request: NoParams,
+  response: Position.PositionList
+}
+
+export const position: Endpoint<Position.PositionRequest, ReadonlyArray<Position.Position>> = {
+  name: "position",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/account/position/singlePosition",
+  signed: true,
+  ipWeight: 2,
+  uidWeight: 3,
+  placesOrders: false,
+  write: undefined,
+  exactIntegers: true,
+  envelope: "bare",
+  location: "query",
+  request: Position.PositionRequest,
+  response: Position.PositionList
 }

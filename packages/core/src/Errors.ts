@@ -26,7 +26,20 @@ export const EndpointName = Schema.Literal(
   "cancelPlanOrder",
   "planOrderHistory",
   "closePositions",
-  "cancelAllOrders"
+  "cancelAllOrders",
+  "contracts",
+  "ticker",
+  "depth",
+  "candles",
+  "futuresAssets",
+  "accounts",
+  "accountSettings",
+  "setLeverage",
+  "setMarginMode",
+  "futuresBills",
+  "spotAssets",
+  "positions",
+  "position"
 )
 export type EndpointName = Schema.Schema.Type<typeof EndpointName>
 

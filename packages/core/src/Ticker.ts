@@ -38,3 +38,6 @@ export type TickerWire = Schema.Schema.Encoded<typeof Ticker>
 
 /** Decoder of the tickers response (a bare array). */
 export const TickerList = W.many(record)
+
+/** Decoder of the one-symbol ticker response (`GET /capi/v2/market/ticker`: one record of the same fields). */
+export const TickerOne = W.one(record)

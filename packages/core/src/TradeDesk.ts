@@ -16,6 +16,9 @@ import * as Tickers from "./Tickers.js"
 import * as TradeDeskConfig from "./TradeDeskConfig.js"
 import * as TradingHttp from "./TradingHttp.js"
 import * as UndiciHttpClient from "./UndiciHttpClient.js"
+import * as Market from "./market/Market.js"
+import * as Account from "./account/Account.js"
+import * as Positions from "./positions/Positions.js"
 
 export type Services =
   | Tickers.Tickers
@@ -25,8 +28,22 @@ export type Services =
   | AffiliateStats.AffiliateStats
   | ServerTime.ServerTime
   | Orders.Orders
+  | Market.Market
+  | Account.Account
+  | Positions.Positions
 
-const services = Layer.mergeAll(Tickers.layer, PlanOrders.layer, BatchOrders.layer, SpotBills.layer, AffiliateStats.layer, ServerTime.layer, Orders.layer)
+const services = Layer.mergeAll(
+  Tickers.layer,
+  PlanOrders.layer,
+  BatchOrders.layer,
+  SpotBills.layer,
+  AffiliateStats.layer,
+  ServerTime.layer,
+  Orders.layer,
+  Market.layer,
+  Account.layer,
+  Positions.layer
+)
 
 /** The services given a configuration, an HTTP client and a rate limiter (to swap any of them, e.g. in tests). */
 export const layerWith: Layer.Layer<

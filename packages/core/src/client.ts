@@ -38,6 +38,17 @@ import * as TradeDesk from "./TradeDesk.js"
 import type { Options } from "./TradeDeskConfig.js"
 import { onWriteSent } from "./TradingHttp.js"
 import type { WriteKeys } from "./TradingHttp.js"
+import type { Candle, CandlesRequest } from "./market/Candle.js"
+import type { Contract, ContractsRequest } from "./market/Contract.js"
+import type { Depth, DepthRequest } from "./market/Depth.js"
+import { Market } from "./market/Market.js"
+import { Account } from "./account/Account.js"
+import type { AccountInfo } from "./account/AccountInfo.js"
+import type { FuturesAsset, SpotAsset } from "./account/Asset.js"
+import type { FuturesBillPage, FuturesBillsRequest } from "./account/FuturesBill.js"
+import type { AccountSettingsRequest, LeverageSetting, SetLeverageRequest, SetMarginModeRequest } from "./account/Leverage.js"
+import type { Position, PositionRequest } from "./positions/Position.js"
+import { Positions } from "./positions/Positions.js"
 
 export interface TradeDeskClient {
   readonly tickers: () => Promise<ReadonlyArray<Ticker>>
@@ -59,6 +70,24 @@ export interface TradeDeskClient {
   readonly planOrderHistory: (params: PlanOrderHistoryRequest) => Promise<PlanOrderHistoryPage>
   readonly closePositions: (params?: ClosePositionsRequest) => Promise<ReadonlyArray<ClosedPosition>>
   readonly cancelAllOrders: (params?: CancelAllOrdersInput) => Promise<ReadonlyArray<CancelledOrder>>
+  /** contract rules of one symbol or of all (asks the exchange each time) */
+  readonly contracts: (params?: ContractsRequest) => Promise<ReadonlyArray<Contract>>
+  /** one symbol's contract from the client's cache (asked at most once an hour): for `ContractRules.check` */
+  readonly contract: (params: { readonly symbol: string }) => Promise<Contract>
+  readonly ticker: (params: { readonly symbol: string }) => Promise<Ticker>
+  readonly depth: (params: DepthRequest) => Promise<Depth>
+  readonly candles: (params: CandlesRequest) => Promise<ReadonlyArray<Candle>>
+  readonly futuresAssets: () => Promise<ReadonlyArray<FuturesAsset>>
+  readonly accounts: () => Promise<AccountInfo>
+  readonly accountSettings: (params?: AccountSettingsRequest) => Promise<ReadonlyArray<LeverageSetting>>
+  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accountSettings` to see */
+  readonly setLeverage: (params: SetLeverageRequest) => Promise<void>
+  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accounts` to see */
+  readonly setMarginMode: (params: SetMarginModeRequest) => Promise<void>
+  readonly futuresBills: (params?: FuturesBillsRequest) => Promise<FuturesBillPage>
+  readonly spotAssets: () => Promise<ReadonlyArray<SpotAsset>>
+  readonly positions: () => Promise<ReadonlyArray<Position>>
+  readonly position: (params: PositionRequest) => Promise<ReadonlyArray<Position>>
   /**
    * Closes the connection pool. Calls in flight are stopped and reject with a ClientClosedError, except an order batch
    * whose request was already sent: its outcome is unknown (OutcomeUnknownError with its client_oids). Later calls
@@ -109,6 +138,20 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     planOrderHistory: (params) => run("planOrderHistory", Effect.flatMap(Orders, (service) => service.planOrderHistory(params))),
     closePositions: (params) => run("closePositions", Effect.flatMap(Orders, (service) => service.closePositions(params))),
     cancelAllOrders: (params) => run("cancelAllOrders", Effect.flatMap(Orders, (service) => service.cancelAllOrders(params))),
+    contracts: (params) => run("contracts", Effect.flatMap(Market, (service) => service.contracts(params))),
+    contract: (params) => run("contracts", Effect.flatMap(Market, (service) => service.contract(params?.symbol))),
+    ticker: (params) => run("ticker", Effect.flatMap(Market, (service) => service.ticker(params))),
+    depth: (params) => run("depth", Effect.flatMap(Market, (service) => service.depth(params))),
+    candles: (params) => run("candles", Effect.flatMap(Market, (service) => service.candles(params))),
+    futuresAssets: () => run("futuresAssets", Effect.flatMap(Account, (service) => service.futuresAssets())),
+    accounts: () => run("accounts", Effect.flatMap(Account, (service) => service.accounts())),
+    accountSettings: (params) => run("accountSettings", Effect.flatMap(Account, (service) => service.accountSettings(params))),
+    setLeverage: (params) => run("setLeverage", Effect.flatMap(Account, (service) => service.setLeverage(params))),
+    setMarginMode: (params) => run("setMarginMode", Effect.flatMap(Account, (service) => service.setMarginMode(params))),
+    futuresBills: (params) => run("futuresBills", Effect.flatMap(Account, (service) => service.futuresBills(params))),
+    spotAssets: () => run("spotAssets", Effect.flatMap(Account, (service) => service.spotAssets())),
+    positions: () => run("positions", Effect.flatMap(Positions, (service) => service.positions())),
+    position: (params) => run("position", Effect.flatMap(Positions, (service) => service.position(params))),
     close: () => {
       closing.abort()
       return runtime.dispose()

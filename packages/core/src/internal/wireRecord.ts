@@ -385,3 +385,21 @@ export const millis = (wireKey: string, emit: "string" | "number") => {
   })
   return plain(wireKey, renamed(schema, wireKey), fast)
 }
+
+/**
+ * A field of a rarer shape (a list of strings, a nested object, a number read as a decimal), decoded by its own
+ * Schema on both paths: for answers off the hot path, whose decimals are not held to the limits.
+ */
+export const field = <A, I>(wireKey: string, schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return plain(wireKey, renamed(schema, wireKey), (wire: unknown): A | Invalid => Either.getOrElse(decode(wire), (): A | Invalid => INVALID))
+}
+
+/**
+ * A response body of a shape other than records (arrays of arrays, an object keyed by symbol), decoded by its Schema:
+ * for answers off the hot path, whose decimals are not held to the limits.
+ */
+export const fromSchema = <A, I>(schema: Schema.Schema<A, I>): Codec<A, I> => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "first" })
+  return { schema, fast: (wire) => Either.getOrElse(decode(wire), (): A | Invalid => INVALID), decode: (wire) => decode(wire) }
+}

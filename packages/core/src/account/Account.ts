@@ -1,0 +1,44 @@
+/**
+ * The futures account (FACTS-trading.md §6, §8) and the spot balance (§11): balances, settings, the ledger, and the
+ * two writes that change leverage and margin mode. The writes are never retried; the exchange acknowledges them with
+ * `{ code: "200", msg: "success" }` and nothing else, so they resolve to nothing.
+ */
+import { Context, Effect, Layer } from "effect"
+import * as Endpoints from "../Endpoints.js"
+import type { TradeDeskError } from "../Errors.js"
+import { TradingHttp } from "../TradingHttp.js"
+import type { AccountInfo } from "./AccountInfo.js"
+import type { FuturesAsset, SpotAsset } from "./Asset.js"
+import type { FuturesBillPage, FuturesBillsRequest } from "./FuturesBill.js"
+import type { AccountSettingsRequest, LeverageSetting, SetLeverageRequest, SetMarginModeRequest } from "./Leverage.js"
+
+export class Account extends Context.Tag("@tradedesk/core/Account")<Account, {
+  /** futures balance per coin (weight IP 5, UID 10) */
+  readonly futuresAssets: () => Effect.Effect<ReadonlyArray<FuturesAsset>, TradeDeskError>
+  /** fees, modes, leverage and collateral of the futures account (weight IP 5, UID 5) */
+  readonly accounts: () => Effect.Effect<AccountInfo, TradeDeskError>
+  /** leverage per symbol, of one symbol or of all (weight IP 1, UID 1) */
+  readonly accountSettings: (params?: AccountSettingsRequest) => Effect.Effect<ReadonlyArray<LeverageSetting>, TradeDeskError>
+  /** changes a symbol's leverage in its current margin mode (weight IP 10, UID 20); a write, never retried */
+  readonly setLeverage: (params: SetLeverageRequest) => Effect.Effect<void, TradeDeskError>
+  /** changes a symbol's margin mode (weight IP 20, UID 50); a write, never retried */
+  readonly setMarginMode: (params: SetMarginModeRequest) => Effect.Effect<void, TradeDeskError>
+  /** one page of the futures ledger (weight IP 2, UID 5) */
+  readonly futuresBills: (params?: FuturesBillsRequest) => Effect.Effect<FuturesBillPage, TradeDeskError>
+  /** spot balance per coin, from the spot host (weight IP 5, UID 5) */
+  readonly spotAssets: () => Effect.Effect<ReadonlyArray<SpotAsset>, TradeDeskError>
+}>() {}
+
+export const layer: Layer.Layer<Account, never, TradingHttp> = Layer.effect(
+  Account,
+  Effect.map(TradingHttp, (http) =>
+    Account.of({
+      futuresAssets: Effect.fn("Account.futuresAssets")(() => http.call(Endpoints.futuresAssets, {})),
+      accounts: Effect.fn("Account.accounts")(() => http.call(Endpoints.accounts, {})),
+      accountSettings: Effect.fn("Account.accountSettings")((params?: AccountSettingsRequest) => http.call(Endpoints.accountSettings, params ?? {})),
+      setLeverage: Effect.fn("Account.setLeverage")((params: SetLeverageRequest) => http.call(Endpoints.setLeverage, params)),
+      setMarginMode: Effect.fn("Account.setMarginMode")((params: SetMarginModeRequest) => http.call(Endpoints.setMarginMode, params)),
+      futuresBills: Effect.fn("Account.futuresBills")((params?: FuturesBillsRequest) => http.call(Endpoints.futuresBills, params ?? {})),
+      spotAssets: Effect.fn("Account.spotAssets")(() => http.call(Endpoints.spotAssets, {}))
+    }))
+)

@@ -1,0 +1,44 @@
+/**
+ * Balances per coin: the futures account (`GET /capi/v2/account/assets`, FACTS-trading.md §6.1) and the spot account
+ * (`GET /api/v2/account/assets` on the spot host, §11).
+ */
+import type { Schema } from "effect"
+import * as W from "../internal/wireRecord.js"
+
+const futuresRecord = W.record({
+  /** wire `coinName`, e.g. `USDT` */
+  coin: W.text("coinName"),
+  /** wire `available`: free to open positions with or withdraw */
+  available: W.decimal("available"),
+  /** wire `frozen`: held by open orders */
+  frozen: W.decimal("frozen"),
+  /** wire `equity`: total, unrealised PnL included */
+  equity: W.decimal("equity"),
+  /** wire `unrealizePnl`: unrealised profit and loss of the open positions */
+  unrealizedPnl: W.decimal("unrealizePnl")
+})
+
+export const FuturesAsset = futuresRecord.schema
+export type FuturesAsset = Schema.Schema.Type<typeof FuturesAsset>
+export type FuturesAssetWire = Schema.Schema.Encoded<typeof FuturesAsset>
+/** Decoder of the futures assets response (a bare array). */
+export const FuturesAssetList = W.many(futuresRecord)
+
+const spotRecord = W.record({
+  /** wire `coinId`: the exchange's number for the coin (2 = USDT) */
+  coinId: W.integer("coinId"),
+  /** wire `coinName`, e.g. `BTC` */
+  coin: W.text("coinName"),
+  /** wire `available` */
+  available: W.decimal("available"),
+  /** wire `frozen`: held by open orders */
+  frozen: W.decimal("frozen"),
+  /** wire `equity`: total */
+  equity: W.decimal("equity")
+})
+
+export const SpotAsset = spotRecord.schema
+export type SpotAsset = Schema.Schema.Type<typeof SpotAsset>
+export type SpotAssetWire = Schema.Schema.Encoded<typeof SpotAsset>
+/** Decoder of the spot assets payload (the `data` of the spot envelope). */
+export const SpotAssetList = W.many(spotRecord)
