@@ -16,7 +16,8 @@ import { caption, compact, dec, grouped, oneLine, paginate, percent, split, tabl
 import type { View } from "../src/format/view.js"
 import type { Snapshot } from "../src/MarketData.js"
 
-const d = (text: string) => Decimal.parse(text)!
+/** any length: the bot must bound what an exchange sends when the operator allows long decimals */
+const d = (text: string) => Decimal.parse(text, Number.POSITIVE_INFINITY)!
 const NOW = Date.UTC(2024, 5, 15, 12, 0, 0)
 
 const ticker = (symbol: string, fields: Partial<Record<"last" | "volume" | "change", string>> = {}): Ticker.Ticker => ({

@@ -158,7 +158,8 @@ let rig: Rig
 beforeAll(async () => {
   exchange = await hostileExchange()
   // every command reads the exchange anew, so each mode is seen at once
-  rig = await startRig({ tickersTtlMs: 1, exchange: { futuresBaseUrl: exchange.url, spotBaseUrl: exchange.url, timeoutMs: 10_000 } })
+  // core refuses decimals over 100 characters by default; allowing them shows how the bot bounds absurd amounts
+  rig = await startRig({ tickersTtlMs: 1, exchange: { futuresBaseUrl: exchange.url, spotBaseUrl: exchange.url, timeoutMs: 10_000, maxDecimalLength: 100_000 } })
 })
 
 afterAll(async () => {
