@@ -182,14 +182,12 @@ export class Exchange {
     if (isFailure(batch)) return batch
     const instrument = this.market.instrument(batch.symbol)
     if (instrument === undefined) return unknownSymbol(batch.symbol)
-    const current = this.orders.futures.settings(account.uid, batch.symbol).marginMode
-    if (batch.marginMode !== undefined && batch.marginMode !== current) return badParameter(`marginMode must be the symbol's current mode (${current})`)
     const results = batch.orderDataList.map((item): BatchOrder.OrderResult => {
       const clientOid = isFields(item) && typeof item["client_oid"] === "string" ? item["client_oid"] : ""
       const order = decode(BatchOrder.OrderRequest, item)
       const placed = isFailure(order)
         ? order
-        : this.orders.place(account.uid, instrument, { ...order, price: order.priceMode === "market" ? undefined : order.price }, call.now)
+        : this.orders.place(account.uid, instrument, { ...order, price: order.priceMode === "market" ? undefined : order.price, marginMode: batch.marginMode }, call.now)
       return isFailure(placed)
         ? { orderId: "", clientOid, accepted: false, errorCode: placed.code, errorMessage: placed.msg }
         : { orderId: placed.orderId, clientOid, accepted: true, errorCode: "", errorMessage: "" }

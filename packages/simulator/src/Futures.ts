@@ -1,7 +1,7 @@
 /**
  * The futures side of every account, apart from its spot assets and spot bills: a USDT margin account, positions per
- * symbol and side (hedge mode: a long and a short may be held at once), leverage and margin mode per symbol, and the
- * futures bills. Amounts are integers of 10^-8 USDT; a position's value is kept exactly, in 10^-(price + size
+ * symbol, side and margin mode (hedge mode: a long and a short may be held at once; an order carries its margin mode,
+ * by default the symbol's), leverage and margin mode per symbol, and the futures bills. Amounts are integers of 10^-8 USDT; a position's value is kept exactly, in 10^-(price + size
  * decimals) USDT, so the average entry price is `openValue / size` without rounding.
  *
  * The model (see the README):
@@ -115,6 +115,7 @@ interface Account {
 export interface Fill {
   readonly instrument: Instrument
   readonly side: Side
+  readonly marginMode: MarginMode
   readonly opens: boolean
   readonly units: number
   readonly priceUnits: number
@@ -151,8 +152,9 @@ const DEFAULT_SETTINGS: Settings = {
   isolatedShortLeverage: DEFAULT_LEVERAGE
 }
 
-export const leverageOf = (settings: Settings, side: Side): number =>
-  settings.marginMode === "cross" ? settings.crossLeverage : side === "long" ? settings.isolatedLongLeverage : settings.isolatedShortLeverage
+/** The leverage of a position of one side in one margin mode. */
+export const leverageOf = (settings: Settings, marginMode: MarginMode, side: Side): number =>
+  marginMode === "cross" ? settings.crossLeverage : side === "long" ? settings.isolatedLongLeverage : settings.isolatedShortLeverage
 
 const valueScale = (instrument: Instrument) => instrument.priceDecimals + instrument.sizeDecimals
 
@@ -161,7 +163,7 @@ export const toUsdt = (value: bigint, instrument: Instrument): bigint => rescale
 
 const nextFundingAfter = (time: number) => (Math.floor(time / FUNDING_INTERVAL_MS) + 1) * FUNDING_INTERVAL_MS
 
-const keyOf = (symbol: string, side: Side) => `${symbol}/${side}`
+const keyOf = (symbol: string, side: Side, marginMode: MarginMode) => `${symbol}/${side}/${marginMode}`
 
 export class Futures {
   private readonly accounts = new Map<string, Account>()
@@ -228,10 +230,11 @@ export class Futures {
       ? { ...current, crossLeverage: long }
       : { ...current, isolatedLongLeverage: long, isolatedShortLeverage: short }
     const account = this.account(uid)
-    const before = [...account.positions.values()].filter((position) => position.instrument.symbol === instrument.symbol)
+    const before = [...account.positions.values()]
+      .filter((position) => position.instrument.symbol === instrument.symbol && position.marginMode === marginMode)
       .map((position) => ({ position, leverage: position.leverage, margin: position.margin }))
     for (const { position } of before) {
-      position.leverage = leverageOf(next, position.side)
+      position.leverage = leverageOf(next, marginMode, position.side)
       position.margin = divide(toUsdt(position.openValue, instrument), BigInt(position.leverage))
     }
     if (before.length > 0 && this.free(account) < 0n) {
@@ -252,8 +255,8 @@ export class Futures {
     return undefined
   }
 
-  position(uid: string, symbol: string, side: Side): Position | undefined {
-    return this.account(uid).positions.get(keyOf(symbol, side))
+  position(uid: string, symbol: string, side: Side, marginMode: MarginMode): Position | undefined {
+    return this.account(uid).positions.get(keyOf(symbol, side, marginMode))
   }
 
   /** The account's positions (of one symbol), oldest first. */
@@ -271,7 +274,7 @@ export class Futures {
   apply(uid: string, fill: Fill): Applied {
     const account = this.account(uid)
     const { instrument, side } = fill
-    const key = keyOf(instrument.symbol, side)
+    const key = keyOf(instrument.symbol, side, fill.marginMode)
     const existing = account.positions.get(key)
     const units = fill.opens ? fill.units : Math.min(fill.units, existing?.sizeUnits ?? 0)
     const value = BigInt(units) * BigInt(fill.priceUnits)
@@ -279,8 +282,7 @@ export class Futures {
     const fee = divide(usdt * fill.feeBps, 10_000n)
     account.totals.fillFee += fee
     if (fill.opens) {
-      const settings = this.settings(uid, instrument.symbol)
-      const position = existing ?? this.openPosition(account, uid, instrument, side, settings, fill.time)
+      const position = existing ?? this.openPosition(account, uid, instrument, side, fill.marginMode, fill.time)
       position.sizeUnits += units
       position.openValue += value
       position.margin += divide(usdt, BigInt(position.leverage))
@@ -294,7 +296,7 @@ export class Futures {
       this.post(account, instrument.symbol, side === "long" ? "position_open_long" : "position_open_short", -fee, fee, fill.time)
       return { units, fee, realised: 0n, marginMode: position.marginMode }
     }
-    if (existing === undefined || units === 0) return { units: 0, fee: 0n, realised: 0n, marginMode: this.settings(uid, instrument.symbol).marginMode }
+    if (existing === undefined || units === 0) return { units: 0, fee: 0n, realised: 0n, marginMode: fill.marginMode }
     const share = (amount: bigint) => divide(amount * BigInt(units), BigInt(existing.sizeUnits))
     const entryValue = share(existing.openValue)
     const margin = share(existing.margin)
@@ -435,14 +437,14 @@ export class Futures {
     return toUsdt(BigInt(position.sizeUnits) * BigInt(mark), position.instrument)
   }
 
-  private openPosition(account: Account, uid: string, instrument: Instrument, side: Side, settings: Settings, time: number): Position {
+  private openPosition(account: Account, uid: string, instrument: Instrument, side: Side, marginMode: MarginMode, time: number): Position {
     const position: Position = {
       id: this.nextPositionId++,
       uid,
       instrument,
       side,
-      marginMode: settings.marginMode,
-      leverage: leverageOf(settings, side),
+      marginMode,
+      leverage: leverageOf(this.settings(uid, instrument.symbol), marginMode, side),
       sizeUnits: 0,
       openValue: 0n,
       margin: 0n,
@@ -458,7 +460,7 @@ export class Futures {
       createdAt: time,
       updatedAt: time
     }
-    account.positions.set(keyOf(instrument.symbol, side), position)
+    account.positions.set(keyOf(instrument.symbol, side, marginMode), position)
     return position
   }
 

@@ -37,6 +37,8 @@ export interface NewOrder {
   readonly price: BigDecimal.BigDecimal | undefined
   readonly takeProfitPrice?: BigDecimal.BigDecimal | undefined
   readonly stopLossPrice?: BigDecimal.BigDecimal | undefined
+  /** the margin mode of the position it opens or closes; by default the symbol's */
+  readonly marginMode?: MarginMode | undefined
 }
 
 export interface NewPlanOrder extends NewOrder {
@@ -70,6 +72,7 @@ export interface Order {
   readonly clientOid: string
   readonly instrument: Instrument
   readonly type: BatchOrder.NewOrderType
+  readonly marginMode: MarginMode
   /** placed by the exchange to close a position past the liquidation rule */
   readonly liquidation: boolean
   readonly execution: PlanOrder.Execution
@@ -225,7 +228,8 @@ export class Orders {
   private submit(uid: string, instrument: Instrument, order: NewOrder, now: number): Order | Failure {
     const checked = this.check(uid, instrument, order, order.price !== undefined)
     if (isFailure(checked)) return checked
-    const refused = this.checkFunds(uid, instrument, order.type, checked.sizeUnits, checked.priceUnits)
+    const marginMode = order.marginMode ?? this.futures.settings(uid, instrument.symbol).marginMode
+    const refused = this.checkFunds(uid, instrument, order.type, marginMode, checked.sizeUnits, checked.priceUnits)
     if (refused) return refused
     const placed = this.create(uid, instrument, order, checked, now, undefined)
     this.enter(placed, now)
@@ -323,7 +327,14 @@ export class Orders {
   closePositions(uid: string, symbol: string | undefined, now: number): ReadonlyArray<Closed> {
     return this.futures.positionsOf(uid, symbol).map((position): Closed => {
       const type = position.side === "long" ? "close_long" : "close_short"
-      const order = this.create(uid, position.instrument, { clientOid: "", type, execution: "normal", size: decimal(0, 0), price: undefined }, { sizeUnits: position.sizeUnits, priceUnits: undefined }, now, undefined)
+      const order = this.create(
+        uid,
+        position.instrument,
+        { clientOid: "", type, execution: "normal", size: decimal(0, 0), price: undefined, marginMode: position.marginMode },
+        { sizeUnits: position.sizeUnits, priceUnits: undefined },
+        now,
+        undefined
+      )
       this.enter(order, now)
       return order.status === "filled"
         ? { positionId: position.id, orderId: order.orderId, error: "" }
@@ -426,6 +437,7 @@ export class Orders {
       clientOid: order.clientOid,
       instrument,
       type: order.type,
+      marginMode: order.marginMode ?? this.futures.settings(uid, instrument.symbol).marginMode,
       liquidation,
       execution: order.execution,
       priceUnits: units.priceUnits,
@@ -468,10 +480,10 @@ export class Orders {
     if (this.placements.length >= 2 * CLIENT_OID_MEMORY) this.placements = this.placements.slice(-CLIENT_OID_MEMORY)
   }
 
-  /** Margin and taker fee of `sizeUnits` at `priceUnits` at the symbol's leverage for the side, 10^-8 USDT. */
-  private cost(uid: string, instrument: Instrument, type: BatchOrder.NewOrderType, sizeUnits: number, priceUnits: number): bigint {
+  /** Margin and taker fee of `sizeUnits` at `priceUnits` at the symbol's leverage for the side and mode, 10^-8 USDT. */
+  private cost(uid: string, instrument: Instrument, type: BatchOrder.NewOrderType, marginMode: MarginMode, sizeUnits: number, priceUnits: number): bigint {
     const value = toUsdt(BigInt(sizeUnits) * BigInt(priceUnits), instrument)
-    const leverage = leverageOf(this.futures.settings(uid, instrument.symbol), positionSideOf(type))
+    const leverage = leverageOf(this.futures.settings(uid, instrument.symbol), marginMode, positionSideOf(type))
     return divide(value, BigInt(leverage)) + divide(value * TAKER_FEE_BPS, 10_000n)
   }
 
@@ -479,19 +491,28 @@ export class Orders {
    * 43002 when an opening order's margin and fee (at its limit price, or the best price now) exceed the available
    * balance, or a closing order is larger than the position; 43006 when a position would outgrow its maximum.
    */
-  private checkFunds(uid: string, instrument: Instrument, type: BatchOrder.NewOrderType, sizeUnits: number, priceUnits: number | undefined): Failure | undefined {
+  private checkFunds(
+    uid: string,
+    instrument: Instrument,
+    type: BatchOrder.NewOrderType,
+    marginMode: MarginMode,
+    sizeUnits: number,
+    priceUnits: number | undefined
+  ): Failure | undefined {
     const side = positionSideOf(type)
-    const held = this.futures.position(uid, instrument.symbol, side)?.sizeUnits ?? 0
+    const held = this.futures.position(uid, instrument.symbol, side, marginMode)?.sizeUnits ?? 0
     const size = (units: number) => format(units, instrument.sizeDecimals)
     if (!opens(type)) {
-      return sizeUnits > held ? failure("43002", `failed to place order: ${type} of ${size(sizeUnits)} exceeds the ${side} position of ${size(held)}`) : undefined
+      return sizeUnits > held
+        ? failure("43002", `failed to place order: ${type} of ${size(sizeUnits)} exceeds the ${marginMode} ${side} position of ${size(held)}`)
+        : undefined
     }
     if (held + sizeUnits > maxPositionUnits(instrument)) {
       return failure("43006", `size above the maximum: the ${side} position would exceed ${size(maxPositionUnits(instrument))}`)
     }
     const quote = this.market.quote(instrument.symbol)
     const best = sideOf(type) === "buy" ? quote?.ask : quote?.bid
-    const needs = this.cost(uid, instrument, type, sizeUnits, priceUnits ?? best ?? instrument.anchorUnits)
+    const needs = this.cost(uid, instrument, type, marginMode, sizeUnits, priceUnits ?? best ?? instrument.anchorUnits)
     const available = this.futures.summary(uid).available
     return needs > available
       ? failure("43002", `failed to place order: insufficient balance, the order needs ${format(needs, 8)} USDT of margin and fee, ${format(available, 8)} USDT available`)
@@ -592,7 +613,15 @@ export class Orders {
       const quote = this.market.quote(position.instrument.symbol)
       if (quote === undefined) continue
       const type = position.side === "long" ? "close_long" : "close_short"
-      const order = this.create(position.uid, position.instrument, { clientOid: "", type, execution: "ioc", size: decimal(0, 0), price: undefined }, { sizeUnits: position.sizeUnits, priceUnits: undefined }, now, undefined, true)
+      const order = this.create(
+        position.uid,
+        position.instrument,
+        { clientOid: "", type, execution: "ioc", size: decimal(0, 0), price: undefined, marginMode: position.marginMode },
+        { sizeUnits: position.sizeUnits, priceUnits: undefined },
+        now,
+        undefined,
+        true
+      )
       const book = this.book(position.uid)
       book.orders.push(order)
       this.fill(order, position.sizeUnits, quote.mark, now, TAKER_FEE_BPS, false)
@@ -602,7 +631,7 @@ export class Orders {
   /** Margin and fee frozen for the rest of a resting order that opens a position. */
   private reserve(order: Order): void {
     const rests = order.priceUnits !== undefined && opens(order.type) && !isDone(order)
-    const amount = rests ? this.cost(order.uid, order.instrument, order.type, order.sizeUnits - order.filledUnits, order.priceUnits) : 0n
+    const amount = rests ? this.cost(order.uid, order.instrument, order.type, order.marginMode, order.sizeUnits - order.filledUnits, order.priceUnits) : 0n
     this.futures.freeze(order.uid, amount - order.reserved)
     order.reserved = amount
   }
@@ -618,13 +647,13 @@ export class Orders {
       const frozen = order.reserved
       this.futures.freeze(uid, -frozen)
       order.reserved = 0n
-      if (this.cost(uid, instrument, order.type, units, priceUnits) > this.futures.summary(uid).available) {
+      if (this.cost(uid, instrument, order.type, order.marginMode, units, priceUnits) > this.futures.summary(uid).available) {
         this.futures.freeze(uid, frozen)
         order.reserved = frozen
         return this.finish(order, "canceled", now)
       }
     }
-    const applied = this.futures.apply(uid, { instrument, side, opens: opens(order.type), units, priceUnits, feeBps, time: now, liquidation: order.liquidation })
+    const applied = this.futures.apply(uid, { instrument, side, marginMode: order.marginMode, opens: opens(order.type), units, priceUnits, feeBps, time: now, liquidation: order.liquidation })
     if (applied.units === 0) return this.finish(order, "canceled", now)
     order.filledUnits += applied.units
     order.filledValue += BigInt(applied.units) * BigInt(priceUnits)

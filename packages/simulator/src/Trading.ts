@@ -208,15 +208,14 @@ export class Trading {
     if (isFailure(order)) return order
     const instrument = this.market.instrument(order.symbol)
     if (instrument === undefined) return unknownSymbol(order.symbol)
-    const current = this.orders.futures.settings(account.uid, order.symbol).marginMode
-    if (order.marginMode !== undefined && order.marginMode !== current) return badParameter(`marginMode must be the symbol's current mode (${current})`)
     const placed = this.orders.placePlan(account.uid, instrument, {
       clientOid: order.clientOid ?? "",
       type: order.type,
       execution: "normal",
       size: order.size,
       price: order.priceMode === "1" ? undefined : order.executePrice,
-      triggerPrice: order.triggerPrice
+      triggerPrice: order.triggerPrice,
+      marginMode: order.marginMode
     }, call.now)
     if (isFailure(placed)) return placed
     return JSON.stringify({ client_oid: order.clientOid === undefined || order.clientOid === "" ? null : order.clientOid, order_id: placed.orderId })

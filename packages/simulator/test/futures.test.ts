@@ -51,7 +51,7 @@ describe("futures engine", () => {
     // the ask is the last price plus the one-tick spread: 65000.1 × 0.1 = 6500.01 USDT
     expect(order.status).toBe("filled")
     expect(usdt(order.fee)).toBe("3.90000600")
-    const position = futures.position(UID, btc.symbol, "long")!
+    const position = futures.position(UID, btc.symbol, "long", "cross")!
     expect(position.sizeUnits).toBe(100)
     expect(position.openValue).toBe(65_000_100n)
     expect(usdt(position.margin)).toBe("325.00050000")
@@ -69,7 +69,7 @@ describe("futures engine", () => {
     price("64000.0")
     place("open_long", "0.100")
     // average entry of 0.2 BTC: (6500.01 + 6400.01) / 0.2 = 64500.1 (values in 10^-4 USDT)
-    expect(futures.position(UID, btc.symbol, "long")!.openValue).toBe(129_000_200n)
+    expect(futures.position(UID, btc.symbol, "long", "cross")!.openValue).toBe(129_000_200n)
     price("66000.0")
     const before = futures.summary(UID).cash
     const close = place("close_long", "0.150")
@@ -77,12 +77,12 @@ describe("futures engine", () => {
     expect(usdt(close.realised)).toBe("224.98500000")
     expect(usdt(close.fee)).toBe("5.94000000")
     expect(futures.summary(UID).cash - before).toBe(close.realised - close.fee)
-    const rest = futures.position(UID, btc.symbol, "long")!
+    const rest = futures.position(UID, btc.symbol, "long", "cross")!
     expect(rest.sizeUnits).toBe(50)
     expect(rest.openValue).toBe(32_250_050n)
     expect(futures.bills(UID, { limit: 1 }).items[0]).toMatchObject({ businessType: "position_close_long", amount: close.realised - close.fee })
     place("close_long", "0.050")
-    expect(futures.position(UID, btc.symbol, "long")).toBeUndefined()
+    expect(futures.position(UID, btc.symbol, "long", "cross")).toBeUndefined()
     expect(futures.summary(UID).margin).toBe(0n)
   })
 
@@ -90,7 +90,7 @@ describe("futures engine", () => {
     const { futures, place, price, btc } = setup()
     place("open_short", "0.010")
     price("60000.0")
-    expect(usdt(futures.unrealised(futures.position(UID, btc.symbol, "short")!))).toBe("50.00000000")
+    expect(usdt(futures.unrealised(futures.position(UID, btc.symbol, "short", "cross")!))).toBe("50.00000000")
     const close = place("close_short", "0.010")
     // bought back at the ask 60000.1
     expect(usdt(close.realised)).toBe("49.99900000")
@@ -107,7 +107,7 @@ describe("futures engine", () => {
     expect(order.status).toBe("filled")
     expect(usdt(order.fee)).toBe("1.28000000")
     expect(futures.summary(UID).frozen).toBe(0n)
-    expect(futures.position(UID, btc.symbol, "long")!.openValue).toBe(64_000_000n)
+    expect(futures.position(UID, btc.symbol, "long", "cross")!.openValue).toBe(64_000_000n)
     expect(orders.openOrders(UID, { limit: 100, page: 0 })).toEqual([])
     expect(orders.history(UID, { limit: 10 })[0]).toBe(order)
     expect(orders.trades(UID, { limit: 10 }).items[0]).toMatchObject({ maker: true, units: 100, priceUnits: 640_000 })
@@ -145,14 +145,14 @@ describe("futures engine", () => {
     expect(futures.setMarginMode(UID, btc.symbol, "isolated", START)).toBeUndefined()
     expect(futures.setLeverage(UID, btc, "isolated", 50, 50, START)).toBeUndefined()
     place("open_long", "0.100")
-    const position = futures.position(UID, btc.symbol, "long")!
+    const position = futures.position(UID, btc.symbol, "long", "isolated")!
     // margin 130.0002 USDT: the liquidation price is (6500.01 − 130.0002) / (0.1 × 0.995) = 64020.19…, in ticks rounded down
     expect(futures.liquidationPrice(position)).toBe(640_201)
     price("64100.0")
-    expect(futures.position(UID, btc.symbol, "long")).toBeDefined()
+    expect(futures.position(UID, btc.symbol, "long", "isolated")).toBeDefined()
     const cash = futures.summary(UID).cash
     price("64000.0")
-    expect(futures.position(UID, btc.symbol, "long")).toBeUndefined()
+    expect(futures.position(UID, btc.symbol, "long", "isolated")).toBeUndefined()
     const [liquidation] = orders.history(UID, { limit: 1 })
     // 0.1 × (64000.0 − 65000.1): the loss at the mark price, within the margin
     expect(liquidation).toMatchObject({ liquidation: true, type: "close_long", status: "filled", realised: -10_001_000_000n })
@@ -164,7 +164,7 @@ describe("futures engine", () => {
     const { futures, orders, place, price, btc } = setup()
     futures.setMarginMode(UID, btc.symbol, "isolated", START)
     place("open_long", "0.100")
-    const margin = futures.position(UID, btc.symbol, "long")!.margin
+    const margin = futures.position(UID, btc.symbol, "long", "isolated")!.margin
     price("60000.0")
     expect(orders.history(UID, { limit: 1 })[0]).toMatchObject({ liquidation: true, realised: -margin })
   })
@@ -174,10 +174,21 @@ describe("futures engine", () => {
     expect(futures.setLeverage(UID, btc, "cross", 100, 100, START)).toBeUndefined()
     place("open_long", "0.010")
     price("56000.0")
-    expect(futures.position(UID, btc.symbol, "long")).toBeDefined()
+    expect(futures.position(UID, btc.symbol, "long", "cross")).toBeDefined()
     price("55000.0")
-    expect(futures.position(UID, btc.symbol, "long")).toBeUndefined()
+    expect(futures.position(UID, btc.symbol, "long", "cross")).toBeUndefined()
     expect(futures.summary(UID).cash).toBe(0n)
+  })
+
+  it("an order in the other margin mode opens its own position beside the symbol's", () => {
+    const { futures, orders, place, btc } = setup()
+    place("open_long", "0.010")
+    const isolated = orders.place(UID, btc, { clientOid: "iso-1", type: "open_long", execution: "normal", size: d("0.020"), price: undefined, marginMode: "isolated" }, START)
+    expect(isFailure(isolated)).toBe(false)
+    expect(futures.positionsOf(UID).map((position) => [position.marginMode, position.sizeUnits])).toEqual([["cross", 10], ["isolated", 20]])
+    // a close takes from the position of its own mode
+    expect(orders.place(UID, btc, { clientOid: "iso-2", type: "close_long", execution: "normal", size: d("0.015"), price: undefined }, START)).toMatchObject({ code: "43002" })
+    expect(orders.place(UID, btc, { clientOid: "iso-3", type: "close_long", execution: "normal", size: d("0.015"), price: undefined, marginMode: "isolated" }, START)).toMatchObject({ status: "filled" })
   })
 
   it("leverage and margin mode: bounds, cross needs one leverage, no mode change with a position", () => {
@@ -188,7 +199,7 @@ describe("futures engine", () => {
     expect(futures.setLeverage(UID, btc, "cross", 0, 0, START)).toMatch(/from 1 to 100/)
     place("open_long", "0.100")
     expect(futures.setLeverage(UID, btc, "cross", 10, 10, START)).toBeUndefined()
-    expect(usdt(futures.position(UID, btc.symbol, "long")!.margin)).toBe("650.00100000")
+    expect(usdt(futures.position(UID, btc.symbol, "long", "cross")!.margin)).toBe("650.00100000")
     expect(futures.setMarginMode(UID, btc.symbol, "isolated", START)).toMatch(/open position/)
   })
 
@@ -202,7 +213,7 @@ describe("futures engine", () => {
     futures.fund(START + 3_600_000)
     // 0.01 % of 6500.0 USDT
     expect(usdt(futures.summary(UID).cash - cash)).toBe("-0.65000000")
-    expect(futures.position(UID, btc.symbol, "long")!.fundingFee).toBe(-65_000_000n)
+    expect(futures.position(UID, btc.symbol, "long", "cross")!.fundingFee).toBe(-65_000_000n)
     expect(futures.bills(UID, { limit: 1 }).items[0]).toMatchObject({ businessType: "position_funding", amount: -65_000_000n })
     futures.fund(START + 3_600_000 + 60_000)
     expect(usdt(futures.summary(UID).cash - cash)).toBe("-0.65000000")

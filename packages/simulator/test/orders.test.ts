@@ -335,7 +335,7 @@ describe("plan orders", () => {
     // match_type is required, decimals are bounded as in a batch order
     ["no match_type", { match_type: undefined }, "40017"],
     ["a match_type of 2", { match_type: "2" }, "40017"],
-    ["a marginMode other than the symbol's", { marginMode: 3 }, "40017"],
+    ["a marginMode of 2", { marginMode: 2 }, "40017"],
     ["a size with 70 decimal places", { size: `1.${"0".repeat(69)}1` }, "40017"],
     ["a trigger price with 70 decimal places", { trigger_price: `3500.${"0".repeat(69)}1` }, "40017"]
   ])("plan_order refuses %s", async (_, change, code) => {
@@ -439,7 +439,7 @@ describe("margin", () => {
       ["close-what-is-held", ""]
     ])
     expect(batch.order_info[0]!.error_message).toContain("insufficient balance")
-    expect(batch.order_info[1]!.error_message).toContain("exceeds the long position")
+    expect(batch.order_info[1]!.error_message).toContain("exceeds the cross long position")
     expect(await positionOf(sim, sim.accounts.trader, now, "cmt_btcusdt", "LONG")).toBeUndefined()
   })
 
