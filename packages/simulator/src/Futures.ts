@@ -204,7 +204,7 @@ export class Futures {
     return this.account(uid).settings.get(symbol) ?? DEFAULT_SETTINGS
   }
 
-  /** Symbols whose settings the account changed or where it holds a position, in listing order of first use. */
+  /** Symbols whose settings the account changed, then those where it holds a position. */
   symbolsInUse(uid: string): ReadonlyArray<string> {
     const account = this.account(uid)
     const symbols = new Set(account.settings.keys())

@@ -401,7 +401,7 @@ export class Orders {
       const sizeUnits = Math.round(size * 10 ** instrument.sizeDecimals)
       const createdAt = now - prng.int(3_600_000, 3 * 86_400_000)
       const order = this.create(uid, instrument, { clientOid: `seed-${type}-${instrument.base.toLowerCase()}`, type, execution: "normal", size: decimal(0, 0), price: undefined }, { sizeUnits, priceUnits: undefined }, createdAt, undefined)
-      this.book(uid).orders.push(order)
+      this.list(order)
       this.fill(order, sizeUnits, Math.round(last * (1 + offsetPerMille / 1000)), createdAt, TAKER_FEE_BPS, false)
     }
     opened(btc, "open_long", 0.1, -prng.int(5, 20))
@@ -465,13 +465,18 @@ export class Orders {
 
   /** A new normal order (or a plan order just triggered) joins the order lists and meets the market. */
   private enter(order: Order, now: number): void {
-    const book = this.book(order.uid)
-    book.orders.push(order)
-    book.orders = bounded(book.orders, ORDER_MEMORY, (item) => !isDone(item))
+    this.list(order)
     this.execute(order, now)
     if (isDone(order)) return
     this.reserve(order)
     if (!this.working.includes(order)) this.working.push(order)
+  }
+
+  /** Lists a normal order with its account's orders. */
+  private list(order: Order): void {
+    const book = this.book(order.uid)
+    book.orders.push(order)
+    book.orders = bounded(book.orders, ORDER_MEMORY, (item) => !isDone(item))
   }
 
   private recordPlacement(uid: string, clientOid: string): void {
@@ -622,8 +627,7 @@ export class Orders {
         undefined,
         true
       )
-      const book = this.book(position.uid)
-      book.orders.push(order)
+      this.list(order)
       this.fill(order, position.sizeUnits, quote.mark, now, TAKER_FEE_BPS, false)
     }
   }

@@ -17,7 +17,7 @@ import type { Ledger } from "./Ledger.js"
 import { AMOUNT_SCALE } from "./Ledger.js"
 import type { Market } from "./Market.js"
 import type { Canceled, Orders } from "./Orders.js"
-import { choiceParam, idParam, listParam, missing, symbolParam, unknownSymbol, wholeParam } from "./params.js"
+import { choiceParam, idParam, listParam, missing, symbolParam, textParam, unknownSymbol, wholeParam } from "./params.js"
 import { PlanOrderPlacement } from "./PlanOrderPlacement.js"
 import {
   accountsRecord,
@@ -152,7 +152,7 @@ export class Trading {
   cancelOrder(call: Call, account: DemoAccount): Answer {
     return withFields(bodyFields(call.body), (fields) => {
       const orderId = idParam(fields, "orderId")
-      const clientOid = choiceOrText(fields, "clientOid")
+      const clientOid = textParam(fields, "clientOid")
       const symbol = symbolParam(fields, "symbol", this.market)
       const refused = firstFailure(orderId, clientOid, symbol)
       if (refused) return refused
@@ -352,7 +352,7 @@ export class Trading {
     return withFields(bodyFields(call.body), (fields) => {
       const coin = choiceParam(fields, "coin", ["USDT"])
       const symbol = symbolParam(fields, "symbol", this.market)
-      const businessType = choiceOrText(fields, "businessType")
+      const businessType = textParam(fields, "businessType")
       const startTime = wholeParam(fields, "startTime", 0, Number.MAX_SAFE_INTEGER)
       const endTime = wholeParam(fields, "endTime", 0, Number.MAX_SAFE_INTEGER)
       const limit = wholeParam(fields, "limit", 1, MAX_LIMIT)
@@ -400,11 +400,4 @@ const window = (start: number | undefined | Failure, end: number | undefined | F
   const from = num(start)
   const to = num(end)
   return from !== undefined && to !== undefined && from > to ? failure("40707", "startTime, endTime: the start time is after the end time") : undefined
-}
-
-/** A free-text parameter (client oid, business type) of at most 64 characters. */
-const choiceOrText = (fields: Fields, key: string): string | undefined | Failure => {
-  const value = fields[key]
-  if (value === undefined || value === null || value === "") return undefined
-  return typeof value === "string" && value.length <= 64 ? value : badParameter(`${key} must be a string of at most 64 characters`)
 }

@@ -68,5 +68,12 @@ export const listParam = (fields: Fields, key: string, max: number): ReadonlyArr
   return list
 }
 
+/** A free-text parameter (a client oid, a business type) of at most 64 characters. */
+export const textParam = (fields: Fields, key: string): string | undefined | Failure => {
+  const value = present(fields, key)
+  if (value === undefined) return undefined
+  return typeof value === "string" && value.length <= 64 ? value : badParameter(`${key} must be a string of at most 64 characters`)
+}
+
 /** A missing required parameter. */
 export const missing = (key: string): Failure => badParameter(`${key} is required`)
