@@ -3,21 +3,24 @@
  * answers the exact wire JSON text (encoded with core's schemas, so the two cannot drift apart) or a refusal.
  * Authentication, budgets and faults happen before, in the server.
  */
-import { Schema } from "effect"
-import { AffiliateUserStats, BatchOrder, Params, PlanOrder, SpotBill, Ticker } from "@tradedesk/core"
+import { BigDecimal, Schema } from "effect"
+import { AffiliateUserStats, BatchOrder, Decimal, Params, PlanOrder, SpotBill, Ticker } from "@tradedesk/core"
 import type { Activity } from "./activity.js"
 import { maybeEvent, seedHistory } from "./activity.js"
 import { Affiliate } from "./Affiliate.js"
 import type { Failure } from "./failures.js"
-import { badParameter, failure, isFailure } from "./failures.js"
+import { badParameter, isFailure } from "./failures.js"
 import { Coins, Ledger } from "./Ledger.js"
-import { Market } from "./Market.js"
+import { Market, MAX_PRICE_UNITS } from "./Market.js"
 import { Orders } from "./Orders.js"
-import { PlanOrderPlacement } from "./PlanOrderPlacement.js"
+import { unknownSymbol } from "./params.js"
 import { Prng } from "./Prng.js"
+import { planRecord } from "./records.js"
+import { Trading } from "./Trading.js"
 import type { Fields } from "./requests.js"
 import { bodyFields, checkDigits, checkWindow, decode, decodeBody, isFields, queryFields } from "./requests.js"
 import type { DemoAccount } from "./types.js"
+import { decimal, toUnits } from "./units.js"
 
 export interface ExchangeOptions {
   readonly seed: number
@@ -85,6 +88,7 @@ const readParams = <A extends { readonly [K in S | E]?: Params.TimeInput }, I, S
 
 export class Exchange {
   readonly market: Market
+  readonly trading: Trading
   private readonly ledger: Ledger
   private readonly orders: Orders
   private readonly affiliate = new Affiliate()
@@ -94,7 +98,8 @@ export class Exchange {
   constructor(options: ExchangeOptions) {
     this.market = new Market(options.seed, options.symbols, options.now)
     this.ledger = new Ledger(new Coins(this.market.instruments))
-    this.orders = new Orders(this.market, this.ledger)
+    this.orders = new Orders(this.market, options.now)
+    this.trading = new Trading(this.market, this.orders, this.ledger)
     this.activities = options.accounts.map((account): Activity => ({
       uid: account.uid,
       agent: account.agent,
@@ -109,11 +114,28 @@ export class Exchange {
     }
   }
 
-  /** One market tick: prices move, orders trigger and fill, accounts do something now and then. */
+  /** One market tick: prices move, orders trigger and fill, positions are liquidated and funded, accounts do something now and then. */
   tick(now: number): void {
     this.market.step(now)
     this.orders.onTick(now)
     for (const activity of this.activities) maybeEvent(activity, now)
+  }
+
+  /**
+   * Moves last, mark and index price of one symbol to `price` at once, then runs what follows: plan orders trigger,
+   * resting orders the price went through fill whole, positions past the liquidation rule are liquidated. Answers
+   * why not (an unknown symbol, a price off the tick or not positive) or undefined.
+   */
+  setPrice(symbol: string, price: BigDecimal.BigDecimal, now: number): string | undefined {
+    const instrument = this.market.instrument(symbol)
+    if (instrument === undefined) return `no symbol ${symbol}`
+    const units = toUnits(price, instrument.priceDecimals)
+    if (units === undefined || units <= 0n || units > BigInt(MAX_PRICE_UNITS)) {
+      return `price must be positive, at most ${MAX_PRICE_UNITS} ticks, and a multiple of the tick ${Decimal.format(decimal(1, instrument.priceDecimals))}`
+    }
+    this.market.setPrice(symbol, Number(units))
+    this.orders.onPriceSet(now)
+    return undefined
   }
 
   placedClientOids(uid?: string): ReadonlyArray<string> {
@@ -147,7 +169,7 @@ export class Exchange {
       endTime: read.end,
       limit: params.limit ?? DEFAULT_PLAN_LIMIT
     }, call.now)
-    return JSON.stringify(encodePlans(plans))
+    return JSON.stringify(encodePlans(plans.map(planRecord)))
   }
 
   /**
@@ -165,7 +187,7 @@ export class Exchange {
       const order = decode(BatchOrder.OrderRequest, item)
       const placed = isFailure(order)
         ? order
-        : this.orders.place(account.uid, instrument, { ...order, price: order.priceMode === "market" ? undefined : order.price }, call.now)
+        : this.orders.place(account.uid, instrument, { ...order, price: order.priceMode === "market" ? undefined : order.price, marginMode: batch.marginMode }, call.now)
       return isFailure(placed)
         ? { orderId: "", clientOid, accepted: false, errorCode: placed.code, errorMessage: placed.msg }
         : { orderId: placed.orderId, clientOid, accepted: true, errorCode: "", errorMessage: "" }
@@ -173,21 +195,7 @@ export class Exchange {
     return JSON.stringify(encodeBatch({ orders: results, accepted: results.some((result) => result.accepted) }))
   }
 
-  /** `POST /capi/v2/order/plan_order`: answers `{ client_oid, order_id }`. */
-  placePlanOrder(call: Call, account: DemoAccount): string | Failure {
-    const order = decodeBody(PlanOrderPlacement, call.body)
-    if (isFailure(order)) return order
-    const instrument = this.market.instrument(order.symbol)
-    if (instrument === undefined) return unknownSymbol(order.symbol)
-    const placed = this.orders.placePlan(account.uid, instrument, {
-      ...order,
-      price: order.priceMode === "market" ? undefined : order.executePrice
-    }, call.now)
-    if (isFailure(placed)) return placed
-    return JSON.stringify({ client_oid: order.clientOid, order_id: placed.orderId })
-  }
-
-  /** `POST /api/v2/account/bills`, in the `{ code: "00000", msg, requestTime, data }` envelope. */
+    /** `POST /api/v2/account/bills`, in the `{ code: "00000", msg, requestTime, data }` envelope. */
   spotBills(call: Call, account: DemoAccount): string | Failure {
     // JSON numbers in a body: core's schemas already take whole numbers only
     const read = readParams(bodyFields(call.body), SpotBill.SpotBillsRequest.from, [], "after", "before")
@@ -214,5 +222,3 @@ export class Exchange {
     return JSON.stringify({ code: "200", data: encodePage(page), timestamp: call.now })
   }
 }
-
-const unknownSymbol = (symbol: string) => failure("40102", `Trading pair ${symbol} does not exist`)

@@ -2,6 +2,7 @@
  * Everything one simulator holds: the exchange's state, the accounts, budgets, faults and request counters. The HTTP
  * servers, the admin routes and the `RunningSimulator` handle all work through it.
  */
+import { Decimal } from "@tradedesk/core"
 import * as Accounts from "./accounts.js"
 import { Budgets } from "./Budgets.js"
 import type { BudgetSettings } from "./Budgets.js"
@@ -28,15 +29,7 @@ export class Simulation {
   readonly faults = new Faults()
   readonly now: () => number
   readonly accounts: ReadonlyMap<string, DemoAccount> = new Map(Accounts.all.map((account) => [account.apiKey, account]))
-  private readonly requests: Record<OperationName, number> = {
-    tickers: 0,
-    planOrders: 0,
-    batchOrders: 0,
-    spotBills: 0,
-    affiliateStats: 0,
-    placePlanOrder: 0,
-    time: 0
-  }
+  private readonly requests = Object.fromEntries(OPERATION_NAMES.map((name) => [name, 0])) as Record<OperationName, number>
 
   constructor(options: SimulationOptions) {
     this.now = options.now
@@ -57,6 +50,17 @@ export class Simulation {
     const checked = this.checkTicks(times)
     if (typeof checked === "string") throw new RangeError(checked)
     for (let i = 0; i < checked; i++) this.exchange.tick(this.now())
+  }
+
+  /**
+   * Moves a symbol's last, mark and index price to `price` (a decimal string on the tick) and runs what follows
+   * (triggers, fills, liquidations); answers why not, or undefined.
+   */
+  setPrice(symbol: unknown, price: unknown): string | undefined {
+    if (typeof symbol !== "string") return `symbol must be a string, got ${JSON.stringify(symbol)}`
+    const parsed = typeof price === "string" ? Decimal.parse(price) : undefined
+    if (parsed === undefined) return `price must be a decimal string, got ${JSON.stringify(price)}`
+    return this.exchange.setPrice(symbol, parsed, this.now())
   }
 
   count(operation: OperationName): void {

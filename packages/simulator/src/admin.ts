@@ -83,6 +83,19 @@ const ROUTES: ReadonlyArray<Route> = [
       return json(res, { ticks: simulation.exchange.market.ticks })
     }
   },
+  {
+    method: "POST",
+    path: "/price",
+    usage: "/price",
+    summary: "move a symbol's last, mark and index price (JSON body {\"symbol\":\"cmt_btcusdt\",\"price\":\"64000.0\"}) and run what follows",
+    serve: ({ simulation, res, text, now }) => {
+      const fields = bodyFields(text)
+      if (isFailure(fields)) return sendFailure(res, fields, now)
+      const refused = simulation.setPrice(fields["symbol"], fields["price"])
+      if (refused !== undefined) return sendFailure(res, badParameter(refused), now)
+      return json(res, { symbol: fields["symbol"], price: fields["price"] })
+    }
+  },
   { method: "GET", path: "/faults", usage: "/faults", summary: "faults switched on", serve: ({ simulation, res }) => json(res, simulation.faults.list()) },
   {
     method: "PUT",

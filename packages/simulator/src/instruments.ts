@@ -27,6 +27,10 @@ export interface Instrument {
   readonly maxSizeUnits: number
   /** some pairs have no mark and index price, as on the exchange */
   readonly hasMarkPrice: boolean
+  /** the exchange's numeric id of the contract (`contract_id` of positions): 10000001 for the first listed */
+  readonly contractId: number
+  /** highest leverage allowed (the lowest is 1): 100 for the ten largest coins, 50 for the other known ones, 20 for the tail */
+  readonly maxLeverage: number
 }
 
 /** base, reference price (its decimals are the tick), size decimals, typical 24 h volume in millions of USDT */
@@ -65,7 +69,9 @@ const make = (
   dailyQuote: number,
   spreadTicks: number,
   volatility: number,
-  hasMarkPrice: boolean
+  hasMarkPrice: boolean,
+  index: number,
+  maxLeverage: number
 ): Instrument => {
   const price = anchorUnits / 10 ** priceDecimals
   const steps = 10 ** sizeDecimals
@@ -80,7 +86,9 @@ const make = (
     dailyBaseUnits: Math.max(1000, Math.round((dailyQuote / price) * steps)),
     minSizeUnits: Math.max(1, Math.ceil((5 / price) * steps)),
     maxSizeUnits: Math.max(1000, Math.round((2_000_000 / price) * steps)),
-    hasMarkPrice
+    hasMarkPrice,
+    contractId: 10_000_001 + index,
+    maxLeverage
   }
 }
 
@@ -99,7 +107,8 @@ export const instruments = (seed: number, count: number): ReadonlyArray<Instrume
   for (const [base, price, sizeDecimals, millions] of KNOWN.slice(0, count)) {
     const priceDecimals = decimalsOf(price)
     const anchorUnits = Number(price.replace(".", ""))
-    list.push(make(base, anchorUnits, priceDecimals, sizeDecimals, millions * 1_000_000, 1, prng.int(8, 20) / 100_000, true))
+    const maxLeverage = list.length < 10 ? 100 : 50
+    list.push(make(base, anchorUnits, priceDecimals, sizeDecimals, millions * 1_000_000, 1, prng.int(8, 20) / 100_000, true, list.length, maxLeverage))
   }
   const taken = new Set(list.map((instrument) => instrument.base))
   while (list.length < count) {
@@ -112,7 +121,7 @@ export const instruments = (seed: number, count: number): ReadonlyArray<Instrume
     const price = anchorUnits / 10 ** priceDecimals
     const sizeDecimals = price < 1 ? 0 : price < 100 ? 1 : 2
     list.push(
-      make(base, anchorUnits, priceDecimals, sizeDecimals, prng.int(50, 5000) * 1000, prng.int(1, 4), prng.int(15, 50) / 100_000, !prng.chance(0.1))
+      make(base, anchorUnits, priceDecimals, sizeDecimals, prng.int(50, 5000) * 1000, prng.int(1, 4), prng.int(15, 50) / 100_000, !prng.chance(0.1), list.length, 20)
     )
   }
   return list

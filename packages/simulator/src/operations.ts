@@ -1,12 +1,14 @@
 /**
  * The operations the simulator serves, as data: method, path, host, signing and weights. The five of interface.md
- * take theirs from core's endpoint table, so client and server agree; server time and plan-order placement are
- * outside it.
+ * take theirs from core's endpoint table, so client and server agree; the others take the weights of
+ * FACTS-trading.md §2.
  */
 import { Endpoints } from "@tradedesk/core"
 import type { EndpointName } from "@tradedesk/core"
 import type { Call, Exchange } from "./Exchange.js"
 import type { Failure } from "./failures.js"
+import { candles, contracts, depth, ticker } from "./marketData.js"
+import type { Trading } from "./Trading.js"
 import type { DemoAccount, OperationName } from "./types.js"
 
 interface Description {
@@ -72,38 +74,62 @@ const signedFromCore = (
   agentOnly = false
 ): Operation => ({ ...descriptionOf(agreeing(endpoint, true)), signed: true, agentOnly, run })
 
+/** A public futures operation outside core's table, with the weights of FACTS-trading.md §2. */
+const pub = (name: OperationName, method: "GET" | "POST", path: string, ipWeight: number, run: (exchange: Exchange, call: Call) => Answer): Operation => (
+  { name, method, path, api: "futures", envelope: "bare", ipWeight, uidWeight: 0, placesOrders: false, signed: false, run }
+)
+
+/** A signed futures operation outside core's table, served by the trading endpoints. */
+const signedOwn = (
+  name: OperationName,
+  method: "GET" | "POST",
+  path: string,
+  ipWeight: number,
+  uidWeight: number,
+  run: (trading: Trading, call: Call, account: DemoAccount) => Answer,
+  placesOrders = false
+): Operation => ({
+  name, method, path, api: "futures", envelope: "bare", ipWeight, uidWeight, placesOrders, signed: true, agentOnly: false,
+  run: (exchange, call, account) => run(exchange.trading, call, account)
+})
+
 export const operations: ReadonlyArray<Operation> = [
   publicFromCore(Endpoints.tickers, (exchange) => exchange.tickers()),
   signedFromCore(Endpoints.planOrders, (exchange, call, account) => exchange.planOrders(call, account)),
   signedFromCore(Endpoints.batchOrders, (exchange, call, account) => exchange.batchOrders(call, account)),
   signedFromCore(Endpoints.spotBills, (exchange, call, account) => exchange.spotBills(call, account)),
   signedFromCore(Endpoints.affiliateStats, (exchange, call, account) => exchange.affiliateStats(call, account), true),
+  pub("time", "GET", "/capi/v2/market/time", 1, (exchange, call) => exchange.time(call)),
+  // weights of the exchange's single order placement
+  signedOwn("placePlanOrder", "POST", "/capi/v2/order/plan_order", 2, 5, (trading, call, account) => trading.placePlanOrder(call, account), true),
+  signedOwn("openOrders", "GET", "/capi/v2/order/current", 2, 2, (trading, call, account) => trading.openOrders(call, account)),
+  signedOwn("orderDetail", "GET", "/capi/v2/order/detail", 2, 2, (trading, call, account) => trading.orderDetail(call, account)),
+  signedOwn("orderHistory", "GET", "/capi/v2/order/history", 10, 10, (trading, call, account) => trading.orderHistory(call, account)),
+  signedOwn("fills", "GET", "/capi/v2/order/fills", 5, 5, (trading, call, account) => trading.fills(call, account)),
+  signedOwn("cancelOrder", "POST", "/capi/v2/order/cancel_order", 2, 3, (trading, call, account) => trading.cancelOrder(call, account)),
+  signedOwn("cancelOrders", "POST", "/capi/v2/order/cancel_batch_orders", 5, 10, (trading, call, account) => trading.cancelOrders(call, account)),
+  signedOwn("cancelPlanOrder", "POST", "/capi/v2/order/cancel_plan", 2, 3, (trading, call, account) => trading.cancelPlanOrder(call, account)),
+  signedOwn("planOrderHistory", "GET", "/capi/v2/order/historyPlan", 5, 10, (trading, call, account) => trading.planOrderHistory(call, account)),
+  signedOwn("closePositions", "POST", "/capi/v2/order/closePositions", 40, 50, (trading, call, account) => trading.closePositions(call, account)),
+  signedOwn("cancelAllOrders", "POST", "/capi/v2/order/cancelAllOrders", 40, 50, (trading, call, account) => trading.cancelAllOrders(call, account)),
+  signedOwn("positions", "GET", "/capi/v2/account/position/allPosition", 10, 15, (trading, call, account) => trading.positions(call, account)),
+  signedOwn("position", "GET", "/capi/v2/account/position/singlePosition", 2, 3, (trading, call, account) => trading.position(call, account)),
+  signedOwn("futuresAssets", "GET", "/capi/v2/account/assets", 5, 10, (trading, call, account) => trading.futuresAssets(call, account)),
+  signedOwn("accounts", "GET", "/capi/v2/account/getAccounts", 5, 5, (trading, call, account) => trading.accounts(call, account)),
+  signedOwn("accountSettings", "GET", "/capi/v2/account/settings", 1, 1, (trading, call, account) => trading.accountSettings(call, account)),
+  signedOwn("setLeverage", "POST", "/capi/v2/account/leverage", 10, 20, (trading, call, account) => trading.setLeverage(call, account)),
+  signedOwn("setMarginMode", "POST", "/capi/v2/account/position/changeHoldModel", 20, 50, (trading, call, account) => trading.setMarginMode(call, account)),
+  signedOwn("futuresBills", "POST", "/capi/v2/account/bills", 2, 5, (trading, call, account) => trading.futuresBills(call, account)),
+  // the service states no weight for the spot balance: that of the spot bills
   {
-    name: "time",
-    method: "GET",
-    path: "/capi/v2/market/time",
-    api: "futures",
-    signed: false,
-    envelope: "bare",
-    ipWeight: 1,
-    uidWeight: 0,
-    placesOrders: false,
-    run: (exchange, call) => exchange.time(call)
+    ...signedOwn("spotAssets", "GET", "/api/v2/account/assets", 5, 5, (trading, call, account) => trading.spotAssets(call, account)),
+    api: "spot",
+    envelope: "spot"
   },
-  {
-    // weights of the exchange's single order placement
-    name: "placePlanOrder",
-    method: "POST",
-    path: "/capi/v2/order/plan_order",
-    api: "futures",
-    signed: true,
-    agentOnly: false,
-    envelope: "bare",
-    ipWeight: 2,
-    uidWeight: 5,
-    placesOrders: true,
-    run: (exchange, call, account) => exchange.placePlanOrder(call, account)
-  }
+  pub("contracts", "GET", "/capi/v2/market/contracts", 10, (exchange, call) => contracts(exchange.market, call)),
+  pub("ticker", "GET", "/capi/v2/market/ticker", 1, (exchange, call) => ticker(exchange.market, call)),
+  pub("depth", "GET", "/capi/v2/market/depth", 1, (exchange, call) => depth(exchange.market, call)),
+  pub("candles", "GET", "/capi/v2/market/candles", 1, (exchange, call) => candles(exchange.market, call))
 ]
 
 export const OPERATION_NAMES: ReadonlyArray<OperationName> = operations.map((operation) => operation.name)

@@ -130,6 +130,10 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
     adminUrl: `${futuresBaseUrl}${ADMIN_PREFIX}`,
     accounts: Object.freeze({ trader: Accounts.trader, agent: Accounts.agent }),
     tick: (times) => simulation.tick(times),
+    setPrice: (symbol, price) => {
+      const refused = simulation.setPrice(symbol, price)
+      if (refused !== undefined) throw new RangeError(refused)
+    },
     setFault: (operation, fault) => simulation.setFault(operation, fault === undefined ? undefined : faultsOf({ [operation]: fault })[operation]),
     counters: () => simulation.counters(),
     placedClientOids: (apiKey) => simulation.placedClientOids(apiKey),

@@ -9,7 +9,37 @@ export interface DemoAccount {
   readonly agent: boolean
 }
 
-export type OperationName = "tickers" | "planOrders" | "batchOrders" | "spotBills" | "affiliateStats" | "placePlanOrder" | "time"
+export type OperationName =
+  | "tickers"
+  | "planOrders"
+  | "batchOrders"
+  | "spotBills"
+  | "affiliateStats"
+  | "placePlanOrder"
+  | "time"
+  | "openOrders"
+  | "orderDetail"
+  | "orderHistory"
+  | "fills"
+  | "cancelOrder"
+  | "cancelOrders"
+  | "cancelPlanOrder"
+  | "planOrderHistory"
+  | "closePositions"
+  | "cancelAllOrders"
+  | "positions"
+  | "position"
+  | "futuresAssets"
+  | "accounts"
+  | "accountSettings"
+  | "setLeverage"
+  | "setMarginMode"
+  | "futuresBills"
+  | "spotAssets"
+  | "contracts"
+  | "ticker"
+  | "depth"
+  | "candles"
 
 /** `times`: the fault applies to the next N requests of the operation only, then clears itself. */
 export type Fault = (
@@ -58,6 +88,12 @@ export interface RunningSimulator {
   readonly accounts: { readonly trader: DemoAccount; readonly agent: DemoAccount }
   /** advances the market by `times` ticks (default 1) */
   readonly tick: (times?: number) => void
+  /**
+   * Moves the symbol's last, mark and index price to `price` (a decimal string on the tick, e.g. "64000.0") at once,
+   * then runs what follows: plan orders trigger, resting orders the price went through fill whole, positions past the
+   * liquidation rule are liquidated. Throws a RangeError for an unknown symbol or a bad price.
+   */
+  readonly setPrice: (symbol: string, price: string) => void
   readonly setFault: (operation: OperationName, fault: Fault | undefined) => void
   /** requests received per operation, whatever their outcome */
   readonly counters: () => Readonly<Record<OperationName, number>>

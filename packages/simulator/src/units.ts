@@ -25,3 +25,11 @@ export const toUnits = (value: BigDecimal.BigDecimal, scale: number): bigint | u
 
 /** Without trailing zeros (`0.03900000` → `0.039`), as the exchange shows fees and averages. */
 export const trimmed = (units: bigint, scale: number): BigDecimal.BigDecimal => BigDecimal.normalize(BigDecimal.make(units, scale))
+
+/** `units` × 10^-scale as text with exactly `scale` decimals (`text(10, 3)` is `0.010`). */
+export const text = (units: number | bigint, scale: number): string => {
+  const value = typeof units === "bigint" ? units : BigInt(units)
+  if (scale <= 0) return (value * pow10(-scale)).toString()
+  const digits = (value < 0n ? -value : value).toString().padStart(scale + 1, "0")
+  return `${value < 0n ? "-" : ""}${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`
+}

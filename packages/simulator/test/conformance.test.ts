@@ -141,7 +141,7 @@ describe("wire conformance (interface.md)", () => {
     const time = await send(sim.futuresBaseUrl, "/capi/v2/market/time")
     expect(json(time)).toEqual({ epoch: "1716710918.113", iso: "2024-05-26T08:08:38.113Z", timestamp: now() })
     const body = JSON.stringify({
-      symbol: "cmt_ethusdt", client_oid: "plan-conf-1", size: "0.50", type: "1", order_type: "0", match_price: "1", trigger_price: "3600.00"
+      symbol: "cmt_ethusdt", client_oid: "plan-conf-1", size: "0.50", type: "1", match_type: "1", execute_price: "100", trigger_price: "3600.00"
     })
     const placed = await signed(sim.futuresBaseUrl, "/capi/v2/order/plan_order", sim.accounts.trader, { body }, now)
     expect(placed.status).toBe(200)

@@ -2,6 +2,7 @@
 import { connect } from "node:net"
 import { describe, expect, it } from "vitest"
 import { json, send, signed, start } from "./helpers.js"
+import { OPERATION_NAMES } from "../src/operations.js"
 
 const TICKERS = "/capi/v2/market/tickers"
 
@@ -152,7 +153,7 @@ describe("admin routes", () => {
     await send(sim.futuresBaseUrl, TICKERS)
     await signed(sim.futuresBaseUrl, "/capi/v2/order/currentPlan", sim.accounts.trader, { headers: { "ACCESS-SIGN": "bad" } }, now)
     await send(sim.futuresBaseUrl, "/unknown")
-    const counters = { tickers: 2, planOrders: 1, batchOrders: 0, spotBills: 0, affiliateStats: 0, placePlanOrder: 0, time: 0 }
+    const counters = { ...Object.fromEntries(OPERATION_NAMES.map((name) => [name, 0])), tickers: 2, planOrders: 1 }
     expect(sim.counters()).toEqual(counters)
     expect(json(await send(sim.adminUrl, "/__sim/counters"))).toEqual(counters)
   })

@@ -1,0 +1,15 @@
+/**
+ * JSON text written by hand where the exchange sends ids above 2^53 as JSON numbers (`billId`, `positionId`, …):
+ * a `bigint` is written as a bare integer, which `JSON.stringify` cannot do.
+ */
+export type Json = string | number | bigint | boolean | null | ReadonlyArray<Json> | { readonly [key: string]: Json | undefined }
+
+/** Like `JSON.stringify` (undefined fields are left out), with `bigint` written as a JSON integer. */
+export const stringify = (value: Json): string => {
+  if (typeof value === "bigint") return value.toString()
+  if (value === null || typeof value !== "object") return JSON.stringify(value)
+  if (Array.isArray(value)) return `[${value.map((item: Json) => stringify(item)).join(",")}]`
+  const fields: Array<string> = []
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) fields.push(`${JSON.stringify(key)}:${stringify(item)}`)
+  return `{${fields.join(",")}}`
+}
