@@ -2,9 +2,9 @@
  * The life of an order through core against the simulator over real HTTP: placed, listed, cancelled, filled into a
  * position, triggered from a plan, refused by the contract's rules; and every other trading read and write decoded.
  */
-import { BigDecimal, Effect, Option } from "effect"
+import { BigDecimal, DateTime, Effect, Option } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { BatchOrders, ContractRules, createClient, Decimal, Market, Orders, Position, TradeDesk } from "@tradedesk/core"
+import { BatchOrders, ContractRules, createClient, Decimal, Fill, Market, Orders, Position, TradeDesk } from "@tradedesk/core"
 import type { TradeDeskClient } from "@tradedesk/core"
 import type { DemoAccount, RunningSimulator } from "../src/index.js"
 import { start } from "./helpers.js"
@@ -77,14 +77,15 @@ describe("an order's life through the Promise facade", () => {
     expect(history.find((order) => order.orderId === orderId)).toMatchObject({ clientOid: "life-limit-1", status: "canceled" })
   })
 
-  it("a market order fills with a fee, opens a position at the fill price and moves the futures balance", async () => {
+  it("a market order fills with the taker fee, opens a position at the fill price and moves the futures balance", async () => {
     const { sim } = await live()
     const trader = clientOf(sim, sim.accounts.trader)
     await btcAt(sim, trader, "65000.0")
+    // a symbol without a position, so the new position's entry is this order's fill price
+    await trader.closePositions({ symbol: BTC })
+    expect(await trader.position({ symbol: BTC })).toEqual([])
+    const contract = await trader.contract({ symbol: BTC })
     const before = (await trader.futuresAssets()).find((asset) => asset.coin === "USDT")!
-    const sizeBefore = (await trader.position({ symbol: BTC }))
-      .filter((position) => position.side === "long")
-      .reduce((sum, position) => BigDecimal.sum(sum, position.size), BigDecimal.fromBigInt(0n))
 
     const placed = await trader.batchOrders({
       symbol: BTC,
@@ -93,27 +94,29 @@ describe("an order's life through the Promise facade", () => {
     const orderId = placed.orders[0]!.orderId
     expect(placed.orders[0]!.accepted).toBe(true)
 
-    const fills = await trader.fills({ symbol: BTC, orderId })
-    expect(fills.fills.length).toBeGreaterThan(0)
-    const filled = fills.fills.reduce((sum, fill) => BigDecimal.sum(sum, fill.fillSize), BigDecimal.fromBigInt(0n))
-    expect(BigDecimal.format(filled)).toBe("0.1")
-    for (const fill of fills.fills) {
-      expect(fill.orderId).toBe(orderId)
-      expect(BigDecimal.isZero(fill.fee)).toBe(false)
-    }
+    const { fills } = await trader.fills({ symbol: BTC, orderId })
+    expect(fills.length).toBeGreaterThan(0)
+    const total = (pick: (fill: Fill.Fill) => BigDecimal.BigDecimal) => fills.reduce((sum, fill) => BigDecimal.sum(sum, pick(fill)), BigDecimal.fromBigInt(0n))
+    const filledSize = total((fill) => fill.fillSize)
+    const filledValue = total((fill) => fill.fillValue)
+    const fees = total((fill) => BigDecimal.abs(fill.fee))
+    expect(BigDecimal.format(filledSize)).toBe("0.1")
+    expect(BigDecimal.isPositive(fees)).toBe(true)
+    expect(BigDecimal.equals(fees, BigDecimal.multiply(filledValue, contract.takerFeeRate))).toBe(true)
+    for (const fill of fills) expect([fill.orderId, fill.symbol]).toEqual([orderId, BTC])
     const detail = await trader.orderDetail({ orderId })
-    expect(detail.status).toBe("filled")
+    expect([detail.clientOid, detail.status, BigDecimal.format(detail.filledQty)]).toEqual(["life-market-1", "filled", "0.1"])
 
-    const longs = (await trader.positions()).filter((position) => position.symbol === BTC && position.side === "long")
-    const size = longs.reduce((sum, position) => BigDecimal.sum(sum, position.size), BigDecimal.fromBigInt(0n))
-    expect(BigDecimal.format(BigDecimal.subtract(size, sizeBefore))).toBe("0.1")
-    if (BigDecimal.isZero(sizeBefore)) {
-      expect(Option.map(Position.entryPrice(longs[0]!), BigDecimal.format)).toEqual(Option.some("65000"))
-    }
+    const positions = (await trader.positions()).filter((position) => position.symbol === BTC)
+    expect(positions.map((position) => [position.side, BigDecimal.format(position.size)])).toEqual([["long", "0.1"]])
+    expect(Option.map(Position.entryPrice(positions[0]!), BigDecimal.format)).toEqual(
+      Option.some(BigDecimal.format(BigDecimal.unsafeDivide(filledValue, filledSize)))
+    )
 
     const after = (await trader.futuresAssets()).find((asset) => asset.coin === "USDT")!
-    expect(BigDecimal.equals(after.available, before.available)).toBe(false)
     expect(BigDecimal.lessThan(after.available, before.available)).toBe(true)
+    // the fee leaves the equity (the unrealised PnL at the mark aside)
+    expect(BigDecimal.format(BigDecimal.subtract(BigDecimal.subtract(before.equity, after.equity), BigDecimal.subtract(before.unrealizedPnl, after.unrealizedPnl)))).toBe(BigDecimal.format(fees))
   })
 
   it("setPrice past a plan order's trigger fills it", async () => {
@@ -172,22 +175,26 @@ describe("an order's life through the Promise facade", () => {
     expect(depth.bids.length).toBeGreaterThan(0)
     expect(depth.asks.length).toBeGreaterThan(0)
     expect((await trader.candles({ symbol: BTC, granularity: "1m", limit: 10 })).length).toBeGreaterThan(0)
-    await trader.serverTime()
-    await trader.accounts()
-    expect((await trader.accountSettings({ symbol: BTC })).length).toBeGreaterThan(0)
-    await trader.futuresBills({ limit: 20 })
-    expect((await trader.spotAssets()).length).toBeGreaterThan(0)
+    const serverTime = DateTime.toEpochMillis(await trader.serverTime())
+    expect(Math.abs(serverTime - Date.now())).toBeLessThan(60_000)
+    expect((await trader.accounts()).collateral.map((collateral) => collateral.coin)).toContain("USDT")
+    const bills = await trader.futuresBills({ limit: 20 })
+    expect(bills.bills.length).toBeGreaterThan(0)
+    for (const bill of bills.bills) expect(bill.billId).toMatch(/^\d+$/)
+    expect((await trader.spotAssets()).map((asset) => asset.coin)).toContain("USDT")
 
     await trader.setLeverage({ symbol: BTC, marginMode: "cross", longLeverage: 7, shortLeverage: 7 })
-    const settings = await trader.accountSettings({ symbol: BTC })
-    expect(JSON.stringify(settings)).toContain("7")
+    const [setting] = await trader.accountSettings({ symbol: BTC })
+    expect([setting?.symbol, BigDecimal.format(setting!.cross)]).toEqual([BTC, "7"])
 
-    // margin mode cannot change with open positions or orders on the symbol: a clean symbol
+    // the margin mode cannot change with open positions or orders on the symbol: a clean symbol
     const eth = "cmt_ethusdt"
     await trader.cancelAllOrders({ symbol: eth })
     await trader.cancelAllOrders({ symbol: eth, kind: "plan" })
     await trader.closePositions({ symbol: eth })
     await trader.setMarginMode({ symbol: eth, marginMode: "isolated" })
+    const modes = (await trader.accounts()).account.modes
+    expect(modes.find((mode) => mode.symbol === eth)?.marginMode).toBe("isolated")
 
     const batch = await trader.batchOrders({
       symbol: BTC,
