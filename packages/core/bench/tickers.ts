@@ -112,10 +112,13 @@ const main = async () => {
   }
   const gc = (globalThis as { gc?: () => void }).gc
   const times: Record<string, Array<number>> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]))
+  const entries = Object.entries(variants)
   for (let round = 0; round < WARMUP + ROUNDS; round++) {
-    // interleaved, so drift in machine load touches every variant alike; each variant runs a block of calls after a
-    // full collection, so it pays for its own garbage and not for the previous variant's
-    for (const [name, run] of Object.entries(variants)) {
+    // interleaved, so drift in machine load touches every variant alike, and in an order that turns each round, since
+    // a block costs more in some places of the round than in others; each variant runs a block of calls after a full
+    // collection, so it pays for its own garbage and not for the previous variant's
+    for (let i = 0; i < entries.length; i++) {
+      const [name, run] = entries[(round + i) % entries.length]!
       gc?.()
       const start = performance.now()
       for (let call = 0; call < CALLS_PER_BLOCK; call++) await run()

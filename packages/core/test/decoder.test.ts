@@ -61,6 +61,8 @@ describe("decoded values are Effect's own", () => {
     expect(Equal.equals(mark, made) && Hash.hash(mark) === Hash.hash(made)).toBe(true)
     expect(BigDecimal.format(BigDecimal.sum(mark, Decimal.parse("0.20")!))).toBe("65001")
     expect(Decimal.format(mark)).toBe("65000.80")
+    expect(Object.getPrototypeOf(btc)).toBe(Object.prototype)
+    expect(structuredClone(btc!).last).toEqual({ value: 650012n, scale: 1 })
   })
 
   it("a time is DateTime.unsafeMake's: structuredClone keeps its epoch milliseconds", async () => {
