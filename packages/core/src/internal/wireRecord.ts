@@ -88,11 +88,14 @@ const fastScalar = <A>(scalar: Scalar<A>) => (wire: unknown, limits: DecodeLimit
   typeof wire === "string" ? (scalar.parse(wire, limits) ?? INVALID) : INVALID
 
 /** Always present. */
-const required = <A>(scalar: Scalar<A>) => (wireKey: string) => ({
-  wireKey,
-  signature: (limits: DecodeLimits) => renamed(scalar.schema(limits), wireKey),
-  fast: fastScalar(scalar)
-})
+const required = <A>(scalar: Scalar<A>) => {
+  const fast = fastScalar(scalar)
+  return (wireKey: string) => ({
+    wireKey,
+    signature: (limits: DecodeLimits) => renamed(scalar.schema(limits), wireKey),
+    fast
+  })
+}
 
 /** `""` or `null` on the wire when there is no value (yet): none in the domain, and none encodes as `""`. */
 const emptyAsNone = <A>(schema: Schema.Schema<A, string>): Schema.Schema<Option.Option<A>, string | null> =>
@@ -107,30 +110,32 @@ const emptyAsNone = <A>(schema: Schema.Schema<A, string>): Schema.Schema<Option.
   })
 
 const maybe = <A>(scalar: Scalar<A>) => {
-  const fast = fastScalar(scalar)
+  const present = fastScalar(scalar)
+  const fast = (wire: unknown, limits: DecodeLimits): Option.Option<A> | Invalid => {
+    if (wire === null || wire === "") return Option.none()
+    const value = present(wire, limits)
+    return value === INVALID ? INVALID : Option.some(value)
+  }
   return (wireKey: string) => ({
     wireKey,
     signature: (limits: DecodeLimits) => renamed(emptyAsNone(scalar.schema(limits)), wireKey),
-    fast: (wire: unknown, limits: DecodeLimits): Option.Option<A> | Invalid => {
-      if (wire === null || wire === "") return Option.none()
-      const value = fast(wire, limits)
-      return value === INVALID ? INVALID : Option.some(value)
-    }
+    fast
   })
 }
 
 /** Missing (or `null`) on the wire when there is no value: none in the domain, and none encodes as absent. */
 const optional = <A>(scalar: Scalar<A>) => {
-  const fast = fastScalar(scalar)
+  const present = fastScalar(scalar)
+  const fast = (wire: unknown, limits: DecodeLimits): Option.Option<A> | Invalid => {
+    if (wire === undefined || wire === null) return Option.none()
+    const value = present(wire, limits)
+    return value === INVALID ? INVALID : Option.some(value)
+  }
   return (wireKey: string) => ({
     wireKey,
     signature: (limits: DecodeLimits) =>
       Schema.optionalWith(scalar.schema(limits), { nullable: true, as: "Option" }).pipe(Schema.fromKey(wireKey)),
-    fast: (wire: unknown, limits: DecodeLimits): Option.Option<A> | Invalid => {
-      if (wire === undefined || wire === null) return Option.none()
-      const value = fast(wire, limits)
-      return value === INVALID ? INVALID : Option.some(value)
-    }
+    fast
   })
 }
 
@@ -300,8 +305,9 @@ const withFallback = <A, I>(
   schemaWith: (limits: DecodeLimits) => Schema.Schema<A, I>,
   fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
 ): Codec<A, I> => {
+  const schema = schemaWith(DEFAULT_LIMITS)
   // the full decoder of the limits last used: a client decodes under one set of limits
-  let full = { limits: DEFAULT_LIMITS, decode: Schema.decodeUnknownEither(schemaWith(DEFAULT_LIMITS), { errors: "first" }) }
+  let full = { limits: DEFAULT_LIMITS, decode: Schema.decodeUnknownEither(schema, { errors: "first" }) }
   const fullDecoder = (limits: DecodeLimits) => {
     if (limits.maxDecimalLength !== full.limits.maxDecimalLength) {
       full = { limits, decode: Schema.decodeUnknownEither(schemaWith(limits), { errors: "first" }) }
@@ -309,7 +315,7 @@ const withFallback = <A, I>(
     return full.decode
   }
   return {
-    schema: schemaWith(DEFAULT_LIMITS),
+    schema,
     fast,
     decode: (wire, limits = DEFAULT_LIMITS) => {
       const value = fast(wire, limits)
