@@ -40,8 +40,10 @@ const make = Effect.gen(function*() {
     lookup: (_: "all") => Effect.map(contracts(), (list) => new Map(list.map((contract) => [contract.symbol, contract]))),
     timeToLive: (exit) => (Exit.isSuccess(exit) ? CONTRACTS_TTL : Duration.zero)
   })
+  // a failure is forgotten at once: a time to live of zero still serves it within the same millisecond
+  const contractsBySymbol = Effect.tapError(all.get("all"), () => all.invalidate("all"))
   const contract = Effect.fn("Market.contract")((symbol: string) =>
-    Effect.flatMap(all.get("all"), (bySymbol) => {
+    Effect.flatMap(contractsBySymbol, (bySymbol) => {
       const found = bySymbol.get(symbol)
       return found === undefined
         ? Effect.fail(new InputError({ endpoint: "contracts", field: "symbol", reason: `no futures contract ${JSON.stringify(symbol)}` }))
