@@ -4,8 +4,8 @@
  * transport reads it. Besides the five operations of interface.md: the exchange's server time.
  */
 import { Schema } from "effect"
-import * as AffiliateUserStats from "./AffiliateUserStats.js"
-import * as BatchOrder from "./BatchOrder.js"
+import * as AffiliateUserStats from "./affiliate/AffiliateUserStats.js"
+import * as BatchOrder from "./orders/BatchOrder.js"
 import type { EndpointName } from "./Errors.js"
 import * as W from "./internal/wireRecord.js"
 import type { Codec } from "./internal/wireRecord.js"
@@ -22,9 +22,9 @@ import * as Cancel from "./orders/Cancel.js"
 import * as Fill from "./orders/Fill.js"
 import * as Order from "./orders/Order.js"
 import * as PlanOrderPlacement from "./orders/PlanOrderPlacement.js"
-import * as PlanOrder from "./PlanOrder.js"
-import * as SpotBill from "./SpotBill.js"
-import * as Ticker from "./Ticker.js"
+import * as PlanOrder from "./orders/PlanOrder.js"
+import * as SpotBill from "./account/SpotBill.js"
+import * as Ticker from "./market/Ticker.js"
 
 export interface Endpoint<Params, A> {
   readonly name: EndpointName

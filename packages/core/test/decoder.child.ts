@@ -5,11 +5,11 @@
 import { BigDecimal, Either, Predicate, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import * as AffiliateUserStats from "../src/AffiliateUserStats.js"
-import * as BatchOrder from "../src/BatchOrder.js"
-import * as PlanOrder from "../src/PlanOrder.js"
-import * as SpotBill from "../src/SpotBill.js"
-import * as Ticker from "../src/Ticker.js"
+import * as AffiliateUserStats from "../src/affiliate/AffiliateUserStats.js"
+import * as BatchOrder from "../src/orders/BatchOrder.js"
+import * as PlanOrder from "../src/orders/PlanOrder.js"
+import * as SpotBill from "../src/account/SpotBill.js"
+import * as Ticker from "../src/market/Ticker.js"
 
 const fixtures = process.argv[2]!
 const read = (name: string): unknown => JSON.parse(readFileSync(join(fixtures, name), "utf8"))

@@ -7,8 +7,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import * as Decimal from "../src/Decimal.js"
-import { Tickers } from "../src/Tickers.js"
-import * as Ticker from "../src/Ticker.js"
+import { Tickers } from "../src/market/Tickers.js"
+import * as Ticker from "../src/market/Ticker.js"
 import { fixture, runAgainst, useLoopback } from "./loopback.js"
 
 const tickersFixture = async () => Either.getOrThrow(Ticker.TickerList.decode(JSON.parse(await fixture("tickers.json"))))

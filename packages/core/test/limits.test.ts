@@ -6,7 +6,7 @@ import type { ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "vitest"
 import * as RateLimit from "../src/RateLimit.js"
-import { Tickers } from "../src/Tickers.js"
+import { Tickers } from "../src/market/Tickers.js"
 import * as TradeDesk from "../src/TradeDesk.js"
 import * as TradeDeskConfig from "../src/TradeDeskConfig.js"
 

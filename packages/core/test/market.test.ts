@@ -7,7 +7,7 @@ import * as Candle from "../src/market/Candle.js"
 import * as Contract from "../src/market/Contract.js"
 import * as Depth from "../src/market/Depth.js"
 import { Market } from "../src/market/Market.js"
-import * as Ticker from "../src/Ticker.js"
+import * as Ticker from "../src/market/Ticker.js"
 import type * as TradeDesk from "../src/TradeDesk.js"
 import { fixture, json, runAgainst, useLoopback } from "./loopback.js"
 

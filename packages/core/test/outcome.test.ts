@@ -1,7 +1,7 @@
 /** A write whose answer is lost or unreadable: its outcome is unknown, it is never sent again, and it says how to find out. */
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { BatchOrders } from "../src/BatchOrders.js"
+import { BatchOrders } from "../src/orders/BatchOrders.js"
 import * as Decimal from "../src/Decimal.js"
 import {
   ClientClosedError,
@@ -15,7 +15,7 @@ import {
   TransportError
 } from "../src/Errors.js"
 import type { TradeDeskError } from "../src/Errors.js"
-import { PlanOrders } from "../src/PlanOrders.js"
+import { PlanOrders } from "../src/orders/PlanOrders.js"
 import type * as TradeDesk from "../src/TradeDesk.js"
 import type * as TradeDeskConfig from "../src/TradeDeskConfig.js"
 import { json, runAgainst, startLoopback, useLoopback } from "./loopback.js"

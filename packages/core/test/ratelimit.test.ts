@@ -5,7 +5,7 @@ import type { Scope } from "effect"
 import * as Endpoints from "../src/Endpoints.js"
 import type { Endpoint } from "../src/Endpoints.js"
 import * as RateLimit from "../src/RateLimit.js"
-import { Tickers } from "../src/Tickers.js"
+import { Tickers } from "../src/market/Tickers.js"
 import * as TradeDesk from "../src/TradeDesk.js"
 import * as TradeDeskConfig from "../src/TradeDeskConfig.js"
 

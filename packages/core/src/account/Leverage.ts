@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { BigDecimalValue, DecimalFromString } from "../Decimal.js"
-import { MarginModeFromCode } from "../BatchOrder.js"
+import { MarginModeFromCode } from "../orders/BatchOrder.js"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
 

@@ -3,7 +3,7 @@
  * kind, all positions at market. Each is a write: never sent twice, and a lost answer leaves its outcome unknown.
  */
 import { Schema } from "effect"
-import { ClientOid } from "../BatchOrder.js"
+import { ClientOid } from "./BatchOrder.js"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol } from "../Params.js"
 

@@ -9,7 +9,7 @@ import * as Endpoints from "../Endpoints.js"
 import { InputError } from "../Errors.js"
 import type { EndpointName, TradeDeskError } from "../Errors.js"
 import { TimeInput, toMillis } from "../Params.js"
-import type { PlanOrder } from "../PlanOrder.js"
+import type { PlanOrder } from "./PlanOrder.js"
 import { TradingHttp } from "../TradingHttp.js"
 import type {
   CancelAllOrdersInput,

@@ -3,12 +3,12 @@
  * `GET /capi/v2/order/historyPlan` (§4.4). Plan orders read back with the numeric codes of `PlanOrder`.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { ClientOid, MarginModeFromCode, NewOrderType, PositiveDecimal, PriceModeFromCode } from "../BatchOrder.js"
-import type { MarginMode, PriceMode } from "../BatchOrder.js"
+import { ClientOid, MarginModeFromCode, NewOrderType, PositiveDecimal, PriceModeFromCode } from "./BatchOrder.js"
+import type { MarginMode, PriceMode } from "./BatchOrder.js"
 import * as W from "../internal/wireRecord.js"
 import type { Codec } from "../internal/wireRecord.js"
 import { FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
-import { PlanOrder, PlanOrderRecord } from "../PlanOrder.js"
+import { PlanOrder, PlanOrderRecord } from "./PlanOrder.js"
 
 /**
  * Body of `plan_order`. Its names differ from order placement: `match_type` (not `match_price`) and `execute_price`

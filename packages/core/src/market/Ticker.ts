@@ -2,7 +2,7 @@
  * A market ticker (interface.md §2.4): one record per futures trading pair, from `GET /capi/v2/market/tickers`.
  */
 import type { Schema } from "effect"
-import * as W from "./internal/wireRecord.js"
+import * as W from "../internal/wireRecord.js"
 
 const record = W.record({
   /** wire `symbol`, e.g. `cmt_btcusdt` */

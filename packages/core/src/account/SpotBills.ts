@@ -1,10 +1,10 @@
 /** Spot account bills, the ledger (interface.md §4.4): one page, or walked back in time page after page. */
 import { Context, DateTime, Effect, Layer, Option, Stream } from "effect"
-import * as Endpoints from "./Endpoints.js"
-import type { TradeDeskError } from "./Errors.js"
+import * as Endpoints from "../Endpoints.js"
+import type { TradeDeskError } from "../Errors.js"
 import { MAX_BILLS_LIMIT } from "./SpotBill.js"
 import type { SpotBill, SpotBillsRequest } from "./SpotBill.js"
-import { TradingHttp } from "./TradingHttp.js"
+import { TradingHttp } from "../TradingHttp.js"
 
 export class SpotBills extends Context.Tag("@tradedesk/core/SpotBills")<SpotBills, {
   readonly list: (params?: SpotBillsRequest) => Effect.Effect<ReadonlyArray<SpotBill>, TradeDeskError>

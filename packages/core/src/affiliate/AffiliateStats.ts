@@ -1,9 +1,9 @@
 /** Trade and asset statistics of invited users, for an affiliate (agent) account (interface.md §4.5). */
 import { Context, Effect, Layer, Option, Stream } from "effect"
 import type { AffiliatePage, AffiliateStatsRequest, AffiliateUserStats } from "./AffiliateUserStats.js"
-import * as Endpoints from "./Endpoints.js"
-import type { TradeDeskError } from "./Errors.js"
-import { TradingHttp } from "./TradingHttp.js"
+import * as Endpoints from "../Endpoints.js"
+import type { TradeDeskError } from "../Errors.js"
+import { TradingHttp } from "../TradingHttp.js"
 
 export class AffiliateStats extends Context.Tag("@tradedesk/core/AffiliateStats")<AffiliateStats, {
   readonly page: (params?: AffiliateStatsRequest) => Effect.Effect<AffiliatePage, TradeDeskError>

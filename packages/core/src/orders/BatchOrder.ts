@@ -2,9 +2,9 @@
  * Batch order placement (interface.md §2.2, §2.3, §4.2): up to 20 orders for one futures symbol in one call.
  */
 import { BigDecimal, Schema } from "effect"
-import * as Decimal from "./Decimal.js"
-import * as W from "./internal/wireRecord.js"
-import { FuturesSymbol } from "./Params.js"
+import * as Decimal from "../Decimal.js"
+import * as W from "../internal/wireRecord.js"
+import { FuturesSymbol } from "../Params.js"
 import { ExecutionFromCode, OrderTypeCodes } from "./PlanOrder.js"
 
 export const MAX_BATCH_ORDERS = 20

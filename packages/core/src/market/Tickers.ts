@@ -1,9 +1,9 @@
 /** Market tickers of every futures pair (interface.md §4.3): public, weight 40. */
 import { Context, Effect, Layer } from "effect"
-import * as Endpoints from "./Endpoints.js"
-import type { TradeDeskError } from "./Errors.js"
+import * as Endpoints from "../Endpoints.js"
+import type { TradeDeskError } from "../Errors.js"
 import type { Ticker } from "./Ticker.js"
-import { TradingHttp } from "./TradingHttp.js"
+import { TradingHttp } from "../TradingHttp.js"
 
 export class Tickers extends Context.Tag("@tradedesk/core/Tickers")<Tickers, {
   readonly all: () => Effect.Effect<ReadonlyArray<Ticker>, TradeDeskError>

@@ -2,8 +2,8 @@
  * Spot account bills, the ledger (interface.md §2.5, §4.4).
  */
 import { Schema } from "effect"
-import * as W from "./internal/wireRecord.js"
-import { MillisBody, orderedWindow } from "./Params.js"
+import * as W from "../internal/wireRecord.js"
+import { MillisBody, orderedWindow } from "../Params.js"
 
 /** Business types listed by the spec (interface.md §4.4). */
 export const BizTypes = [

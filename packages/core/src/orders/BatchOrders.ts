@@ -5,9 +5,9 @@
 import { Context, Effect, Layer } from "effect"
 import { withDefaults } from "./BatchOrder.js"
 import type { BatchOrdersInput, BatchOrdersResponse } from "./BatchOrder.js"
-import * as Endpoints from "./Endpoints.js"
-import type { TradeDeskError } from "./Errors.js"
-import { TradingHttp } from "./TradingHttp.js"
+import * as Endpoints from "../Endpoints.js"
+import type { TradeDeskError } from "../Errors.js"
+import { TradingHttp } from "../TradingHttp.js"
 
 export class BatchOrders extends Context.Tag("@tradedesk/core/BatchOrders")<BatchOrders, {
   readonly place: (batch: BatchOrdersInput) => Effect.Effect<BatchOrdersResponse, TradeDeskError>

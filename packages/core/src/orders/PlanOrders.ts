@@ -1,12 +1,12 @@
 /** Current plan (trigger) orders (interface.md §4.1), one page or walked over a time range. */
 import { Context, Effect, Either, Layer, Schema, Stream } from "effect"
-import * as Endpoints from "./Endpoints.js"
-import { InputError } from "./Errors.js"
-import type { TradeDeskError } from "./Errors.js"
-import { TimeInput, toMillis } from "./Params.js"
+import * as Endpoints from "../Endpoints.js"
+import { InputError } from "../Errors.js"
+import type { TradeDeskError } from "../Errors.js"
+import { TimeInput, toMillis } from "../Params.js"
 import { MAX_PLAN_ORDERS_LIMIT } from "./PlanOrder.js"
 import type { PlanOrder, PlanOrdersRequest } from "./PlanOrder.js"
-import { TradingHttp } from "./TradingHttp.js"
+import { TradingHttp } from "../TradingHttp.js"
 
 export interface TimeRange {
   readonly symbol?: string

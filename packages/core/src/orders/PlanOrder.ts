@@ -2,8 +2,8 @@
  * Plan (trigger) orders (interface.md §2.1) and the codes shared with order placement: `type`, `order_type`, `status`.
  */
 import { Schema } from "effect"
-import * as W from "./internal/wireRecord.js"
-import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "./Params.js"
+import * as W from "../internal/wireRecord.js"
+import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
 
 /** Wire `type` codes (interface.md §2.1) and their names. */
 export const OrderTypeCodes = {

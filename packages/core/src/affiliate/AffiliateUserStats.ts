@@ -2,8 +2,8 @@
  * Trade and asset statistics of the users an affiliate (agent) account invited (interface.md §2.6, §4.5).
  */
 import { Schema } from "effect"
-import * as W from "./internal/wireRecord.js"
-import { DigitString, IntQuery, MillisQuery, orderedWindow } from "./Params.js"
+import * as W from "../internal/wireRecord.js"
+import { DigitString, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
 
 const record = W.record({
   /** UID of the invited user */
