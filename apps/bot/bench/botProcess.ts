@@ -4,10 +4,10 @@
  * time constant divided by `scale` (pacing, caches, the exchange's rate window), so a run of 500 s takes 500/scale s.
  * Log lines go to standard error, as the application's do without a log file; SIGUSR2 logs the memory retained.
  */
-import * as BotRuntime from "../src/BotRuntime.js"
 import { createBot } from "../src/createBot.js"
-import { jsonLogger } from "../src/log.js"
-import { startPolling } from "../src/serve.js"
+import * as BotRuntime from "../src/kernel/BotRuntime.js"
+import { jsonLogger } from "../src/kernel/log.js"
+import { startPolling } from "../src/kernel/telegram/serve.js"
 
 export interface BotProcessConfig {
   readonly token: string

@@ -3,9 +3,9 @@
  */
 import type { OperationName } from "@tradedesk/simulator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as CallbackData from "../src/CallbackData.js"
-import { COMMANDS } from "../src/commands.js"
-import type { ApiCall } from "../src/LocalBotApi.js"
+import * as CallbackData from "../src/kernel/CallbackData.js"
+import { COMMANDS } from "../src/kernel/commands.js"
+import type { ApiCall } from "../src/kernel/telegram/LocalBotApi.js"
 import { group, labels, preOf, reader, startRig, stranger, trader, until } from "./harness.js"
 import type { Rig } from "./harness.js"
 

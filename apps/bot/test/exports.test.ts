@@ -6,9 +6,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { AffiliateStats, Decimal, SpotBills, TradingHttp } from "@tradedesk/core"
 import type { AffiliateUserStats, Endpoints, SpotBill } from "@tradedesk/core"
 import { DateTime, Effect, Fiber, Layer, TestClock } from "effect"
-import * as AffiliateBook from "../src/AffiliateBook.js"
-import { ExportGate, layerSpaced } from "../src/ExportGate.js"
-import { exportBills } from "../src/features/bills.js"
+import * as AffiliateBook from "../src/features/affiliate/AffiliateBook.js"
+import { exportBills } from "../src/features/bills/bills.js"
+import { ExportGate, layerSpaced } from "../src/kernel/ExportGate.js"
 
 const d = (text: string) => Decimal.parse(text)!
 

@@ -1,50 +1,18 @@
 import { ConfigError, Decimal, ExchangeApiError, HttpStatusError, OutcomeUnknownError, RateLimitError, TransportError } from "@tradedesk/core"
-import type { AffiliateUserStats, BatchOrder, SpotBill, Ticker } from "@tradedesk/core"
-import { BigDecimal, DateTime, FastCheck as fc, Option } from "effect"
+import type { AffiliateUserStats } from "@tradedesk/core"
+import { BigDecimal, FastCheck as fc } from "effect"
 import { FmtString } from "telegraf/format"
 import { describe, expect, it } from "vitest"
-import * as CallbackData from "../src/CallbackData.js"
-import { toCsv } from "../src/csv.js"
-import { ExportBusyError } from "../src/ExportGate.js"
-import { affiliateCaption, affiliateCsv, affiliateFileName, affiliateView } from "../src/format/affiliate.js"
-import { beforeBound, billsCaption, billsCsv, BILLS_FETCH_LIMIT, billsFileName, BILLS_PAGE_SIZE, billsView, pageOf, unknownCoinView } from "../src/format/bills.js"
-import type { BillsQuery } from "../src/format/bills.js"
-import { tickersView, tickerView, unknownSymbolView } from "../src/format/market.js"
-import { errorReport } from "../src/format/messages.js"
-import { failedPlacementView, notPendingView, previewView, resultView } from "../src/format/orders.js"
-import { caption, compact, dec, grouped, oneLine, paginate, percent, split, table, view } from "../src/format/view.js"
-import type { View } from "../src/format/view.js"
-import type { Snapshot } from "../src/MarketData.js"
-
-/** any length: the bot must bound what an exchange sends when the operator allows long decimals */
-const d = (text: string) => Decimal.parse(text, Number.POSITIVE_INFINITY)!
-const NOW = Date.UTC(2024, 5, 15, 12, 0, 0)
-
-const ticker = (symbol: string, fields: Partial<Record<"last" | "volume" | "change", string>> = {}): Ticker.Ticker => ({
-  symbol,
-  bestAsk: d("65000.20"),
-  bestBid: d("64999.90"),
-  high24h: d("66000.0"),
-  last: d(fields.last ?? "65000.10"),
-  low24h: d("64000.00"),
-  timestamp: DateTime.unsafeMake(NOW - 3_000),
-  volume24h: d(fields.volume ?? "123456789.1234"),
-  priceChangeRatio: d(fields.change ?? "0.0123"),
-  baseVolume24h: d("1900.500"),
-  markPrice: Option.some(d("65001.00")),
-  indexPrice: Option.none()
-})
-
-const snapshotOf = (tickers: ReadonlyArray<Ticker.Ticker>): Snapshot => ({
-  tickers,
-  bySymbol: new Map(tickers.map((item) => [item.symbol, item])),
-  fetchedAt: NOW
-})
-
-const pre = (view: View) => {
-  const entity = view.text.entities?.find((item) => item.type === "pre")
-  return entity === undefined ? "" : view.text.text.slice(entity.offset, entity.offset + entity.length)
-}
+import { affiliateCaption, affiliateCsv, affiliateFileName, affiliateView } from "../src/features/affiliate/format.js"
+import { billsCaption, billsCsv, billsFileName, billsView, pageOf, unknownCoinView } from "../src/features/bills/format.js"
+import { tickersView, tickerView, unknownSymbolView } from "../src/features/market/format.js"
+import { resultView } from "../src/features/orders/format.js"
+import * as CallbackData from "../src/kernel/CallbackData.js"
+import { toCsv } from "../src/kernel/csv.js"
+import { ExportBusyError } from "../src/kernel/ExportGate.js"
+import { errorReport } from "../src/kernel/messages.js"
+import { caption, compact, dec, grouped, oneLine, paginate, percent, split, table, view } from "../src/kernel/view.js"
+import { bill, d, NOW, order, pre, snapshotOf, ticker } from "./samples.js"
 
 describe("numbers", () => {
   it("keep the exchange's digits, trailing zeros included", () => {
@@ -72,165 +40,6 @@ describe("numbers", () => {
       const amount = BigDecimal.make(value, scale)
       expect(grouped(amount).replaceAll("\u00a0", "")).toBe(Decimal.format(amount))
     }))
-  })
-})
-
-describe("market views", () => {
-  it("shows prices exactly as sent, in an aligned table", () => {
-    const view = tickersView(snapshotOf([ticker("cmt_btcusdt"), ticker("cmt_ethusdt", { last: "3500.5000", volume: "1000", change: "-0.1" })]), { filter: "", sort: "volume" }, 0)
-    expect(pre(view).split("\n")).toEqual([
-      "PAIR         LAST     24H     VOL",
-      "BTCUSDT  65000.10  +1.23% 123.46M",
-      "ETHUSDT 3500.5000 -10.00%   1.00K"
-    ])
-  })
-
-  it("pages long lists, 20 to a page, with buttons carrying the page", () => {
-    const tickers = Array.from({ length: 45 }, (_, i) => ticker(`cmt_c${i}usdt`, { volume: String(1000 - i) }))
-    const view = tickersView(snapshotOf(tickers), { filter: "", sort: "volume" }, 2)
-    expect(pre(view).split("\n")).toHaveLength(1 + 5)
-    expect(view.text.text).toContain("page 3/3")
-    expect(view.buttons.flat().map((button) => button.data)).toEqual([
-      { _tag: "Tickers", sort: "volume", page: 2, filter: "" },
-      { _tag: "Tickers", sort: "volume", page: 1, filter: "" }
-    ])
-  })
-
-  it("details one market, omitting what the exchange did not send", () => {
-    const view = tickerView(ticker("cmt_btcusdt"), NOW)
-    const block = pre(view)
-    expect(block).toContain("Bid / ask   64999.90 / 65000.20")
-    expect(block).toContain("Spread      0.30 (0.05 bp)")
-    expect(block).toContain("24 h volume 123\u00a0456\u00a0789.1234 USDT")
-    expect(block).toContain("1900.500 BTC")
-    expect(block).toContain("Mark        65001.00")
-    expect(block).not.toContain("Index")
-    expect(view.text.text).toContain("Data time 2024-06-15 11:59:57 UTC (3 s ago).")
-  })
-
-  it("counts one pair in the singular", () => {
-    const view = tickersView(snapshotOf([ticker("cmt_btcusdt"), ticker("cmt_ethusdt")]), { filter: "eth", sort: "volume" }, 0)
-    expect(view.text.text).toContain(`matching "eth" · 1 pair · page 1/1`)
-  })
-
-  it("suggests close symbols as buttons that open what was asked for", () => {
-    const market = snapshotOf([ticker("cmt_btcusdt"), ticker("cmt_ethusdt")])
-    const view = unknownSymbolView(market, "btx", (symbol) => ({ _tag: "Orders", symbol, page: 0 }))
-    expect(view.text.text).toBe("No market BTX. Did you mean BTCUSDT?")
-    expect(view.buttons).toEqual([[{ label: "BTCUSDT", data: { _tag: "Orders", symbol: "cmt_btcusdt", page: 0 } }]])
-  })
-})
-
-const order = (fields: Partial<BatchOrder.OrderRequest>): BatchOrder.OrderRequest => ({
-  clientOid: "tdbx-1",
-  type: "open_long",
-  size: d("0.010"),
-  execution: "normal",
-  priceMode: "limit",
-  price: d("65000.5"),
-  ...fields
-})
-
-describe("order views", () => {
-  it("spells out each order with an exact notional, estimated at the last price for market orders", () => {
-    const view = previewView({
-      symbol: "cmt_btcusdt",
-      marginMode: "cross",
-      orders: [order({}), order({ clientOid: "tdbx-2", type: "close_short", size: d("2"), priceMode: "market", price: undefined, execution: "ioc" })]
-    }, "abcd", d("65010.1"), 5)
-    expect(view.text.text).toContain("Preview · BTCUSDT · 2 orders · cross margin")
-    expect(view.text.text).toContain("1. Open long 0.010 @ 65000.5\n   notional 650.0050 USDT")
-    expect(view.text.text).toContain("2. Close short 2 at market · IOC\n   notional ≈ 130020.2 USDT at last 65010.1")
-    expect(view.text.text).toContain("Total notional ≈ 130670.2050 USDT")
-    expect(view.buttons).toEqual([[{ label: "✅ Confirm 2 orders", data: { _tag: "Confirm", id: "abcd" } }, { label: "✖ Cancel", data: { _tag: "Cancel", id: "abcd" } }]])
-  })
-
-  it("reports each order's outcome, matched by client_oid", () => {
-    const batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [order({}), order({ clientOid: "tdbx-2" })] }
-    const view = resultView(batch, {
-      accepted: false,
-      orders: [
-        { clientOid: "tdbx-2", orderId: "", accepted: false, errorCode: "43009", errorMessage: "price too high" },
-        { clientOid: "tdbx-1", orderId: "777", accepted: true, errorCode: "", errorMessage: "" }
-      ]
-    })
-    expect(view.text.text).toContain("1 of 2 placed")
-    expect(view.text.text).toContain("✅ 1. Open long 0.010 @ 65000.5 → order 777")
-    expect(view.text.text).toContain("❌ 2. Open long 0.010 @ 65000.5 → refused: 43009 price too high")
-    // /orders lists plan orders only: an order without an answer is looked for by its client id
-    const partial = resultView(batch, { accepted: false, orders: [{ clientOid: "tdbx-1", orderId: "777", accepted: true, errorCode: "", errorMessage: "" }] })
-    expect(partial.text.text).toContain("❔ 2. Open long 0.010 @ 65000.5 → no answer for this order; look for client id tdbx-2 in the exchange's order history")
-  })
-
-  it("offers Confirm again only when the batch surely did not arrive and may succeed later", () => {
-    const batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [order({})] }
-    const reason = new FmtString("The exchange refused: 43009 price too high")
-    const retry = failedPlacementView(batch, "abcd", "retryable", reason)
-    expect(retry.buttons.flat().map((button) => button.label)).toEqual(["✅ Confirm again", "✖ Cancel"])
-    const final = failedPlacementView(batch, "abcd", "final", reason)
-    expect(final.text.text).toContain("BTCUSDT · not placed\nThe exchange refused: 43009 price too high")
-    expect(final.text.text).toContain("Nothing was placed.")
-    expect(final.buttons).toEqual([])
-    const unknown = failedPlacementView(batch, "abcd", "unknown", reason)
-    expect(unknown.text.text).toContain("outcome unknown")
-    expect(unknown.text.text).toContain("client id tdbx-1")
-    // no promise the exchange does not make
-    expect(unknown.text.text).toContain("not known to refuse a client id it has seen")
-    // batch orders never appear in /orders (plan orders): the exchange's order history is where to look
-    expect(unknown.text.text).toContain("Look for these client ids in the exchange's order history before placing them anew (/orders lists plan orders only")
-    expect(unknown.buttons).toEqual([])
-  })
-
-  it("answers a press on a preview that is no longer pending without claiming what did not happen", () => {
-    expect(notPendingView({ _tag: "Busy" }, "ab12", "Cancel")).toEqual({ view: { text: new FmtString("Too late to cancel: these orders are being placed."), buttons: [] }, inPlace: false })
-    expect(notPendingView({ _tag: "Busy" }, "ab12", "Confirm").view.text.text).not.toContain("sent already")
-    expect(notPendingView({ _tag: "Sent" }, "ab12", "Cancel").view.text.text).toBe("Too late to cancel: these orders were sent already.")
-    expect(notPendingView({ _tag: "Refused" }, "ab12", "Cancel").view.text.text).toContain("nothing was placed")
-    expect(notPendingView({ _tag: "Expired" }, "ab12", "Confirm").inPlace).toBe(true)
-    expect(notPendingView({ _tag: "NotYours" }, "ab12", "Confirm").inPlace).toBe(false)
-    // the bot cannot tell whether it was confirmed before a restart: look for its orders before placing anew
-    expect(notPendingView({ _tag: "Missing", restarted: false }, "ab12", "Confirm").view.text.text).toContain("look in the exchange's order history for client ids tdbab12-1, tdbab12-2… before placing them anew")
-  })
-})
-
-const bill = (id: number, time: number): SpotBill.SpotBill => ({
-  billId: String(id),
-  coinId: 2,
-  coinName: "USDT",
-  bizType: "deposit",
-  fillSize: d("0"),
-  fillValue: d("0"),
-  deltaAmount: d("1.50"),
-  afterAmount: d("100.00"),
-  fees: d("0"),
-  createdAt: DateTime.unsafeMake(time)
-})
-
-describe("bill pages", () => {
-  const query: BillsQuery = { coinId: undefined, bizType: undefined, after: undefined, before: undefined, skip: 0 }
-
-  it("walks back without losing or repeating bills that share a millisecond, whatever the exchange does with before", () => {
-    // 25 bills, the ones across the first page boundary all at one millisecond
-    const ledger = Array.from({ length: 25 }, (_, i) => bill(1000 + i, i >= 7 && i <= 14 ? 5_000 : 10_000 - i * 100))
-    for (const inclusive of [true, false]) {
-      const fetch = (before: number | undefined) =>
-        ledger.filter((item) => before === undefined || (inclusive ? DateTime.toEpochMillis(item.createdAt) <= before : DateTime.toEpochMillis(item.createdAt) < before))
-      const seen: Array<string> = []
-      let cursor: BillsQuery | undefined = query
-      while (cursor !== undefined) {
-        const page = pageOf(fetch(beforeBound(cursor)), cursor)
-        expect(page.bills.length).toBeLessThanOrEqual(BILLS_PAGE_SIZE)
-        seen.push(...page.bills.map((item) => item.billId))
-        cursor = page.older
-      }
-      expect(seen.sort()).toEqual(ledger.map((item) => item.billId).sort())
-    }
-  })
-
-  it("offers Older when the exchange may have more", () => {
-    const full = Array.from({ length: BILLS_FETCH_LIMIT }, (_, i) => bill(i, 1_000_000 - i))
-    expect(pageOf(full, query).older).toBeDefined()
-    expect(pageOf(full.slice(0, 4), query).older).toBeUndefined()
   })
 })
 

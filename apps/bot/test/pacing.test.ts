@@ -1,7 +1,7 @@
 /** The outgoing pacer, on a fake clock: per-chat and global spacing, the bounded line, the latest reply winning, typing. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
-import { ChatActionSkipped, essential, Pacer, ReplyRefused, ReplySuperseded } from "../src/Pacer.js"
-import type { PacerOptions } from "../src/Pacer.js"
+import { ChatActionSkipped, essential, Pacer, ReplyRefused, ReplySuperseded } from "../src/kernel/telegram/Pacer.js"
+import type { PacerOptions } from "../src/kernel/telegram/Pacer.js"
 
 /** What became of each request: the time it was granted, or the error's name. */
 const outcomes = (requests: ReadonlyArray<Promise<number>>) => {

@@ -3,9 +3,9 @@ import { ConfigError, Decimal, DecodeError, ExchangeApiError, HttpStatusError, I
 import type { BatchOrder, TradeDeskError } from "@tradedesk/core"
 import { Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { Confirmations } from "../src/Confirmations.js"
-import type { Batch } from "../src/Confirmations.js"
-import { afterFailure } from "../src/placement.js"
+import { afterFailure } from "../src/features/orders/placement.js"
+import { Confirmations } from "../src/kernel/Confirmations.js"
+import type { Batch } from "../src/kernel/Confirmations.js"
 
 const d = (text: string) => Decimal.parse(text)!
 

@@ -3,10 +3,10 @@
  * same exchange and Telegram places nothing, never a batch twice, and tells the trader what it knows.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import * as CallbackData from "../src/CallbackData.js"
-import { Confirmations } from "../src/Confirmations.js"
-import type { StoredMessage } from "../src/LocalBotApi.js"
-import { LocalBotApi } from "../src/LocalBotApi.js"
+import * as CallbackData from "../src/kernel/CallbackData.js"
+import { Confirmations } from "../src/kernel/Confirmations.js"
+import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
+import type { StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
 import { labels, startRig, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
 

@@ -6,12 +6,12 @@
 import { Either } from "effect"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import * as BotConfig from "../src/BotConfig.js"
-import type { Level, Logger } from "../src/log.js"
-import type { RunningWebhook, WebhookLimits } from "../src/serve.js"
-import { startWebhook, WEBHOOK_LIMITS } from "../src/serve.js"
-import type { Rig } from "./harness.js"
+import * as BotConfig from "../src/kernel/BotConfig.js"
+import type { Level, Logger } from "../src/kernel/log.js"
+import { startWebhook, WEBHOOK_LIMITS } from "../src/kernel/telegram/serve.js"
+import type { RunningWebhook, WebhookLimits } from "../src/kernel/telegram/serve.js"
 import { startRig, trader } from "./harness.js"
+import type { Rig } from "./harness.js"
 
 const SECRET = "s3cret_token_for_tests"
 const HOOK = { url: "https://bot.example.com/tg/hook", secret: SECRET, port: 0, host: "127.0.0.1" }

@@ -1,0 +1,33 @@
+/** `/affiliate`: totals and a paged table of invited users, or all of them as a CSV file. */
+import { Effect, Option } from "effect"
+import { Composer } from "telegraf"
+import { onButton, onCommand } from "../../kernel/middleware.js"
+import { run, sendFile, show, withArgs } from "../../kernel/respond.js"
+import type { Deps } from "../../kernel/respond.js"
+import type { BotContext } from "../../kernel/telegram/BotContext.js"
+import { AffiliateBook, MAX_USERS } from "./AffiliateBook.js"
+import type { Query } from "./AffiliateBook.js"
+import { affiliateCaption, affiliateCsv, affiliateFileName, affiliateView } from "./format.js"
+import { parseAffiliate } from "./parse.js"
+
+const users = (query: Query) => Effect.flatMap(AffiliateBook, (book) => book.users(query))
+
+export const affiliate = (deps: Deps): Composer<BotContext> => {
+  const composer = new Composer<BotContext>()
+
+  const showPage = async (ctx: BotContext, query: Query, page: number) => {
+    const list = await run(ctx, deps, users(query))
+    if (Option.isSome(list)) await show(ctx, affiliateView(list.value, query, page, MAX_USERS))
+  }
+
+  composer.use(onCommand(deps, "affiliate", (ctx) =>
+    withArgs(ctx, "affiliate", parseAffiliate(ctx.payload, deps.now()), async ({ csv, ...query }) => {
+      if (!csv) return showPage(ctx, query, 0)
+      const list = await run(ctx, deps, users(query))
+      if (Option.isNone(list)) return
+      ctx.note("csv", `${list.value.length} users`)
+      await sendFile(ctx, affiliateFileName(query, deps.now()), affiliateCsv(list.value), affiliateCaption(list.value.length, MAX_USERS))
+    })))
+  composer.use(onButton("Affiliate", (ctx, { page, ...query }) => showPage(ctx, query, page)))
+  return composer
+}

@@ -1,0 +1,41 @@
+/** `/start` and `/help`, and the hint for anything the bot does not know (installed last). */
+import { Composer } from "telegraf"
+import { roleOf } from "../../kernel/access.js"
+import { answerPress, onCommand } from "../../kernel/middleware.js"
+import type { CommandContext } from "../../kernel/middleware.js"
+import { send } from "../../kernel/respond.js"
+import type { Deps } from "../../kernel/respond.js"
+import type { BotContext } from "../../kernel/telegram/BotContext.js"
+import { helpView, unknownCommandView } from "./format.js"
+
+export const help = (deps: Deps): Composer<BotContext> => {
+  const composer = new Composer<BotContext>()
+  const showHelp = async (ctx: CommandContext) => {
+    const role = roleOf(deps.access, ctx.from.id)
+    if (role === "none" && !deps.denials.tell(ctx.from.id, "help")) return ctx.note("ignored", "help told within the minute")
+    return send(ctx, helpView(role, ctx.from.id))
+  }
+  composer.use(onCommand(deps, "start", showHelp), onCommand(deps, "help", showHelp))
+  return composer
+}
+
+/** Commands the bot does not have, and text in a private chat, get a pointer to /help; other updates are ignored. */
+export const unknown = (deps: Deps): Composer<BotContext> => {
+  const composer = new Composer<BotContext>()
+  composer.on("message", (ctx) => {
+    const isCommand = "text" in ctx.message && ctx.message.text.startsWith("/")
+    if (!isCommand && ctx.chat.type !== "private") {
+      ctx.note("ignored")
+      return
+    }
+    // someone the bot does not know gets the hint once a minute, however much they type
+    if (roleOf(deps.access, ctx.from.id) === "none" && !deps.denials.tell(ctx.from.id, "hint")) return ctx.note("ignored", "hint told within the minute")
+    ctx.note("unknown")
+    return send(ctx, unknownCommandView())
+  })
+  composer.on("callback_query", (ctx) => {
+    ctx.note("ignored")
+    return answerPress(ctx)
+  })
+  return composer
+}

@@ -1,0 +1,48 @@
+/** `/tickers` and `/ticker` arguments. */
+import { fail, ok, quote, tokens } from "../../kernel/parse.js"
+import type { Parsed } from "../../kernel/parse.js"
+import { normalizeQuery } from "../../kernel/symbols.js"
+
+export const TICKER_SORTS = ["volume", "gainers", "losers"] as const
+export type TickerSort = (typeof TICKER_SORTS)[number]
+const MAX_FILTER_LENGTH = 20
+
+export interface TickersArgs {
+  /** lower-case letters and digits matched anywhere in the pair name; empty for all */
+  readonly filter: string
+  readonly sort: TickerSort
+}
+
+export const parseTickers = (payload: string): Parsed<TickersArgs> => {
+  let filter: string | undefined
+  let sort: TickerSort | undefined
+  for (const token of tokens(payload)) {
+    const word = token.toLowerCase()
+    const asSort = TICKER_SORTS.find((name) => name === word)
+    if (asSort !== undefined) {
+      if (sort !== undefined) return fail("give one order: volume, gainers or losers")
+      sort = asSort
+      continue
+    }
+    if (filter !== undefined) return fail(`one filter at most, got ${quote(filter)} and ${quote(token)}`)
+    const normalized = normalizeQuery(token)
+    if (normalized === undefined || normalized.length > MAX_FILTER_LENGTH) {
+      return fail(`${quote(token)} is not a filter; use letters and digits, e.g. eth`)
+    }
+    filter = normalized
+  }
+  return ok({ filter: filter ?? "", sort: sort ?? "volume" })
+}
+
+export interface TickerArgs {
+  /** the normalized query, resolved against the market list by the handler */
+  readonly query: string
+}
+
+export const parseTicker = (payload: string): Parsed<TickerArgs> => {
+  const [first, ...rest] = tokens(payload)
+  if (first === undefined) return fail("which market? e.g. /ticker btc")
+  if (rest.length > 0) return fail("one symbol at a time")
+  const query = normalizeQuery(first)
+  return query === undefined ? fail(`${quote(first)} is not a symbol`) : ok({ query })
+}

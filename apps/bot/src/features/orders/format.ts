@@ -1,0 +1,229 @@
+/** Order views: the plan-order list, a batch preview and a batch result. */
+import type { BatchOrder, PlanOrder } from "@tradedesk/core"
+import { BigDecimal, DateTime, Option } from "effect"
+import { bold, code, fmt, italic, join } from "telegraf/format"
+import type { FmtString } from "telegraf/format"
+import type { Batch, NotClaimed } from "../../kernel/Confirmations.js"
+import { assets } from "../../kernel/symbols.js"
+import { dec, marketName, oneLine, paginate, pageButtons, utc, view } from "../../kernel/view.js"
+import type { View } from "../../kernel/view.js"
+import type { AfterFailure } from "./placement.js"
+
+const ORDERS_PAGE_SIZE = 8
+
+const TYPE_NAMES: Readonly<Record<PlanOrder.OrderType, string>> = {
+  open_long: "Open long",
+  open_short: "Open short",
+  close_long: "Close long",
+  close_short: "Close short",
+  partial_close_long: "Partial close long",
+  partial_close_short: "Partial close short",
+  adl_close_long: "ADL close long",
+  adl_close_short: "ADL close short",
+  liquidation_close_long: "Liquidation close long",
+  liquidation_close_short: "Liquidation close short"
+}
+
+const STATUS_NAMES: Readonly<Record<PlanOrder.OrderStatus, string>> = {
+  canceled: "Canceled",
+  pending: "Pending",
+  partially_filled: "Partially filled",
+  filled: "Filled"
+}
+
+const EXECUTION_NAMES: Readonly<Record<PlanOrder.Execution, string>> = {
+  normal: "",
+  post_only: "post-only",
+  fok: "FOK",
+  ioc: "IOC"
+}
+
+const newestFirst = (a: PlanOrder.PlanOrder, b: PlanOrder.PlanOrder) =>
+  DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt)
+
+const planOrder = (order: PlanOrder.PlanOrder): FmtString => {
+  const execution = EXECUTION_NAMES[order.execution]
+  const price = Option.match(order.price, { onNone: () => "market", onSome: dec })
+  return fmt`${bold(marketName(order.symbol))} · ${TYPE_NAMES[order.type]}${execution === "" ? "" : ` (${execution})`} · ${STATUS_NAMES[order.status]}
+size ${code(dec(order.size))} · filled ${code(dec(order.filledQty))} · trigger ${code(dec(order.triggerPrice))} · price ${code(price)}
+${italic(`created ${utc(DateTime.toEpochMillis(order.createdAt))} · id ${oneLine(order.orderId, "id")}`)}`
+}
+
+/** `orders` as the exchange returned them (at most `limit`); `symbol` is the filter asked for. */
+export const ordersView = (orders: ReadonlyArray<PlanOrder.PlanOrder>, symbol: string | undefined, pageIndex: number, limit: number): View => {
+  const scope = symbol === undefined ? "" : ` on ${marketName(symbol)}`
+  const state = (index: number) => ({ _tag: "Orders", symbol, page: index }) as const
+  const refresh = { label: "⟳ Refresh", data: state(0) }
+  if (orders.length === 0) return view(fmt`No current plan orders${scope}.`, [[refresh]])
+  const page = paginate([...orders].sort(newestFirst), pageIndex, ORDERS_PAGE_SIZE)
+  const capped = orders.length >= limit ? ` (the newest ${limit} the exchange returns)` : ""
+  const text = fmt`${bold(`Plan orders${scope}`)} · ${orders.length}${capped} · page ${page.index + 1}/${page.count}
+
+${join(page.items.map(planOrder), "\n\n")}`
+  return view(text, [[{ ...refresh, data: state(page.index) }, ...pageButtons(page, state)]])
+}
+
+// ── batch placement ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** `Open long 0.01 @ 65000 · post-only · TP 70000 · SL 60000` */
+const describeOrder = (order: BatchOrder.OrderRequest): string =>
+  [
+    `${TYPE_NAMES[order.type]} ${dec(order.size)} ${order.priceMode === "market" || order.price === undefined ? "at market" : `@ ${dec(order.price)}`}`,
+    EXECUTION_NAMES[order.execution],
+    order.takeProfitPrice === undefined ? "" : `TP ${dec(order.takeProfitPrice)}`,
+    order.stopLossPrice === undefined ? "" : `SL ${dec(order.stopLossPrice)}`
+  ].filter((part) => part !== "").join(" · ")
+
+interface Notional {
+  readonly value: BigDecimal.BigDecimal
+  /** at the last price rather than the order's own */
+  readonly estimated: boolean
+}
+
+/** The order's value at its own price, or at `last` for a market order. */
+const notionalOf = (order: BatchOrder.OrderRequest, last: BigDecimal.BigDecimal): Notional =>
+  order.priceMode === "limit" && order.price !== undefined
+    ? { value: BigDecimal.multiply(order.size, order.price), estimated: false }
+    : { value: BigDecimal.multiply(order.size, last), estimated: true }
+
+const approx = (notional: Notional) => `${notional.estimated ? "≈ " : ""}${dec(notional.value)}`
+
+/** `last`: the market's last price, for the notional of market orders. */
+export const previewView = (batch: Batch, id: string, last: BigDecimal.BigDecimal, validMinutes: number): View => {
+  const quote = oneLine(assets(batch.symbol).quote, "name")
+  const notionals = batch.orders.map((order) => notionalOf(order, last))
+  const lines = batch.orders.map((order, index) => {
+    const notional = notionals[index]!
+    return fmt`${bold(`${index + 1}.`)} ${describeOrder(order)}
+   notional ${approx(notional)} ${quote}${notional.estimated ? ` at last ${dec(last)}` : ""}`
+  })
+  const total = approx({ value: BigDecimal.sumAll(notionals.map((n) => n.value)), estimated: notionals.some((n) => n.estimated) })
+  const count = batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`
+  const text = fmt`${bold(`Preview · ${marketName(batch.symbol)} · ${count}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}
+
+${join(lines, "\n")}
+
+Total notional ${total} ${quote}
+Nothing is placed until you press Confirm (valid ${validMinutes} min).`
+  return view(text, [[{ label: `✅ Confirm ${count}`, data: { _tag: "Confirm", id } }, { label: "✖ Cancel", data: { _tag: "Cancel", id } }]])
+}
+
+export const resultView = (batch: Batch, response: BatchOrder.BatchOrdersResponse): View => {
+  const byOid = new Map(response.orders.map((result) => [result.clientOid, result]))
+  let placed = 0
+  const lines = batch.orders.map((order, index) => {
+    const result = byOid.get(order.clientOid) ?? response.orders[index]
+    const head = `${index + 1}. ${describeOrder(order)}`
+    if (result === undefined) return fmt`❔ ${head} → no answer for this order; look for client id ${code(order.clientOid)} in the exchange's order history`
+    if (result.accepted) {
+      placed++
+      return fmt`✅ ${head} → order ${code(oneLine(result.orderId, "id"))}`
+    }
+    return fmt`❌ ${head} → refused: ${code(oneLine(result.errorCode, "name") || "?")} ${oneLine(result.errorMessage, "message")}`
+  })
+  return view(fmt`${bold(`${marketName(batch.symbol)} · ${placed} of ${batch.orders.length} placed`)}
+
+${join(lines, "\n")}`)
+}
+
+/** The batch was sent but its answer was lost or unreadable: whether it was placed is not known. */
+const unknownOutcomeView = (batch: Batch): View =>
+  view(fmt`${bold(`${marketName(batch.symbol)} · outcome unknown`)}
+The orders were sent but the exchange's answer was lost or was an error, so they may or may not have been placed. This preview will not send them again.
+
+${join(batch.orders.map((order, index) => fmt`${index + 1}. ${describeOrder(order)} · client id ${code(order.clientOid)}`), "\n")}
+
+Look for these client ids in the exchange's order history before placing them anew (${code("/orders")} lists plan orders only, so these orders never appear there): the exchange is not known to refuse a client id it has seen, so sending them again may place them twice.`)
+
+const listed = (batch: Batch) => join(batch.orders.map((order, index) => `${index + 1}. ${describeOrder(order)}`), "\n")
+
+/** Nothing was placed, and the same batch may succeed later (rate limited, never connected): Confirm again. */
+const notPlacedView = (batch: Batch, id: string, reason: FmtString): View =>
+  view(
+    fmt`${bold(`${marketName(batch.symbol)} · not placed`)}
+${reason}
+
+${listed(batch)}
+
+Confirm again to retry with the same client ids.`,
+    [[{ label: "✅ Confirm again", data: { _tag: "Confirm", id } }, { label: "✖ Cancel", data: { _tag: "Cancel", id } }]]
+  )
+
+/** Nothing was placed, and sending the same batch again would be refused again. */
+const refusedView = (batch: Batch, reason: FmtString): View =>
+  view(fmt`${bold(`${marketName(batch.symbol)} · not placed`)}
+${reason}
+
+${listed(batch)}
+
+Nothing was placed. Send a corrected ${code("/order")} to try again.`)
+
+/** A failed placement, in place of the preview, by what the failure means for the batch; `reason` says what failed. */
+export const failedPlacementView = (batch: Batch, id: string, after: AfterFailure, reason: FmtString): View => {
+  switch (after) {
+    case "retryable":
+      return notPlacedView(batch, id, reason)
+    case "final":
+      return refusedView(batch, reason)
+    case "unknown":
+      return unknownOutcomeView(batch)
+  }
+}
+
+export const cancelledView = (): View => view(fmt`Cancelled; nothing was placed.`)
+
+const expiredView = (): View =>
+  view(fmt`This preview expired unconfirmed; nothing was placed from it. Send the ${code("/order")} again to place these orders.`)
+
+const evictedView = (): View =>
+  view(fmt`This preview expired unconfirmed: newer previews took its place (the bot keeps only the newest few waiting for Confirm). Nothing was placed from it; send the ${code("/order")} again to place these orders.`)
+
+/**
+ * The bot no longer has the preview (made before a restart, or long gone): this press placed nothing, and whether
+ * an earlier Confirm did, only the exchange can tell, by the client ids.
+ */
+const unknownPreviewView = (id: string, restarted: boolean): View => {
+  const known = restarted
+    ? fmt`This preview is from before the bot restarted; the bot no longer has it`
+    : fmt`The bot no longer has this preview`
+  return view(fmt`${known}, so nothing was placed by this press and nothing will be placed from it. If you pressed Confirm before${restarted ? " the restart" : ""}, its orders may be live: look in the exchange's order history for client ids ${code(`tdb${id}-1`)}, ${code(`tdb${id}-2`)}… before placing them anew.`)
+}
+
+/** The short note a Confirm press gets at once, while the orders go out. */
+export const placingNote = (batch: Batch): string => `Placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`
+
+/**
+ * The answer to a Confirm or Cancel press on a preview that is no longer pending: `inPlace` when it replaces the
+ * preview (which then holds nothing worth keeping), else a new message (the preview holds, or will hold, a result).
+ */
+export const notPendingView = (claim: NotClaimed, id: string, press: "Confirm" | "Cancel"): { readonly view: View; readonly inPlace: boolean } => {
+  switch (claim._tag) {
+    case "Missing":
+      // the bot does not know what the message holds now: the preview, or a result shown before a restart
+      return { view: unknownPreviewView(id, claim.restarted), inPlace: false }
+    case "Expired":
+      return { view: expiredView(), inPlace: true }
+    case "Evicted":
+      return { view: evictedView(), inPlace: true }
+    case "Cancelled":
+      return { view: cancelledView(), inPlace: true }
+    case "Busy":
+      return {
+        view: view(press === "Confirm"
+          ? fmt`These orders are being placed; the result will replace the preview.`
+          : fmt`Too late to cancel: these orders are being placed.`),
+        inPlace: false
+      }
+    case "Sent":
+      return {
+        view: view(press === "Confirm"
+          ? fmt`These orders were sent already; their result is in the message above.`
+          : fmt`Too late to cancel: these orders were sent already.`),
+        inPlace: false
+      }
+    case "Refused":
+      return { view: view(fmt`The exchange refused these orders and nothing was placed; the reason is in the message above.`), inPlace: false }
+    case "NotYours":
+      return { view: view(fmt`This preview belongs to someone else.`), inPlace: false }
+  }
+}

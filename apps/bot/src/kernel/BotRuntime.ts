@@ -1,0 +1,59 @@
+/**
+ * The one runtime the bot runs its exchange programs on: core's services (one transport, one rate limiter, one
+ * connection pool) and the bot's shared caches (tickers, account reads, affiliate users) and export gate, built once
+ * at start-up and disposed at shutdown.
+ */
+import type { ConfigError } from "@tradedesk/core"
+import { TradeDesk, TradeDeskConfig } from "@tradedesk/core"
+import { Duration, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import * as AffiliateBook from "../features/affiliate/AffiliateBook.js"
+import * as CoinDirectory from "../features/bills/CoinDirectory.js"
+import * as AccountReads from "./AccountReads.js"
+import * as ExportGate from "./ExportGate.js"
+import type * as Log from "./log.js"
+import * as MarketData from "./MarketData.js"
+
+export type Services =
+  | TradeDesk.Services
+  | MarketData.MarketData
+  | AffiliateBook.AffiliateBook
+  | CoinDirectory.CoinDirectory
+  | ExportGate.ExportGate
+
+export type BotRuntime = ManagedRuntime.ManagedRuntime<Services, ConfigError>
+
+export interface CacheSettings {
+  /** how long one tickers answer serves every market command (default 3 s) */
+  readonly tickersTtlMs?: number
+  /** how long one answer of an account read (plan orders, a page of bills) serves equal reads (default 2 s) */
+  readonly accountReadsTtlMs?: number
+  /** how long the affiliate users of a query are kept for paging and export (default 60 s) */
+  readonly affiliateTtlMs?: number
+}
+
+const layer = (options: TradeDeskConfig.Options, caches: CacheSettings): Layer.Layer<Services, ConfigError> =>
+  Layer.mergeAll(
+    MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
+    AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
+    CoinDirectory.layer
+  ).pipe(
+    Layer.provideMerge(ExportGate.layer),
+    // over core's services: the features (and the coin directory) read through the shared account reads
+    Layer.provideMerge(AccountReads.layer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
+    Layer.provideMerge(TradeDesk.layerConfigured),
+    // the gate reads the rate-limit window from the same configuration as the services
+    Layer.provide(TradeDeskConfig.layer(options))
+  )
+
+/** Core's log lines (e.g. the measured clock offset) into the bot's log, never onto standard output (the console chat). */
+const coreLogsInto = (log: Log.Logger) =>
+  Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ logLevel, message }) => {
+      const level = LogLevel.greaterThanEqual(logLevel, LogLevel.Error) ? "error" : LogLevel.greaterThanEqual(logLevel, LogLevel.Warning) ? "warn" : "info"
+      log.log(level, "core", { message: Array.isArray(message) ? message.map(String).join(" ") : String(message) })
+    })
+  )
+
+export const make = (options: TradeDeskConfig.Options, caches: CacheSettings = {}, log?: Log.Logger): BotRuntime =>
+  ManagedRuntime.make(log === undefined ? layer(options, caches) : Layer.provide(layer(options, caches), coreLogsInto(log)))

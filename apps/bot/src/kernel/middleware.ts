@@ -1,0 +1,145 @@
+/**
+ * The middleware in front of the features, in the order `createBot` installs them — detach each update from
+ * telegraf's update loop, log one line per update, authorize (deny by default) — and the registration helpers every
+ * feature uses: a command checks its access where telegraf dispatches it, a button press is answered first.
+ */
+import { Composer } from "telegraf"
+import type { Middleware, MiddlewareFn, NarrowedContext, Types } from "telegraf"
+import { decide } from "./access.js"
+import * as CallbackData from "./CallbackData.js"
+import { commandOf, commandSpec } from "./commands.js"
+import type { Access, CommandName } from "./commands.js"
+import type { Denials } from "./Denials.js"
+import type { Inflight } from "./Inflight.js"
+import type { Logger } from "./log.js"
+import { denialText, internalErrorView } from "./messages.js"
+import type { Denial } from "./messages.js"
+import { send } from "./respond.js"
+import type { Deps } from "./respond.js"
+import type { BotContext } from "./telegram/BotContext.js"
+import { ReplyRefused, ReplySuperseded } from "./telegram/Pacer.js"
+
+/**
+ * Handles each update on its own: telegraf waits for a batch of polled updates before polling again (and a webhook
+ * request waits for its update), so one slow exchange call would otherwise hold up every other user.
+ */
+export const detach = (inflight: Inflight): Middleware<BotContext> => (_ctx, next) => {
+  inflight.track(next())
+}
+
+const kindOf = (ctx: BotContext): string => {
+  if (ctx.callbackQuery !== undefined) return `button:${ctx.button?._tag ?? "?"}`
+  if (ctx.message !== undefined && "text" in ctx.message) {
+    const command = commandOf(ctx.message)
+    return command === undefined ? "text" : `/${command.name}`
+  }
+  return ctx.updateType
+}
+
+/** One line per update: who, what (the command, never the text), how long, how it ended. No error escapes. */
+export const logUpdates = (logger: Logger, now: () => number): Middleware<BotContext> => async (ctx, next) => {
+  const started = now()
+  try {
+    await next()
+  } catch (error) {
+    if (error instanceof ReplyRefused) {
+      // the chat got the busy notice, or had it lately; an error message would find no room either
+      ctx.note("refused", error.message, "warn")
+    } else if (error instanceof ReplySuperseded) {
+      ctx.note("superseded", error.message)
+    } else {
+      ctx.note("fault", error instanceof Error ? error.stack ?? error.message : String(error), "error")
+      await send(ctx, internalErrorView()).catch(() => undefined)
+    }
+  }
+  logger.log(ctx.level, "update", {
+    update: ctx.update.update_id,
+    user: ctx.from?.id,
+    chat: ctx.chat?.id,
+    kind: kindOf(ctx),
+    ms: now() - started,
+    outcome: ctx.outcome,
+    ...(ctx.detail === undefined ? {} : { detail: ctx.detail })
+  })
+}
+
+type Guard = Pick<Deps, "access" | "denials">
+
+/** A refusal: no exchange call; the user is told why (with their id, to pass on), each reason at most once a minute. */
+const refuse = async (ctx: BotContext, denial: Denial, denials: Denials): Promise<void> => {
+  const userId = ctx.from?.id
+  const tell = denials.tell(userId, denial)
+  ctx.note(`denied:${denial}`, tell ? undefined : "not told again within the minute", "warn")
+  if (ctx.callbackQuery !== undefined) {
+    // the press is answered either way, or the user's button keeps spinning
+    await ctx.answerCbQuery(tell ? denialText(denial, userId) : undefined, { show_alert: tell }).catch(() => undefined)
+  } else if (tell) {
+    await ctx.reply(denialText(denial, userId))
+  }
+}
+
+/**
+ * Deny by default. A button goes on only if the bot made it and the sender may press it; a message only if it has a
+ * sender and is not a command for another bot (each command then checks its own access, see `onCommand`); every
+ * other kind of update stops here.
+ */
+export const authorize = (guard: Guard): Middleware<BotContext> => async (ctx, next) => {
+  if (ctx.callbackQuery !== undefined) {
+    const data = "data" in ctx.callbackQuery ? CallbackData.decode(ctx.callbackQuery.data) : undefined
+    const denial = data === undefined ? "unknown_button" : decide(guard.access, CallbackData.access(data), ctx.from?.id, ctx.chat?.type)
+    if (denial !== undefined) return refuse(ctx, denial, guard.denials)
+    ctx.button = data
+    return next()
+  }
+  if (ctx.message === undefined) {
+    ctx.note("ignored")
+    return
+  }
+  const command = "text" in ctx.message ? commandOf(ctx.message) : undefined
+  if (command?.target !== undefined && command.target.toLowerCase() !== ctx.me.toLowerCase()) {
+    // a command for another bot in the same group
+    ctx.note("ignored")
+    return
+  }
+  const denial = decide(guard.access, "open", ctx.from?.id, ctx.chat?.type)
+  if (denial !== undefined) return refuse(ctx, denial, guard.denials)
+  return next()
+}
+
+const requires = (guard: Guard, access: Access): MiddlewareFn<BotContext> => (ctx, next) => {
+  const denial = decide(guard.access, access, ctx.from?.id, ctx.chat?.type)
+  return denial === undefined ? next() : refuse(ctx, denial, guard.denials)
+}
+
+export type CommandContext = NarrowedContext<BotContext, Types.MountMap["text"]> & Types.CommandContextExtn
+
+/**
+ * Handles a command, for the users its table entry allows. The check sits where telegraf dispatches the command, so
+ * whatever telegraf takes for this command (`/bills`, `/bills,`, `/bills@bot`) is checked.
+ */
+export const onCommand = (guard: Guard, name: CommandName, handle: (ctx: CommandContext) => Promise<void>): MiddlewareFn<BotContext> =>
+  Composer.command<BotContext>(name, requires(guard, commandSpec(name).access), handle)
+
+type ButtonOf<T extends CallbackData.CallbackData["_tag"]> = Extract<CallbackData.CallbackData, { _tag: T }>
+
+/** Answers a press, with a short note shown to the user, or none. A press too old to answer is still acted on. */
+export const answerPress = (ctx: BotContext, note?: string): Promise<unknown> => ctx.answerCbQuery(note).catch(() => undefined)
+
+/** Handles presses of one kind of button (decoded and authorized already); the handler answers the press itself. */
+export const onPress = <T extends CallbackData.CallbackData["_tag"]>(
+  tag: T,
+  handle: (ctx: BotContext, data: ButtonOf<T>) => Promise<void>
+): Middleware<BotContext> => {
+  const matches = (button: CallbackData.CallbackData | undefined): button is ButtonOf<T> => button?._tag === tag
+  return (ctx, next) => (matches(ctx.button) ? handle(ctx, ctx.button) : next())
+}
+
+/** Handles presses of one kind of button, answering each press at once, before the work. */
+export const onButton = <T extends CallbackData.CallbackData["_tag"]>(
+  tag: T,
+  handle: (ctx: BotContext, data: ButtonOf<T>) => Promise<void>
+): Middleware<BotContext> =>
+  onPress(tag, async (ctx, data) => {
+    await answerPress(ctx)
+    return handle(ctx, data)
+  })

@@ -1,0 +1,247 @@
+/**
+ * Getting updates to the bot: long polling, or a webhook server on its own port that checks Telegram's secret token
+ * on every request. Both register the command menu first and, when stopped, let the updates in hand finish.
+ */
+import { createHash, timingSafeEqual } from "node:crypto"
+import { createServer } from "node:http"
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import type { Convenience, Update } from "telegraf/types"
+import type { TradeBot } from "../../createBot.js"
+import type { Webhook } from "../BotConfig.js"
+import { COMMANDS } from "../commands.js"
+import type { Logger } from "../log.js"
+
+export interface Running {
+  /** Stops taking updates and waits for those being handled, at most `drainMillis` (default `DRAIN_MILLIS`). */
+  readonly stop: (drainMillis?: number) => Promise<void>
+}
+
+/** The bot reads messages and button presses only; Telegram does not send it anything else. */
+const ALLOWED_UPDATES: Array<Convenience.UpdateType> = ["message", "callback_query"]
+
+/** How long a shutdown waits for updates being handled. */
+export const DRAIN_MILLIS = 10_000
+
+/** Telegram's command menu, from the command table. */
+const setMenu = (trade: TradeBot): Promise<true> =>
+  trade.bot.telegram.setMyCommands(COMMANDS.filter((command) => command.name !== "start").map((command) => ({
+    command: command.name,
+    description: command.summary
+  })))
+
+/** Long polling. `onFatal` hears of an error that stopped polling later on (e.g. another instance took over). */
+export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) => void): Promise<Running> => {
+  const { bot } = trade
+  await setMenu(trade)
+  let started!: () => void
+  const launched = new Promise<void>((resolve) => (started = resolve))
+  let stopping = false
+  const polling = bot.launch({ allowedUpdates: ALLOWED_UPDATES }, () => started())
+  // before the start: the caller's error; after it: fatal unless we stopped it
+  await Promise.race([launched, polling])
+  polling.catch((error: unknown) => {
+    if (!stopping) onFatal(error)
+  })
+  return {
+    stop: async (drainMillis = DRAIN_MILLIS) => {
+      stopping = true
+      bot.stop("shutdown")
+      await polling.catch(() => undefined)
+      await trade.drain(drainMillis)
+    }
+  }
+}
+
+export interface RunningWebhook extends Running {
+  /** the local port (useful when 0 was asked for) */
+  readonly port: number
+}
+
+/** What the webhook server allows one client: sizes, times and connections. */
+export interface WebhookLimits {
+  /** the largest request body; Telegram's updates are a few KiB (a message is at most 4,096 characters) */
+  readonly maxBodyBytes: number
+  /** the time a client has to send a request's headers, from its connection or its previous request */
+  readonly headersTimeoutMs: number
+  /** the time a client has to send a whole request */
+  readonly requestTimeoutMs: number
+  /** how long an idle connection is kept open for a next request */
+  readonly keepAliveTimeoutMs: number
+  /** open connections at once; more are closed as they arrive (Telegram opens at most 100, 40 by default) */
+  readonly maxConnections: number
+  /** the size of a request's header block */
+  readonly maxHeaderBytes: number
+  readonly maxHeadersCount: number
+}
+
+export const WEBHOOK_LIMITS: WebhookLimits = {
+  maxBodyBytes: 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 128,
+  maxHeaderBytes: 8 * 1024,
+  maxHeadersCount: 100
+}
+
+const SECRET_HEADER = "x-telegram-bot-api-secret-token"
+
+const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
+
+/** Compares digests, so the time taken tells nothing about the secret, not even its length. */
+const secretChecker = (secret: string) => {
+  const expected = digest(secret)
+  return (header: string | Array<string> | undefined): boolean => typeof header === "string" && timingSafeEqual(digest(header), expected)
+}
+
+type Body = { readonly _tag: "Body"; readonly text: string } | { readonly _tag: "TooLarge" } | { readonly _tag: "Aborted" }
+
+/** The request's body, or `TooLarge` as soon as it is declared or grows over `maxBytes`: the rest is never held. */
+const readBody = (req: IncomingMessage, maxBytes: number): Promise<Body> =>
+  new Promise((resolve) => {
+    if (Number(req.headers["content-length"]) > maxBytes) return resolve({ _tag: "TooLarge" })
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBytes) {
+        chunks.push(chunk)
+        return
+      }
+      req.off("data", onData)
+      chunks.length = 0
+      resolve({ _tag: "TooLarge" })
+    }
+    req.on("data", onData)
+    req.once("end", () => resolve({ _tag: "Body", text: Buffer.concat(chunks).toString("utf8") }))
+    // a client gone before the end; after it, a no-op
+    req.once("error", () => resolve({ _tag: "Aborted" }))
+    req.once("close", () => resolve({ _tag: "Aborted" }))
+  })
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Telegram's update shape: an id, and each kind of content (message, callback_query…) an object. */
+const isUpdate = (value: unknown): value is Update =>
+  isRecord(value) && Number.isSafeInteger(value["update_id"]) &&
+  Object.entries(value).every(([key, item]) => key === "update_id" || isRecord(item))
+
+/** The update in a body, or why there is none. */
+const updateIn = (text: string): Update | string => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return "the body is not JSON"
+  }
+  return isUpdate(value) ? value : "the body is not a Telegram update (an object with a numeric update_id, its content in objects)"
+}
+
+const answer = (res: ServerResponse, status: number, text = "", headers: OutgoingHttpHeaders = {}): void => {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers }).end(text)
+}
+
+/** A refusal closes the connection: whatever the client still sends is not read. */
+const refuse = (res: ServerResponse, status: number, text: string, headers: OutgoingHttpHeaders = {}): void =>
+  answer(res, status, text, { connection: "close", ...headers })
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/**
+ * A webhook: POST on the URL's path with the secret token, `GET /healthz` for load balancers, 404 elsewhere. The
+ * body is read only after the secret matched, up to `maxBodyBytes`, and handed on only when it is an update; a slow
+ * or idle client is cut off by the timeouts. Each refusal the secret's holder caused (413, 400) and each update the
+ * bot failed on is logged; server errors once it listens (e.g. too many open files) are logged and survived.
+ */
+export const startWebhook = async (
+  trade: TradeBot,
+  webhook: Webhook,
+  logger: Logger,
+  limits: Partial<WebhookLimits> = {}
+): Promise<RunningWebhook> => {
+  const { bot } = trade
+  const limit = { ...WEBHOOK_LIMITS, ...limits }
+  bot.botInfo ??= await bot.telegram.getMe()
+  await setMenu(trade)
+  const hookPath = new URL(webhook.url).pathname
+  const secretMatches = secretChecker(webhook.secret)
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? "").split("?")[0]
+    if (path === "/healthz") {
+      return req.method === "GET" || req.method === "HEAD" ? answer(res, 200, "ok") : refuse(res, 405, "", { allow: "GET, HEAD" })
+    }
+    if (path !== hookPath) return refuse(res, 404, "")
+    if (!secretMatches(req.headers[SECRET_HEADER])) return refuse(res, 403, "")
+    if (req.method !== "POST") return refuse(res, 405, "", { allow: "POST" })
+    const body = await readBody(req, limit.maxBodyBytes)
+    if (body._tag === "Aborted") return
+    if (body._tag === "TooLarge") {
+      logger.log("warn", "webhook_refused", { status: 413, detail: `a body over ${limit.maxBodyBytes} bytes` })
+      return refuse(res, 413, `at most ${limit.maxBodyBytes} bytes`)
+    }
+    const update = updateIn(body.text)
+    if (typeof update === "string") {
+      logger.log("warn", "webhook_refused", { status: 400, detail: update })
+      return refuse(res, 400, update)
+    }
+    try {
+      await bot.handleUpdate(update)
+    } catch (error) {
+      // answered 200 all the same: Telegram would deliver the same update again, fail the same way, and hold back
+      // those behind it
+      logger.log("error", "webhook_update_failed", { update: update.update_id, detail: describe(error) })
+    }
+    answer(res, 200)
+  }
+
+  const server = createServer({
+    maxHeaderSize: limit.maxHeaderBytes,
+    headersTimeout: limit.headersTimeoutMs,
+    requestTimeout: limit.requestTimeoutMs,
+    // timeouts are checked this often: a tenth of the shortest, at most every second
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(Math.min(limit.headersTimeoutMs, limit.requestTimeoutMs) / 10))
+  }, (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.log("error", "webhook_server", { detail: describe(error) })
+      if (!res.headersSent) refuse(res, 500, "")
+      else res.destroy()
+    })
+  })
+  server.keepAliveTimeout = limit.keepAliveTimeoutMs
+  server.maxConnections = limit.maxConnections
+  server.maxHeadersCount = limit.maxHeadersCount
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(webhook.port, webhook.host, () => {
+      server.off("error", reject)
+      // an error event without a listener would end the process
+      server.on("error", (error) => logger.log("error", "webhook_server", { detail: describe(error) }))
+      resolve()
+    })
+  })
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeIdleConnections()
+    })
+  try {
+    await bot.telegram.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ALLOWED_UPDATES })
+  } catch (error) {
+    // nothing will come: free the port for the next attempt
+    await close()
+    throw error
+  }
+  const address = server.address() as AddressInfo
+  logger.log("info", "webhook_listening", { host: address.address, port: address.port, path: hookPath })
+  return {
+    port: address.port,
+    // the webhook stays registered: Telegram keeps the updates that arrive until the bot is back
+    stop: async (drainMillis = DRAIN_MILLIS) => {
+      await close()
+      await trade.drain(drainMillis)
+    }
+  }
+}
