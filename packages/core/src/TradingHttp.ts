@@ -28,6 +28,7 @@ import {
 } from "./Errors.js"
 import type { TradeDeskError } from "./Errors.js"
 import { quoteLongIntegers } from "./internal/exactIntegers.js"
+import * as HandOut from "./internal/handOut.js"
 import { ResponseTooLarge } from "./internal/ResponseTooLarge.js"
 import { signedMillis } from "./internal/signedMillis.js"
 import { accountKey, RateLimit } from "./RateLimit.js"
@@ -348,7 +349,8 @@ const make = Effect.gen(function*() {
         })
       ))
 
-  const send = <A>(endpoint: Endpoint<any, A>, wire: { query: string; body: string }, keys?: WriteKeys) =>
+  /** Signs (when the endpoint is signed) and sends one request within the limiter; the answer and the clock it used. */
+  const send = (endpoint: Endpoint<any, any>, wire: { query: string; body: string }, keys?: WriteKeys) =>
     Effect.gen(function*() {
       let headers: Record<string, string> = { "Content-Type": "application/json", ...localeHeader }
       let reading: ClockReading | undefined
@@ -372,12 +374,20 @@ const make = Effect.gen(function*() {
       }
       let request = HttpClientRequest.make(endpoint.method)(urlOf(endpoint, wire.query)).pipe(HttpClientRequest.setHeaders(headers))
       if (endpoint.method === "POST") request = HttpClientRequest.bodyText(request, wire.body, "application/json")
-      const answer = yield* exchange(endpoint, request, keys)
-      const used = reading
-      return yield* used === undefined
-        ? interpret(endpoint, answer)
-        : Effect.catchIf(interpret(endpoint, answer), isClockRefusal, (error) => clockRefused(error, used))
+      return { answer: yield* exchange(endpoint, request, keys), reading }
     })
+
+  /**
+   * One attempt: the limiter's charge is held (the scope) until the answer arrives, and the answer is decoded after the
+   * scope has closed. A closed scope keeps its exit; were the decoded records that exit, a scope object promoted to the
+   * old generation while the call waited would keep them from every young collection until a full one, and each call
+   * would copy and promote its whole answer (measured: twice the collector's work on 2,000 tickers).
+   */
+  const sendAndInterpret = <A>(endpoint: Endpoint<any, A>, wire: { query: string; body: string }, keys?: WriteKeys) =>
+    Effect.flatMap(HandOut.around(send(endpoint, wire, keys), Effect.scoped), ({ answer, reading }) =>
+      reading === undefined
+        ? interpret(endpoint, answer)
+        : Effect.catchIf(interpret(endpoint, answer), isClockRefusal, (error) => clockRefused(error, reading)))
 
   const retryReads = Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(settings.readRetries)))
 
@@ -387,7 +397,7 @@ const make = Effect.gen(function*() {
       onRight: (wire) => {
         // the limiter holds the call's charge until its answer (the scope's end); in wait mode a call refused with 429
         // is sent again after the pause: the exchange refused it before acting, so even order placement is safe to resend
-        const attempt = (keys?: WriteKeys) => limiter.waitOutRefusals(Effect.scoped(send(endpoint, wire, keys)))
+        const attempt = (keys?: WriteKeys) => limiter.waitOutRefusals(sendAndInterpret(endpoint, wire, keys))
         if (endpoint.write !== undefined) {
           const keys: WriteKeys = { clientOids: endpoint.write.clientOids(params), orderIds: endpoint.write.orderIds?.(params) ?? [] }
           // never sent twice: a write whose outcome is unknown is reconciled by its ids, not by sending again
@@ -398,7 +408,14 @@ const make = Effect.gen(function*() {
         const clockChecked = Effect.catchIf(once, isResyncedClockRefusal, () => once)
         return Effect.retry(clockChecked, { schedule: retryReads, while: isTransient })
       }
-    }).pipe(Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...SECRET_HEADERS]))
+    }).pipe(
+      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...SECRET_HEADERS]),
+      // one span per operation, from the endpoint table (services add none: a span keeps the exit it ends with)
+      (traced) =>
+        HandOut.around(traced, Effect.withSpan(`TradeDesk.${endpoint.name}`, {
+          attributes: { "http.request.method": endpoint.method, "url.path": endpoint.path }
+        }))
+    )
 
   return TradingHttp.of({ call })
 })

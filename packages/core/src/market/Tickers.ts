@@ -11,5 +11,5 @@ export class Tickers extends Context.Tag("@tradedesk/core/Tickers")<Tickers, {
 
 export const layer: Layer.Layer<Tickers, never, TradingHttp> = Layer.effect(
   Tickers,
-  Effect.map(TradingHttp, (http) => Tickers.of({ all: Effect.fn("Tickers.all")(() => http.call(Endpoints.tickers, {})) }))
+  Effect.map(TradingHttp, (http) => Tickers.of({ all: () => http.call(Endpoints.tickers, {}) }))
 )
