@@ -1,5 +1,5 @@
 /** Core's Effect services against a running simulator, for one account: each run builds and releases its own layer. */
-import { Effect, Either } from "effect"
+import { Effect, Either, Logger, LogLevel } from "effect"
 import { Decimal, TradeDesk } from "@tradedesk/core"
 import type { TradeDeskError } from "@tradedesk/core"
 import type { DemoAccount, RunningSimulator } from "../src/index.js"
@@ -15,12 +15,13 @@ export const servicesOf = (sim: RunningSimulator, account: DemoAccount = sim.acc
     rateLimit: false
   })
 
-/** Runs `program` with the services; its typed failure comes back as the Left. */
+/** Runs `program` with the services (their info logs, such as the clock offset measured, left out); its typed failure comes back as the Left. */
 export const run = <A>(
   sim: RunningSimulator,
   program: Effect.Effect<A, TradeDeskError, TradeDesk.Services>,
   account?: DemoAccount
-): Promise<Either.Either<A, TradeDeskError>> => Effect.runPromise(Effect.either(program).pipe(Effect.provide(servicesOf(sim, account))))
+): Promise<Either.Either<A, TradeDeskError>> =>
+  Effect.runPromise(Effect.either(program).pipe(Effect.provide(servicesOf(sim, account)), Logger.withMinimumLogLevel(LogLevel.Warning)))
 
 /** Runs `program` and answers its value, throwing its failure. */
 export const ok = async <A>(sim: RunningSimulator, program: Effect.Effect<A, TradeDeskError, TradeDesk.Services>, account?: DemoAccount): Promise<A> => {
