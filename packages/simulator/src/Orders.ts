@@ -18,7 +18,7 @@ import type { BigDecimal } from "effect"
 import type { BatchOrder, PlanOrder } from "@tradedesk/core"
 import { Decimal } from "@tradedesk/core"
 import type { Failure } from "./failures.js"
-import { failure, isFailure } from "./failures.js"
+import { badParameter, failure, isFailure } from "./failures.js"
 import type { MarginMode, Side } from "./Futures.js"
 import { Futures, leverageOf, toUsdt } from "./Futures.js"
 import type { Instrument } from "./instruments.js"
@@ -274,9 +274,16 @@ export class Orders {
       !isDone(order) && (filter.orderId === undefined || order.orderId === filter.orderId) && inWindow(order, filter), filter.limit, filter.page * filter.limit).items
   }
 
-  /** Finished normal orders, newest first. */
+  /**
+   * Finished normal orders: newest first, or, given a `startTime`, the first created from it on, oldest first. The
+   * exchange documents neither order, and its history has no page parameter: only the second lets its `createDate`
+   * serve as a cursor (ask again from the newest creation time seen), as core's `orderHistoryFrom` does.
+   */
   history(uid: string, filter: Window & { readonly limit: number }): ReadonlyArray<Order> {
-    return newestFirst(this.book(uid).orders, (order) => isDone(order) && inWindow(order, filter), filter.limit).items
+    const matches = (order: Order) => isDone(order) && inWindow(order, filter)
+    if (filter.startTime === undefined) return newestFirst(this.book(uid).orders, matches, filter.limit).items
+    // listed when they became normal orders: a triggered plan order was created before orders listed ahead of it
+    return this.book(uid).orders.filter(matches).sort((a, b) => a.createdAt - b.createdAt).slice(0, filter.limit)
   }
 
   detail(uid: string, orderId: string): Order | undefined {
@@ -525,9 +532,10 @@ export class Orders {
   }
 
   /**
-   * The contract's bounds (codes 43005–43011, as listed in the README), client_oid reuse (40305) and, for an order
-   * that may rest (a market order never does), the cap on open orders (43002). `band`: the limit price's bounds in
-   * ticks, by default those of the order's side around the last price.
+   * The contract's bounds (codes 43005–43011, as listed in the README), the preset take-profit and stop-loss
+   * (`checkPresets`), client_oid reuse (40305) and, for an order that may rest (a market order never does), the cap
+   * on open orders (43002). `band`: the limit price's bounds in ticks, by default those of the order's side around the
+   * last price.
    */
   private check(
     uid: string,
@@ -552,11 +560,36 @@ export class Orders {
     }
     const priceUnits = order.price === undefined ? undefined : this.checkPrice(instrument, order.price, "price", band.low, band.high)
     if (isFailure(priceUnits)) return priceUnits
-    // a market order is valued at the last price
+    // a market order is valued, and its take-profit and stop-loss placed, against the last price
     const valuedAt = priceUnits ?? this.market.quote(instrument.symbol)?.last ?? instrument.anchorUnits
+    const presets = this.checkPresets(instrument, order, valuedAt)
+    if (presets) return presets
     const value = rescale(size * BigInt(valuedAt), instrument.sizeDecimals + instrument.priceDecimals, 0)
     if (value > MAX_ORDER_VALUE) return failure("43011", `order value above the maximum of ${MAX_ORDER_VALUE} USDT`)
     return { sizeUnits: Number(size), priceUnits }
+  }
+
+  /**
+   * The preset take-profit and stop-loss: on the tick (43010), and on the right side of the entry (`entryUnits`: the
+   * limit price, or the last price for a market order): above and below it for a long, below and above for a short.
+   * The exchange documents no code for a wrong side; 40017 (parameter verification failed) is used, as the price
+   * itself is not out of bounds (4300x) but at odds with another parameter of the order.
+   */
+  private checkPresets(instrument: Instrument, order: NewOrder, entryUnits: number): Failure | undefined {
+    const side = positionSideOf(order.type)
+    const presets = [
+      { name: "presetTakeProfitPrice", price: order.takeProfitPrice, above: side === "long" },
+      { name: "presetStopLossPrice", price: order.stopLossPrice, above: side === "short" }
+    ]
+    for (const { name, price, above } of presets) {
+      if (price === undefined) continue
+      const units = toUnits(price, instrument.priceDecimals)
+      if (units === undefined) return failure("43010", `${name} must be a multiple of the tick ${format(1, instrument.priceDecimals)}`)
+      if (above ? units <= BigInt(entryUnits) : units >= BigInt(entryUnits)) {
+        return badParameter(`${name} ${Decimal.format(price)} of a ${side} must be ${above ? "above" : "below"} the entry price ${format(entryUnits, instrument.priceDecimals)}`)
+      }
+    }
+    return undefined
   }
 
   /** A price on the tick within `low`…`high` ticks. */

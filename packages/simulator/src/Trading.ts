@@ -114,8 +114,9 @@ export class Trading {
   }
 
   /**
-   * `GET /capi/v2/order/history`: finished orders, newest first. `createDate` is read both ways the docs give it: up
-   * to 90 it is a number of days back from now, above that a time in ms (orders created then or later).
+   * `GET /capi/v2/order/history`: finished orders, newest first; with `createDate`, those created from it on, oldest
+   * first (see `Orders.history`). `createDate` is read both ways the docs give it: up to 90 it is a number of days back
+   * from now, above that a time in ms.
    */
   orderHistory(call: Call, account: DemoAccount): Answer {
     return withFields(queryFields(call.query), (fields) => {

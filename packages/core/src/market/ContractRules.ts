@@ -11,7 +11,8 @@
  * - Leverage lies within `minLeverage`…`maxLeverage`.
  * - The price band: a buy's limit price may be at most `reference × (1 + buyLimitPriceRatio)`, a sell's at least
  *   `reference × (1 − sellLimitPriceRatio)`. Orders resting away from the market on their passive side are not
- *   limited. The reference is the caller's: the mark price is the safer one (the exchange does not say which it uses).
+ *   limited. The reference is the caller's: the mark price is the safer one (the exchange does not say which it uses);
+ *   for a plan order's execution price, its trigger price (the market's price when it executes).
  * - A step that is zero or negative, or of more than 18 places, is a broken contract: its step rule is not applied.
  * - Take-profit and stop-loss lie on the right side of the entry (the limit price, or the reference price for a market
  *   order): above and below it for a long, below and above for a short.

@@ -71,9 +71,9 @@ export class Orders extends Context.Tag("@tradedesk/core/Orders")<Orders, {
    * page asks from the newest creation time seen, and the walk ends at a short page or one with nothing new.
    */
   readonly orderHistoryFrom: (params: OrderHistoryRequest & { readonly since: TimeInput }) => Stream.Stream<Order, TradeDeskError>
-  /** Every fill within the range, oldest window first, each once. */
+  /** Every fill within the range, oldest first, each once. */
   readonly fillsInRange: (range: FillsRange) => Stream.Stream<Fill, TradeDeskError>
-  /** Every plan order of the symbol created within the range, oldest window first, each once. */
+  /** Every plan order of the symbol created within the range, oldest first, each once. */
   readonly planOrderHistoryInRange: (range: PlanOrderHistoryRange) => Stream.Stream<PlanOrder, TradeDeskError>
 }>() {}
 
@@ -91,15 +91,18 @@ const onceEach = <A, E>(stream: Stream.Stream<A, E>, idOf: (item: A) => string):
   })
 
 /**
- * The items of a time range, asked for window by window. Windows share their boundary millisecond, so an item there is
- * found whether the exchange's end is inclusive or not (`onceEach` drops the double); a window the exchange says holds
- * more is split in two and asked again, down to two milliseconds.
+ * The items of a time range, asked for window by window, each window's items oldest first by `timeOf` (the exchange
+ * answers newest first). Windows share their boundary millisecond, so an item there is found whether the exchange's
+ * end is inclusive or not (`onceEach` drops the double); a window the exchange says holds more is split in two and
+ * asked again, down to two milliseconds.
  */
 const windowed = <A>(
   endpoint: EndpointName,
   range: TimeRange,
+  timeOf: (item: A) => DateTime.Utc,
   fetch: (from: number, to: number) => Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly more: boolean }, TradeDeskError>
 ): Stream.Stream<A, TradeDeskError> => {
+  const oldestFirst = (items: ReadonlyArray<A>) => [...items].sort((a, b) => DateTime.toEpochMillis(timeOf(a)) - DateTime.toEpochMillis(timeOf(b)))
   const bounds = Schema.decodeUnknownEither(Schema.Tuple(TimeInput, TimeInput))([range?.startTime, range?.endTime])
   if (Either.isLeft(bounds)) {
     return Stream.fail(new InputError({ endpoint, field: "range", reason: "startTime and endTime must be times (epoch milliseconds, a Date or a DateTime)" }))
@@ -110,7 +113,7 @@ const windowed = <A>(
   const windowItems = (from: number, to: number): Stream.Stream<A, TradeDeskError> =>
     Stream.unwrap(Effect.map(fetch(from, to), ({ items, more }) =>
       !more || to - from < 2
-        ? Stream.fromIterable(items)
+        ? Stream.fromIterable(oldestFirst(items))
         : Stream.concat(windowItems(from, from + Math.floor((to - from) / 2)), windowItems(from + Math.floor((to - from) / 2), to))))
   return Stream.iterate(start, (from) => from + width).pipe(
     Stream.takeUntil((from) => from + width >= end),
@@ -157,7 +160,7 @@ const make = Effect.map(TradingHttp, (http) => {
 
   const fillsInRange = (range: FillsRange): Stream.Stream<Fill, TradeDeskError> =>
     onceEach(
-      windowed("fills", range, (startTime, endTime) =>
+      windowed("fills", range, (fill) => fill.createdAt, (startTime, endTime) =>
         Effect.map(
           fills({ symbol: range.symbol, orderId: range.orderId, startTime, endTime, limit: MAX_FILLS_LIMIT }),
           (page) => ({ items: page.fills, more: page.more })
@@ -167,7 +170,7 @@ const make = Effect.map(TradingHttp, (http) => {
 
   const planOrderHistoryInRange = (range: PlanOrderHistoryRange): Stream.Stream<PlanOrder, TradeDeskError> =>
     onceEach(
-      windowed("planOrderHistory", range, (startTime, endTime) =>
+      windowed("planOrderHistory", range, (order) => order.createdAt, (startTime, endTime) =>
         Effect.map(
           planOrderHistory({ symbol: range.symbol, startTime, endTime, type: range.type, pageSize: MAX_PLAN_HISTORY_PAGE }),
           // a full page counts as more, whatever `nextPage` says: the flag is only in the sample
