@@ -3,8 +3,10 @@
  * fake transport that serves a large account and counts the requests.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { AffiliateStats, Decimal, SpotBills, TradingHttp } from "@tradedesk/core"
-import type { AffiliateUserStats, Endpoints, SpotBill } from "@tradedesk/core"
+import { AffiliateStats, Decimal, SpotBills } from "@tradedesk/core"
+import type { AffiliateUserStats, SpotBill } from "@tradedesk/core"
+import { TradingHttp } from "@tradedesk/core/transport"
+import type { Endpoints } from "@tradedesk/core/transport"
 import { DateTime, Effect, Fiber, Layer, TestClock } from "effect"
 import * as AffiliateBook from "../src/features/affiliate/AffiliateBook.js"
 import { exportBills } from "../src/features/bills/bills.js"

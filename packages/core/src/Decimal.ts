@@ -4,7 +4,9 @@
  * The exchange sends every amount as a decimal string. These helpers keep the value exact (`BigDecimal`) and keep its
  * scale, so `"65000.10"` decodes and formats back to `"65000.10"` and a bot shows the number as the exchange sent it.
  */
-import { BigDecimal, ParseResult, Schema } from "effect"
+import * as BigDecimal from "effect/BigDecimal"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 /**
  * The longest decimal string read by default, in characters: far beyond any price or amount, and short enough that a

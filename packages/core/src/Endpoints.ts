@@ -3,7 +3,7 @@
  * schema (caller's parameters ⇄ wire query or body) and response decoder. Services pick their entry; only the
  * transport reads it. Besides the five operations of interface.md: the exchange's server time.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as AffiliateUserStats from "./affiliate/AffiliateUserStats.js"
 import * as BatchOrder from "./orders/BatchOrder.js"
 import type { EndpointName } from "./Errors.js"

@@ -6,7 +6,7 @@
  * RateLimitError names). A write whose request may have reached the exchange without a readable answer is never
  * retryable: it fails with an OutcomeUnknownError.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { signedMillis } from "./internal/signedMillis.js"
 
 export const EndpointName = Schema.Literal(

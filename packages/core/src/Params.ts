@@ -2,7 +2,10 @@
  * Building blocks of request parameters: what callers pass (Type) and what goes on the wire (Encoded).
  * Encoding a request validates it, so bad input is refused before any request is made.
  */
-import { DateTime, Option, ParseResult, Schema } from "effect"
+import * as DateTime from "effect/DateTime"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 /** Futures symbols are lower case with the `cmt_` prefix, e.g. `cmt_btcusdt`. */
 export const FuturesSymbol = Schema.String.pipe(

@@ -19,8 +19,14 @@
  * Order writes (`writesOrders`) come first: they queue ahead of reads and may use the whole budget, while reads may use
  * only the budget less the order reserve (`rateLimit.orderReserve`), so an order is never stuck behind a crowd of reads.
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Queue } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
 import type { Endpoint } from "./Endpoints.js"
 import { ConfigError, RateLimitError } from "./Errors.js"

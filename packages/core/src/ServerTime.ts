@@ -2,7 +2,11 @@
  * The exchange's clock (`GET /capi/v2/market/time`, FACTS-trading.md §9): public, weight IP 1. The transport keeps its
  * own offset from it for signing; this service is for callers who want to see the time themselves.
  */
-import { Context, DateTime, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Endpoints from "./Endpoints.js"
 import { DecodeError } from "./Errors.js"
 import type { TradeDeskError } from "./Errors.js"

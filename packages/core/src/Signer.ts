@@ -3,7 +3,7 @@
  * keyed with the API secret. The caller signs the exact query and body text it then sends.
  */
 import { createHmac } from "node:crypto"
-import { Redacted } from "effect"
+import * as Redacted from "effect/Redacted"
 
 export interface SignInput {
   /** epoch milliseconds as sent in ACCESS-TIMESTAMP */

@@ -2,8 +2,8 @@
  * All the services (the five operations and the server time) over one transport, one rate limiter and one HTTP
  * client: the layer an application provides.
  */
-import type { HttpClient } from "@effect/platform"
-import { Layer } from "effect"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Layer from "effect/Layer"
 import * as AffiliateStats from "./affiliate/AffiliateStats.js"
 import * as BatchOrders from "./orders/BatchOrders.js"
 import type { ConfigError } from "./Errors.js"

@@ -3,8 +3,15 @@
  * rate-limit budgets, caps on answers. Given in code with `layer(options)` or read from the environment with
  * `layerFromEnv`; a problem is a ConfigError value naming the option or variable, never an exception.
  */
-import { Config, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
-import type { ConfigError as EffectConfigError } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type * as EffectConfigError from "effect/ConfigError"
 import { ConfigError } from "./Errors.js"
 
 export const PRODUCTION_FUTURES_BASE_URL = "https://api-contract.weex.com"

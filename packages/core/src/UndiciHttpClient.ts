@@ -14,8 +14,11 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { Effect, Inspectable, Layer, Option, Stream } from "effect"
-import { Agent, request } from "undici"
+import * as Effect from "effect/Effect"
+import * as Inspectable from "effect/Inspectable"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type { Dispatcher } from "undici"
 import { ResponseTooLarge } from "./internal/ResponseTooLarge.js"
 import { TradeDeskConfig } from "./TradeDeskConfig.js"
@@ -141,6 +144,8 @@ export const layer: Layer.Layer<HttpClient.HttpClient, never, TradeDeskConfig> =
   HttpClient.HttpClient,
   Effect.gen(function*() {
     const { maxResponseBytes } = yield* TradeDeskConfig
+    // loaded with the layer, not with core: importing undici installs its global dispatcher on globalThis
+    const { Agent, request } = yield* Effect.promise(() => import("undici"))
     const dispatcher = yield* Effect.acquireRelease(
       Effect.sync(() => new Agent({ keepAliveTimeout: 10_000, connections: 64, connect: { timeout: CONNECT_TIMEOUT_MILLIS } })),
       (agent) => Effect.promise(() => agent.close())

@@ -3,8 +3,11 @@
  * Methods resolve to the decoded domain values and reject with the typed errors (`InputError`, `ExchangeApiError`, …).
  * `createClient` never throws: invalid options make every call reject with the ConfigError that names the option.
  */
-import { Cause, Effect, Exit, ManagedRuntime } from "effect"
-import type { DateTime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as DateTime from "effect/DateTime"
 import { setMaxListeners } from "node:events"
 import { ClientClosedError, OutcomeUnknownError, TransportError } from "./Errors.js"
 import type { EndpointName } from "./Errors.js"

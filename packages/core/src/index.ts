@@ -1,16 +1,14 @@
-// The client: configuration, transport, limiter, errors and the Promise facade.
+// The client: configuration, HTTP client, limiter, errors and the Promise facade (the transport's plumbing is in
+// transport.ts, the package's "./transport" entry).
 export { createClient } from "./client.js"
 export type { TradeDeskClient } from "./client.js"
 export * as Decimal from "./Decimal.js"
-export * as Endpoints from "./Endpoints.js"
 export * from "./Errors.js"
 export * as Params from "./Params.js"
 export * as RateLimit from "./RateLimit.js"
 export * as ServerTime from "./ServerTime.js"
-export * as Signer from "./Signer.js"
 export * as TradeDesk from "./TradeDesk.js"
 export * as TradeDeskConfig from "./TradeDeskConfig.js"
-export * as TradingHttp from "./TradingHttp.js"
 export * as UndiciHttpClient from "./UndiciHttpClient.js"
 // Orders: normal, batch and plan (trigger) orders, cancels, fills.
 export * as BatchOrder from "./orders/BatchOrder.js"

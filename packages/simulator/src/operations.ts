@@ -3,7 +3,7 @@
  * take theirs from core's endpoint table, so client and server agree; the others take the weights of
  * FACTS-trading.md §2.
  */
-import { Endpoints } from "@tradedesk/core"
+import { Endpoints } from "@tradedesk/core/transport"
 import type { EndpointName } from "@tradedesk/core"
 import type { Call, Exchange } from "./Exchange.js"
 import type { Failure } from "./failures.js"

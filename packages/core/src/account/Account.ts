@@ -3,7 +3,9 @@
  * two writes that change leverage and margin mode. The writes are never retried; the exchange acknowledges them with
  * `{ code: "200", msg: "success" }` and nothing else, so they resolve to nothing.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import { TradingHttp } from "../TradingHttp.js"

@@ -2,7 +2,7 @@
  * The futures account's settings and collateral (`GET /capi/v2/account/getAccounts`, FACTS-trading.md §6.2): fees,
  * margin and position modes, leverage per symbol, and the collateral per coin with its running totals.
  */
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 
 /**

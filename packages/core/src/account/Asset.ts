@@ -2,7 +2,7 @@
  * Balances per coin: the futures account (`GET /capi/v2/account/assets`, FACTS-trading.md §6.1) and the spot account
  * (`GET /api/v2/account/assets` on the spot host, §11).
  */
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 
 const futuresRecord = W.record({

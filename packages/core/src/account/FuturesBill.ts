@@ -2,7 +2,7 @@
  * The futures account's ledger (`POST /capi/v2/account/bills`, FACTS-trading.md §6.4): one page of balance changes.
  * Bill ids are JSON numbers above 2^53: the endpoint reads them exactly (`exactIntegers`) as strings.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol, MillisBody, orderedWindow } from "../Params.js"
 

@@ -2,7 +2,7 @@
  * Leverage and margin mode (FACTS-trading.md §8): the leverage settings per symbol (`GET /capi/v2/account/settings`)
  * and the two writes that change them (`POST /capi/v2/account/leverage`, `/account/position/changeHoldModel`).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { BigDecimalValue, DecimalFromString } from "../Decimal.js"
 import { MarginModeFromCode } from "../orders/BatchOrder.js"
 import * as W from "../internal/wireRecord.js"

@@ -1,7 +1,7 @@
 /**
  * Spot account bills, the ledger (interface.md §2.5, §4.4).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { MillisBody, orderedWindow } from "../Params.js"
 

@@ -1,5 +1,10 @@
 /** Spot account bills, the ledger (interface.md §4.4): one page, or walked back in time page after page. */
-import { Context, DateTime, Effect, Layer, Option, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import { MAX_BILLS_LIMIT } from "./SpotBill.js"

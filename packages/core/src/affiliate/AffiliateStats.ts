@@ -1,5 +1,9 @@
 /** Trade and asset statistics of invited users, for an affiliate (agent) account (interface.md §4.5). */
-import { Context, Effect, Layer, Option, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type { AffiliatePage, AffiliateStatsRequest, AffiliateUserStats } from "./AffiliateUserStats.js"
 import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"

@@ -1,7 +1,7 @@
 /**
  * Trade and asset statistics of the users an affiliate (agent) account invited (interface.md §2.6, §4.5).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
 

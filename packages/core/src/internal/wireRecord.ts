@@ -7,8 +7,13 @@
  * value does the full Schema run, to accept what it accepts or to report exactly what is wrong. Both build their
  * values with Effect's public constructors only (`BigDecimal.make`, `DateTime.unsafeMake`, `Option.some`).
  */
-import { DateTime, Either, Option, ParseResult, Predicate, Schema } from "effect"
-import type { BigDecimal } from "effect"
+import * as DateTime from "effect/DateTime"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import type * as BigDecimal from "effect/BigDecimal"
 import * as Decimal from "../Decimal.js"
 
 /** What a fast decoder returns for a value it refuses. */

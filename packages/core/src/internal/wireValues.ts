@@ -2,7 +2,9 @@
  * Decimals the futures answers send as JSON numbers (FACTS-trading.md §1): numbers and decimal strings are both read;
  * encoding gives the number, the form of the official samples.
  */
-import { BigDecimal, ParseResult, Schema } from "effect"
+import * as BigDecimal from "effect/BigDecimal"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import * as Decimal from "../Decimal.js"
 
 /**

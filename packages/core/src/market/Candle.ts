@@ -2,7 +2,7 @@
  * Candlesticks of one symbol (`GET /capi/v2/market/candles`, FACTS-trading.md §10.3). The answer is an array of
  * arrays of strings: `[time, open, high, low, close, base volume, quote volume]`.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { BigDecimalValue, DecimalFromString } from "../Decimal.js"
 import * as W from "../internal/wireRecord.js"
 import { EpochMillisString } from "../internal/wireRecord.js"

@@ -2,7 +2,7 @@
  * Contract information (`GET /capi/v2/market/contracts`, FACTS-trading.md §7): the trading rules of each futures
  * symbol. Read them through `ContractRules`, which says how the precision fields combine.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DecimalFromNumber } from "../internal/wireValues.js"
 import { FuturesSymbol } from "../Params.js"

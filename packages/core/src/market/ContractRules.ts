@@ -17,7 +17,8 @@
  * - Take-profit and stop-loss lie on the right side of the entry (the limit price, or the reference price for a market
  *   order): above and below it for a long, below and above for a short.
  */
-import { BigDecimal, Option } from "effect"
+import * as BigDecimal from "effect/BigDecimal"
+import * as Option from "effect/Option"
 import * as Decimal from "../Decimal.js"
 import type { Contract } from "./Contract.js"
 

@@ -1,7 +1,7 @@
 /**
  * The order book of one symbol (`GET /capi/v2/market/depth`, FACTS-trading.md §10.2): asks and bids as price levels.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { BigDecimalValue, DecimalFromString } from "../Decimal.js"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"

@@ -3,7 +3,12 @@
  * candles. Contracts rarely change: `contract(symbol)` serves them from a cache of the whole list, refreshed after
  * `CONTRACTS_TTL`, so checking an order against its rules (`ContractRules.check`) costs no request.
  */
-import { Cache, Context, Duration, Effect, Exit, Layer } from "effect"
+import * as Cache from "effect/Cache"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Endpoints from "../Endpoints.js"
 import { InputError } from "../Errors.js"
 import type { TradeDeskError } from "../Errors.js"

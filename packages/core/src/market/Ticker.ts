@@ -1,7 +1,7 @@
 /**
  * A market ticker (interface.md §2.4): one record per futures trading pair, from `GET /capi/v2/market/tickers`.
  */
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 
 const record = W.record({

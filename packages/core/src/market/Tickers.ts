@@ -1,5 +1,7 @@
 /** Market tickers of every futures pair (interface.md §4.3): public, weight 40. */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import type { Ticker } from "./Ticker.js"

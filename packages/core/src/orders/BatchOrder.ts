@@ -1,7 +1,8 @@
 /**
  * Batch order placement (interface.md §2.2, §2.3, §4.2): up to 20 orders for one futures symbol in one call.
  */
-import { BigDecimal, Schema } from "effect"
+import * as BigDecimal from "effect/BigDecimal"
+import * as Schema from "effect/Schema"
 import * as Decimal from "../Decimal.js"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"

@@ -2,7 +2,9 @@
  * Batch order placement (interface.md §4.2): up to 20 orders for one symbol. Results come per order; a batch may be
  * partly accepted. Never retried: a lost answer is reconciled by the orders' `client_oid`s.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { withDefaults } from "./BatchOrder.js"
 import type { BatchOrdersInput, BatchOrdersResponse } from "./BatchOrder.js"
 import * as Endpoints from "../Endpoints.js"

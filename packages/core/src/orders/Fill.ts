@@ -2,7 +2,8 @@
  * Fills (trade details) of futures orders, `GET /capi/v2/order/fills` (FACTS-trading.md §3.4). The answer is
  * `{ list, nextFlag, totals }`; its ids are JSON numbers, read exactly.
  */
-import { BigDecimal, Schema } from "effect"
+import * as BigDecimal from "effect/BigDecimal"
+import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
 

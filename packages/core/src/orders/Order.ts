@@ -3,7 +3,7 @@
  * §3.1–3.3). Unlike plan orders, these answers name their codes with words (`open`, `filled`, `open_long`, `ioc`),
  * kept as the exchange sends them.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, IntQuery, MillisQuery } from "../Params.js"
 

@@ -4,7 +4,14 @@
  * never retried: a lost answer is an OutcomeUnknownError naming the ids to look up. The paged reads also come as
  * streams that fetch a page only when the one before is used up.
  */
-import { Context, DateTime, Effect, Either, Layer, Option, Schema, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as Endpoints from "../Endpoints.js"
 import { InputError } from "../Errors.js"
 import type { EndpointName, TradeDeskError } from "../Errors.js"

@@ -1,7 +1,7 @@
 /**
  * Plan (trigger) orders (interface.md §2.1) and the codes shared with order placement: `type`, `order_type`, `status`.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
 

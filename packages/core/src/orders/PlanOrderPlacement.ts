@@ -2,7 +2,9 @@
  * Placing a plan (trigger) order, `POST /capi/v2/order/plan_order` (FACTS-trading.md §4.5), and its history,
  * `GET /capi/v2/order/historyPlan` (§4.4). Plan orders read back with the numeric codes of `PlanOrder`.
  */
-import { Either, ParseResult, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { ClientOid, MarginModeFromCode, NewOrderType, PositiveDecimal, PriceModeFromCode } from "./BatchOrder.js"
 import type { MarginMode, PriceMode } from "./BatchOrder.js"
 import * as W from "../internal/wireRecord.js"

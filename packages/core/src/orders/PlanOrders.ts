@@ -1,5 +1,10 @@
 /** Current plan (trigger) orders (interface.md §4.1), one page or walked over a time range. */
-import { Context, Effect, Either, Layer, Schema, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as Endpoints from "../Endpoints.js"
 import { InputError } from "../Errors.js"
 import type { TradeDeskError } from "../Errors.js"

@@ -2,7 +2,10 @@
  * Open positions (`GET /capi/v2/account/position/allPosition` and `singlePosition`, FACTS-trading.md §5): both answer
  * a bare array of the same records. Ids are JSON numbers (some above 2^53), read exactly as strings.
  */
-import { BigDecimal, Option, ParseResult, Schema } from "effect"
+import * as BigDecimal from "effect/BigDecimal"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { MarginModeNames } from "../account/AccountInfo.js"
 import * as W from "../internal/wireRecord.js"
 import { DecimalFromLooseString } from "../internal/wireValues.js"

@@ -1,5 +1,7 @@
 /** Open positions (FACTS-trading.md §5): all of them, or one symbol's (one record per side in hedge mode). */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import { TradingHttp } from "../TradingHttp.js"
