@@ -1,6 +1,10 @@
 // The client: configuration, transport, limiter, errors and the Promise facade.
 export { createClient } from "./client.js"
-export type { TradeDeskClient } from "./client.js"
+export type { BatchOrdersInput, CallOptions, PlacePlanOrderInput, PlainOrderInput, TradeDeskClient } from "./client.js"
+export { AbortedError, isTradeDeskError, UnexpectedError } from "./facade/errors.js"
+export type { TradeDeskClientError } from "./facade/errors.js"
+export type { DecimalInput } from "./facade/inputs.js"
+export type * as Plain from "./facade/records.js"
 export * as Decimal from "./Decimal.js"
 export * as Endpoints from "./Endpoints.js"
 export * from "./Errors.js"
