@@ -22,6 +22,7 @@ import * as Ticker from "../src/market/Ticker.js"
 import { Tickers } from "../src/market/Tickers.js"
 import { BatchOrders } from "../src/orders/BatchOrders.js"
 import * as Order from "../src/orders/Order.js"
+import * as PlanOrder from "../src/orders/PlanOrder.js"
 import { Orders } from "../src/orders/Orders.js"
 import * as Position from "../src/positions/Position.js"
 import { PlanOrders } from "../src/orders/PlanOrders.js"
@@ -232,7 +233,7 @@ describe("plain records", () => {
       high_24h: decimalText,
       last: decimalText,
       low_24h: decimalText,
-      timestamp: fc.oneof(fc.stringMatching(/^\d{1,14}$/), fc.constant("-1")),
+      timestamp: fc.oneof(fc.stringMatching(/^\d{1,17}$/), fc.constantFrom("-1", "", "1.5", "8640000000000000", "8640000000000001")),
       volume_24h: decimalText,
       priceChangePercent: decimalText,
       base_volume: decimalText,
@@ -243,7 +244,12 @@ describe("plain records", () => {
   })
 
   it("the plain decoder agrees with the domain decoder on encoded domain records of orders, positions and accounts (property)", () => {
-    const cases: Array<[string, Codec<any, any>]> = [["order", Order.OrderList], ["position", Position.PositionList], ["account", AccountInfo.AccountInfoResult]]
+    const cases: Array<[string, Codec<any, any>]> = [
+      ["order", Order.OrderList],
+      ["plan order", PlanOrder.PlanOrderList],
+      ["position", Position.PositionList],
+      ["account", AccountInfo.AccountInfoResult]
+    ]
     for (const [, codec] of cases) {
       const wire = Arbitrary.make(codec.schema).map((value) => Schema.encodeSync(codec.schema)(value))
       fc.assert(fc.property(wire, (value) => agrees(codec, JSON.parse(JSON.stringify(value)))), { seed: 11, numRuns: 50 })

@@ -36,11 +36,12 @@ type AnyField = Field<Schema.Struct.Field, unknown>
 
 /**
  * What a field holds, for decoders that read the same tables into other values under the same rules (the Promise
- * facade's plain records): an exact decimal (present, `maybe` or `optional` as on the wire) or a nested list of
- * records. A field without a kind is read by its own decoder.
+ * facade's plain records): an exact decimal or epoch milliseconds as a digit string (present, `maybe` or `optional`
+ * as on the wire), or a nested list of records. A field without a kind is read by its own decoder.
  */
 export type FieldKind =
   | { readonly _tag: "decimal"; readonly presence: "required" | "maybe" | "optional" }
+  | { readonly _tag: "epochMillis"; readonly presence: "required" | "maybe" }
   | { readonly _tag: "records"; readonly fields: Record<string, AnyField> }
 
 const renamed = <S extends Schema.Schema.All>(schema: S, wireKey: string) =>
@@ -187,21 +188,18 @@ export const integer = (wireKey: string) =>
 export const boolean = (wireKey: string) =>
   plain(wireKey, renamed(Schema.Boolean, wireKey), (wire): boolean | Invalid => (typeof wire === "boolean" ? wire : INVALID))
 
-const decimalOf = <F>(make: (wireKey: string) => F, presence: "required" | "maybe" | "optional") => {
-  const kind: FieldKind = { _tag: "decimal", presence }
-  return (wireKey: string) => ({ ...make(wireKey), kind })
-}
+const withKind = <F>(make: (wireKey: string) => F, kind: FieldKind) => (wireKey: string) => ({ ...make(wireKey), kind })
 
 /** An exact decimal that is always present. */
-export const decimal = decimalOf(required(DecimalScalar), "required")
+export const decimal = withKind(required(DecimalScalar), { _tag: "decimal", presence: "required" })
 /** A decimal the exchange sends as `""` (or `null`) when there is none yet, e.g. the average price of an unfilled order. */
-export const maybeDecimal = decimalOf(maybe(DecimalScalar), "maybe")
+export const maybeDecimal = withKind(maybe(DecimalScalar), { _tag: "decimal", presence: "maybe" })
 /** A decimal the exchange may omit altogether (or send as `null`), e.g. a ticker's mark price. */
-export const optionalDecimal = decimalOf(optional(DecimalScalar), "optional")
+export const optionalDecimal = withKind(optional(DecimalScalar), { _tag: "decimal", presence: "optional" })
 /** Epoch milliseconds, always present. */
-export const timestamp = required(MillisScalar)
+export const timestamp = withKind(required(MillisScalar), { _tag: "epochMillis", presence: "required" })
 /** A time the exchange sends as `""` (or `null`) until the event happened, e.g. when a plan order triggered. */
-export const maybeTimestamp = maybe(MillisScalar)
+export const maybeTimestamp = withKind(maybe(MillisScalar), { _tag: "epochMillis", presence: "maybe" })
 
 /** A message listing the allowed values, in place of Schema's "Expected <first value>". */
 export const oneOf = (values: ReadonlyArray<unknown>) => (issue: ParseResult.ParseIssue) => ({
