@@ -1,163 +1,385 @@
 /**
- * A Promise facade for applications that do not use Effect: the same services, one runtime built once per client.
- * Methods resolve to the decoded domain values and reject with the typed errors (`InputError`, `ExchangeApiError`, …).
- * `createClient` never throws: invalid options make every call reject with the ConfigError that names the option.
+ * The Promise facade for applications in plain JavaScript: the same operations as the services, one runtime built
+ * once per client, and plain values (`Plain.*` records: decimals as exact decimal strings, times as `Date`s, missing
+ * values as `undefined`). Methods reject with core's errors (`isTradeDeskError`); every method takes an optional last
+ * argument `{ signal }`. `createClient` never throws: invalid options make every call reject with the ConfigError
+ * that names the option.
+ *
+ * Where a service method is its endpoint and nothing more, the facade calls the transport with the endpoint's plain
+ * decoder, which reads the answer straight into plain records; where a service adds something (defaults, a cache, a
+ * time check, paging), it calls the service and makes the value plain.
  */
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import type * as DateTime from "effect/DateTime"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { setMaxListeners } from "node:events"
-import { ClientClosedError, OutcomeUnknownError, TransportError } from "./Errors.js"
-import type { EndpointName } from "./Errors.js"
-import { AffiliateStats } from "./affiliate/AffiliateStats.js"
-import type { AffiliatePage, AffiliateStatsRequest } from "./affiliate/AffiliateUserStats.js"
-import type { BatchOrdersInput, BatchOrdersResponse } from "./orders/BatchOrder.js"
-import { BatchOrders } from "./orders/BatchOrders.js"
-import type {
-  CancelAllOrdersInput,
-  CancelledOrder,
-  CancelOrderRequest,
-  CancelOrdersRequest,
-  CancelOrdersResult,
-  CancelPlanOrderRequest,
-  CancelResult,
-  ClosedPosition,
-  ClosePositionsRequest
-} from "./orders/Cancel.js"
-import type { FillsPage, FillsRequest } from "./orders/Fill.js"
-import type { OpenOrdersRequest, Order, OrderDetailRequest, OrderHistoryRequest } from "./orders/Order.js"
-import { Orders } from "./orders/Orders.js"
-import type { PlacePlanOrderInput, PlanOrderAck, PlanOrderHistoryPage, PlanOrderHistoryRequest } from "./orders/PlanOrderPlacement.js"
-import type { PlanOrder, PlanOrdersRequest } from "./orders/PlanOrder.js"
-import { PlanOrders } from "./orders/PlanOrders.js"
-import { ServerTime } from "./ServerTime.js"
-import type { SpotBill, SpotBillsRequest } from "./account/SpotBill.js"
+import type { AccountSettingsRequest, SetLeverageRequest, SetMarginModeRequest } from "./account/Leverage.js"
+import type { FuturesBillsRequest } from "./account/FuturesBill.js"
+import type { SpotBillsRequest } from "./account/SpotBill.js"
 import { SpotBills } from "./account/SpotBills.js"
-import type { Ticker } from "./market/Ticker.js"
-import { Tickers } from "./market/Tickers.js"
-import * as TradeDesk from "./TradeDesk.js"
-import type { Options } from "./TradeDeskConfig.js"
-import { onWriteSent } from "./TradingHttp.js"
-import type { WriteKeys } from "./TradingHttp.js"
-import type { Candle, CandlesRequest } from "./market/Candle.js"
-import type { Contract, ContractsRequest } from "./market/Contract.js"
-import type { Depth, DepthRequest } from "./market/Depth.js"
+import { AffiliateStats } from "./affiliate/AffiliateStats.js"
+import type { AffiliateStatsRequest } from "./affiliate/AffiliateUserStats.js"
+import * as Endpoints from "./Endpoints.js"
+import type { Endpoint } from "./Endpoints.js"
+import { ClientClosedError, OutcomeUnknownError, TransportError } from "./Errors.js"
+import type { InputError } from "./Errors.js"
+import type { EndpointName, TradeDeskError } from "./Errors.js"
+import { AbortedError, isTradeDeskError, UnexpectedError } from "./facade/errors.js"
+import { withDecimals } from "./facade/inputs.js"
+import type { WithDecimalInputs } from "./facade/inputs.js"
+import type * as Plain from "./facade/records.js"
+import { plainCodec, toPlain } from "./internal/plainRecord.js"
+import type { Plain as PlainOf } from "./internal/plainRecord.js"
+import type { CandlesRequest } from "./market/Candle.js"
+import type { ContractsRequest } from "./market/Contract.js"
+import type { DepthRequest } from "./market/Depth.js"
 import { Market } from "./market/Market.js"
-import { Account } from "./account/Account.js"
-import type { AccountInfo } from "./account/AccountInfo.js"
-import type { FuturesAsset, SpotAsset } from "./account/Asset.js"
-import type { FuturesBillPage, FuturesBillsRequest } from "./account/FuturesBill.js"
-import type { AccountSettingsRequest, LeverageSetting, SetLeverageRequest, SetMarginModeRequest } from "./account/Leverage.js"
-import type { Position, PositionRequest } from "./positions/Position.js"
-import { Positions } from "./positions/Positions.js"
+import type { OrderInput } from "./orders/BatchOrder.js"
+import type { BatchOrdersInput as DomainBatchOrdersInput } from "./orders/BatchOrder.js"
+import { BatchOrders } from "./orders/BatchOrders.js"
+import type { CancelAllOrdersInput, CancelOrderRequest, CancelOrdersRequest, CancelPlanOrderRequest, ClosePositionsRequest } from "./orders/Cancel.js"
+import type { FillsRequest } from "./orders/Fill.js"
+import type { OpenOrdersRequest, OrderDetailRequest, OrderHistoryRequest } from "./orders/Order.js"
+import { Orders } from "./orders/Orders.js"
+import type { FillsRange, PlanOrderHistoryRange } from "./orders/Orders.js"
+import type { PlanOrdersRequest } from "./orders/PlanOrder.js"
+import type { PlacePlanOrderInput as DomainPlacePlanOrderInput, PlanOrderHistoryRequest } from "./orders/PlanOrderPlacement.js"
+import { PlanOrders } from "./orders/PlanOrders.js"
+import type { TimeRange } from "./orders/PlanOrders.js"
+import type { TimeInput } from "./Params.js"
+import type { PositionRequest } from "./positions/Position.js"
+import * as RateLimit from "./RateLimit.js"
+import { ServerTime } from "./ServerTime.js"
+import * as TradeDesk from "./TradeDesk.js"
+import * as TradeDeskConfig from "./TradeDeskConfig.js"
+import type { Options } from "./TradeDeskConfig.js"
+import { layer as transportLayer, onWriteSent, TradingHttp } from "./TradingHttp.js"
+import type { WriteKeys } from "./TradingHttp.js"
+import * as UndiciHttpClient from "./UndiciHttpClient.js"
+
+/** The optional last argument of every method. */
+export interface CallOptions {
+  /**
+   * Stops the call: it rejects with an AbortedError, or, for a write whose request was already sent, with an
+   * OutcomeUnknownError naming the ids to look it up by (it may still have reached the exchange).
+   */
+  readonly signal?: AbortSignal
+}
+
+/** An order to place: sizes and prices as decimal strings (`"0.3"`), `BigDecimal`s or whole numbers. */
+export type PlainOrderInput = WithDecimalInputs<OrderInput>
+
+export interface BatchOrdersInput extends Omit<DomainBatchOrdersInput, "orders"> {
+  /** wire `orderDataList`: 1 to 20 orders */
+  readonly orders: ReadonlyArray<PlainOrderInput>
+}
+
+/** A plan (trigger) order to place: size and prices as decimal strings, `BigDecimal`s or whole numbers. */
+export type PlacePlanOrderInput = WithDecimalInputs<DomainPlacePlanOrderInput>
 
 export interface TradeDeskClient {
-  readonly tickers: () => Promise<ReadonlyArray<Ticker>>
-  readonly planOrders: (params?: PlanOrdersRequest) => Promise<ReadonlyArray<PlanOrder>>
-  readonly batchOrders: (batch: BatchOrdersInput) => Promise<BatchOrdersResponse>
-  readonly spotBills: (params?: SpotBillsRequest) => Promise<ReadonlyArray<SpotBill>>
-  readonly affiliateStats: (params?: AffiliateStatsRequest) => Promise<AffiliatePage>
-  /** the exchange's clock */
-  readonly serverTime: () => Promise<DateTime.Utc>
-  readonly openOrders: (params?: OpenOrdersRequest) => Promise<ReadonlyArray<Order>>
-  readonly orderDetail: (params: OrderDetailRequest) => Promise<Order>
-  readonly orderHistory: (params?: OrderHistoryRequest) => Promise<ReadonlyArray<Order>>
-  readonly fills: (params?: FillsRequest) => Promise<FillsPage>
-  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError naming the order id or client oid */
-  readonly cancelOrder: (params: CancelOrderRequest) => Promise<CancelResult>
-  readonly cancelOrders: (params: CancelOrdersRequest) => Promise<CancelOrdersResult>
-  readonly placePlanOrder: (order: PlacePlanOrderInput) => Promise<PlanOrderAck>
-  readonly cancelPlanOrder: (params: CancelPlanOrderRequest) => Promise<CancelResult>
-  readonly planOrderHistory: (params: PlanOrderHistoryRequest) => Promise<PlanOrderHistoryPage>
-  readonly closePositions: (params?: ClosePositionsRequest) => Promise<ReadonlyArray<ClosedPosition>>
-  readonly cancelAllOrders: (params?: CancelAllOrdersInput) => Promise<ReadonlyArray<CancelledOrder>>
-  /** contract rules of one symbol or of all (asks the exchange each time) */
-  readonly contracts: (params?: ContractsRequest) => Promise<ReadonlyArray<Contract>>
-  /** one symbol's contract from the client's cache (asked at most once an hour): for `ContractRules.check` */
-  readonly contract: (params: { readonly symbol: string }) => Promise<Contract>
-  readonly ticker: (params: { readonly symbol: string }) => Promise<Ticker>
-  readonly depth: (params: DepthRequest) => Promise<Depth>
-  readonly candles: (params: CandlesRequest) => Promise<ReadonlyArray<Candle>>
-  readonly futuresAssets: () => Promise<ReadonlyArray<FuturesAsset>>
-  readonly accounts: () => Promise<AccountInfo>
-  readonly accountSettings: (params?: AccountSettingsRequest) => Promise<ReadonlyArray<LeverageSetting>>
-  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accountSettings` to see */
-  readonly setLeverage: (params: SetLeverageRequest) => Promise<void>
-  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accounts` to see */
-  readonly setMarginMode: (params: SetMarginModeRequest) => Promise<void>
-  readonly futuresBills: (params?: FuturesBillsRequest) => Promise<FuturesBillPage>
-  readonly spotAssets: () => Promise<ReadonlyArray<SpotAsset>>
-  readonly positions: () => Promise<ReadonlyArray<Position>>
-  readonly position: (params: PositionRequest) => Promise<ReadonlyArray<Position>>
+  /** every futures ticker (weight IP 40) */
+  readonly tickers: (options?: CallOptions) => Promise<ReadonlyArray<Plain.Ticker>>
+  readonly planOrders: (params?: PlanOrdersRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.PlanOrder>>
   /**
-   * Closes the connection pool. Calls in flight are stopped and reject with a ClientClosedError, except an order batch
-   * whose request was already sent: its outcome is unknown (OutcomeUnknownError with its client_oids). Later calls
-   * reject with a ClientClosedError.
+   * Places up to 20 orders of one symbol; each has its own result. A write, never retried: a lost answer rejects with
+   * an OutcomeUnknownError naming the client oids to look up.
+   */
+  readonly batchOrders: (batch: BatchOrdersInput, options?: CallOptions) => Promise<Plain.BatchOrdersResponse>
+  readonly spotBills: (params?: SpotBillsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.SpotBill>>
+  readonly affiliateStats: (params?: AffiliateStatsRequest, options?: CallOptions) => Promise<Plain.AffiliatePage>
+  /** the exchange's clock */
+  readonly serverTime: (options?: CallOptions) => Promise<Date>
+  /** one page of open orders */
+  readonly openOrders: (params?: OpenOrdersRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Order>>
+  readonly orderDetail: (params: OrderDetailRequest, options?: CallOptions) => Promise<Plain.Order>
+  readonly orderHistory: (params?: OrderHistoryRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Order>>
+  readonly fills: (params?: FillsRequest, options?: CallOptions) => Promise<Plain.FillsPage>
+  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError naming the order id or client oid */
+  readonly cancelOrder: (params: CancelOrderRequest, options?: CallOptions) => Promise<Plain.CancelResult>
+  readonly cancelOrders: (params: CancelOrdersRequest, options?: CallOptions) => Promise<Plain.CancelOrdersResult>
+  readonly placePlanOrder: (order: PlacePlanOrderInput, options?: CallOptions) => Promise<Plain.PlanOrderAck>
+  readonly cancelPlanOrder: (params: CancelPlanOrderRequest, options?: CallOptions) => Promise<Plain.CancelResult>
+  readonly planOrderHistory: (params: PlanOrderHistoryRequest, options?: CallOptions) => Promise<Plain.PlanOrderHistoryPage>
+  readonly closePositions: (params?: ClosePositionsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.ClosedPosition>>
+  readonly cancelAllOrders: (params?: CancelAllOrdersInput, options?: CallOptions) => Promise<ReadonlyArray<Plain.CancelledOrder>>
+  /** contract rules of one symbol or of all (asks the exchange each time) */
+  readonly contracts: (params?: ContractsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Contract>>
+  /** one symbol's contract from the client's cache (asked at most once an hour) */
+  readonly contract: (params: { readonly symbol: string }, options?: CallOptions) => Promise<Plain.Contract>
+  readonly ticker: (params: { readonly symbol: string }, options?: CallOptions) => Promise<Plain.Ticker>
+  readonly depth: (params: DepthRequest, options?: CallOptions) => Promise<Plain.Depth>
+  readonly candles: (params: CandlesRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Candle>>
+  readonly futuresAssets: (options?: CallOptions) => Promise<ReadonlyArray<Plain.FuturesAsset>>
+  readonly accounts: (options?: CallOptions) => Promise<Plain.AccountInfo>
+  readonly accountSettings: (params?: AccountSettingsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.LeverageSetting>>
+  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accountSettings` to see */
+  readonly setLeverage: (params: SetLeverageRequest, options?: CallOptions) => Promise<void>
+  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accounts` to see */
+  readonly setMarginMode: (params: SetMarginModeRequest, options?: CallOptions) => Promise<void>
+  readonly futuresBills: (params?: FuturesBillsRequest, options?: CallOptions) => Promise<Plain.FuturesBillPage>
+  readonly spotAssets: (options?: CallOptions) => Promise<ReadonlyArray<Plain.SpotAsset>>
+  readonly positions: (options?: CallOptions) => Promise<ReadonlyArray<Plain.Position>>
+  readonly position: (params: PositionRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Position>>
+
+  // Paging: each page is asked for only when the one before is used up; breaking out of `for await` asks no more.
+
+  /** every plan order created within the time range, oldest window first, each once */
+  readonly iteratePlanOrders: (range: TimeRange, options?: CallOptions) => AsyncIterable<Plain.PlanOrder>
+  /** every spot bill matching the filters, newest first, walking back in time page by page */
+  readonly iterateSpotBills: (params?: SpotBillsRequest, options?: CallOptions) => AsyncIterable<Plain.SpotBill>
+  /** every record of every affiliate page from `params.page` (default 1) to the last */
+  readonly iterateAffiliateStats: (params?: AffiliateStatsRequest, options?: CallOptions) => AsyncIterable<Plain.AffiliateUserStats>
+  /** every open order, page after page */
+  readonly iterateOpenOrders: (params?: Omit<OpenOrdersRequest, "page">, options?: CallOptions) => AsyncIterable<Plain.Order>
+  /** the orders created from `since` on, as far as the exchange pages them */
+  readonly iterateOrderHistory: (
+    params: OrderHistoryRequest & { readonly since: TimeInput },
+    options?: CallOptions
+  ) => AsyncIterable<Plain.Order>
+  /** every fill within the time range, oldest window first, each once */
+  readonly iterateFills: (range: FillsRange, options?: CallOptions) => AsyncIterable<Plain.Fill>
+  /** every plan order of the symbol created within the time range, oldest window first, each once */
+  readonly iteratePlanOrderHistory: (range: PlanOrderHistoryRange, options?: CallOptions) => AsyncIterable<Plain.PlanOrder>
+
+  /**
+   * Ends the client: calls in flight and open iterators are stopped, the connection pool and the runtime are closed.
+   * A stopped call rejects with a ClientClosedError, except a write whose request was already sent: its outcome is
+   * unknown (OutcomeUnknownError with its ids). Later calls reject with a ClientClosedError.
    */
   readonly close: () => Promise<void>
 }
 
+type Requirements = TradeDesk.Services | TradingHttp
+
+/**
+ * The services and, for the plain decoders, the transport they share: a layer used twice in one runtime is built
+ * once, so there is one transport, one limiter, one clock offset and one connection pool.
+ */
+const clientLayer = (options: Options): Layer.Layer<Requirements, TradeDeskError> =>
+  Layer.merge(TradeDesk.layerWith, transportLayer).pipe(
+    Layer.provide(Layer.merge(RateLimit.layer, UndiciHttpClient.layer)),
+    Layer.provide(TradeDeskConfig.layer(options))
+  )
+
+const ORDER_DECIMALS = ["size", "price", "takeProfitPrice", "stopLossPrice"]
+const PLAN_ORDER_DECIMALS = ["size", "triggerPrice", "executePrice"]
+
+/** The batch with every order's decimals made `BigDecimal`s, or the InputError naming the first that is not exact. */
+const batchWithDecimals = (batch: BatchOrdersInput): Effect.Effect<unknown, InputError> =>
+  Effect.suspend((): Effect.Effect<unknown, InputError> => {
+    const orders: unknown = batch?.orders
+    if (!Array.isArray(orders)) return Effect.succeed(batch)
+    return Effect.map(
+      Effect.forEach(orders, (order, index) => withDecimals("batchOrders", `orders.${index}.`, order, ORDER_DECIMALS)),
+      (converted) => ({ ...batch, orders: converted })
+    )
+  })
+
+/** The endpoints that change state on the exchange: aborting one says whether its request was sent. */
+const writeNames = (): ReadonlySet<EndpointName> =>
+  new Set(Object.values(Endpoints).flatMap((endpoint: { readonly name: EndpointName; readonly write: unknown }) => (endpoint.write === undefined ? [] : [endpoint.name])))
+
 export const createClient = (options: Options = {}): TradeDeskClient => {
-  const runtime = ManagedRuntime.make(TradeDesk.layer(options))
+  const writes = writeNames()
+  const runtime = ManagedRuntime.make(clientLayer(options))
   const closing = new AbortController()
   // every call in flight listens for close(): many at once are normal here, not a leak
   setMaxListeners(0, closing.signal)
-  // rejects with the typed failure itself, not a FiberFailure wrapper, so callers can check `error._tag`
-  const run = <A>(endpoint: EndpointName, program: Effect.Effect<A, unknown, TradeDesk.Services>): Promise<A> => {
+  const openIterators = new Set<Scope.CloseableScope>()
+
+  /** Rejects with core's error itself (not a FiberFailure wrapper), so callers can check `_tag` and `instanceof`. */
+  const run = <A>(endpoint: EndpointName, program: Effect.Effect<A, unknown, Requirements>, call?: CallOptions): Promise<A> => {
     if (closing.signal.aborted) return Promise.reject(new ClientClosedError({ endpoint, when: "before" }))
-    // the ids of a write handed to the HTTP client: closing after that leaves its outcome unknown
+    const write = writes.has(endpoint)
+    const signal = call?.signal
+    if (signal?.aborted) return Promise.reject(new AbortedError({ endpoint, write }))
+    // the ids of a write handed to the HTTP client: stopping it after that leaves its outcome unknown
     let sent: WriteKeys | undefined
+    // the value leaves through a cell emptied on the way out, not as the fiber's result: a finished fiber promoted to
+    // the old generation while the call waited would keep a large answer from young collections (see internal/handOut)
+    let held = Option.none<A>()
     const watched = Effect.locally(program, onWriteSent, (keys) => {
       sent = keys
-    })
-    return runtime.runPromiseExit(watched, { signal: closing.signal }).then((exit) => {
-      if (Exit.isSuccess(exit)) return exit.value
-      if (!Cause.isInterruptedOnly(exit.cause)) throw Cause.squash(exit.cause)
-      if (sent === undefined) throw new ClientClosedError({ endpoint, when: "during" })
+    }).pipe(Effect.map((value) => {
+      held = Option.some(value)
+    }))
+    const stop = signal === undefined ? closing.signal : AbortSignal.any([closing.signal, signal])
+    return runtime.runPromiseExit(watched, { signal: stop }).then((exit) => {
+      if (Exit.isSuccess(exit)) {
+        const value = Option.getOrThrow(held)
+        held = Option.none()
+        return value
+      }
+      if (!Cause.isInterruptedOnly(exit.cause)) {
+        const failure = Cause.squash(exit.cause)
+        throw isTradeDeskError(failure) ? failure : new UnexpectedError({ endpoint, detail: failure instanceof Error ? failure.message : String(failure) })
+      }
+      const closed = closing.signal.aborted
+      if (sent === undefined) throw closed ? new ClientClosedError({ endpoint, when: "during" }) : new AbortedError({ endpoint, write })
+      const why = closed ? "the client was closed" : "the call was aborted"
       throw new OutcomeUnknownError({
         endpoint,
         ...sent,
-        failure: new TransportError({ endpoint, kind: "connection", detail: "the client was closed before the answer arrived", maybeDelivered: true })
+        failure: new TransportError({ endpoint, kind: "connection", detail: `${why} before the answer arrived`, maybeDelivered: true })
       })
     })
   }
+
+  // each endpoint's plain form, built on its first call
+  const plainEndpoints = new Map<EndpointName, Endpoint<any, any>>()
+  const plainOf = <P, A>(endpoint: Endpoint<P, A>): Endpoint<P, PlainOf<A>> => {
+    let plain = plainEndpoints.get(endpoint.name)
+    if (plain === undefined) {
+      plain = { ...endpoint, response: plainCodec(endpoint.response) }
+      plainEndpoints.set(endpoint.name, plain)
+    }
+    return plain
+  }
+
+  /** One call of the transport, decoded straight to plain records. */
+  const call = <P, A>(endpoint: Endpoint<P, A>, params: P, options?: CallOptions): Promise<PlainOf<A>> =>
+    run(endpoint.name, Effect.flatMap(TradingHttp, (http) => http.call(plainOf(endpoint), params)), options)
+
+  /** A service's result, made plain. */
+  const viaService = <A>(endpoint: EndpointName, program: Effect.Effect<A, TradeDeskError, Requirements>, options?: CallOptions) =>
+    run(endpoint, Effect.map(program, toPlain), options)
+
+  /**
+   * A service's stream as an async iterable of plain records. The stream is pulled one chunk (one page) at a time,
+   * only when the caller asks for an item past the last one pulled; `return()` (breaking out of `for await`), an
+   * error, the end or `close()` closes its scope.
+   */
+  const iterate = <A>(
+    endpoint: EndpointName,
+    stream: () => Stream.Stream<A, TradeDeskError, Requirements>,
+    options?: CallOptions
+  ): AsyncIterable<PlainOf<A>> => ({
+    [Symbol.asyncIterator]: () => {
+      const scope = Effect.runSync(Scope.make())
+      openIterators.add(scope)
+      let pull: Effect.Effect<ReadonlyArray<A> | undefined, TradeDeskError, Requirements> | undefined
+      let page: ReadonlyArray<A> = []
+      let index = 0
+      let finished = false
+      const finish = async () => {
+        if (finished) return
+        finished = true
+        openIterators.delete(scope)
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+      }
+      const start = Effect.map(
+        Scope.extend(Stream.toPull(Stream.suspend(stream)), scope),
+        (next) =>
+          Effect.catchAll(
+            Effect.map(next, Chunk.toReadonlyArray),
+            Option.match({ onNone: () => Effect.succeed(undefined), onSome: (error) => Effect.fail(error) })
+          )
+      )
+      const next = async (): Promise<IteratorResult<PlainOf<A>, undefined>> => {
+        if (finished) return { done: true, value: undefined }
+        if (closing.signal.aborted) {
+          await finish()
+          throw new ClientClosedError({ endpoint, when: "before" })
+        }
+        while (index >= page.length) {
+          try {
+            pull ??= await run(endpoint, start, options)
+            const items = await run(endpoint, pull, options)
+            if (items === undefined) {
+              await finish()
+              return { done: true, value: undefined }
+            } else {
+              page = items
+              index = 0
+            }
+          } catch (error) {
+            await finish()
+            throw error
+          }
+        }
+        return { done: false, value: toPlain(page[index++]!) }
+      }
+      return {
+        next,
+        return: async () => {
+          await finish()
+          return { done: true, value: undefined }
+        }
+      }
+    }
+  })
+
   return {
-    tickers: () => run("tickers", Effect.flatMap(Tickers, (service) => service.all())),
-    planOrders: (params) => run("planOrders", Effect.flatMap(PlanOrders, (service) => service.list(params))),
-    batchOrders: (batch) => run("batchOrders", Effect.flatMap(BatchOrders, (service) => service.place(batch))),
-    spotBills: (params) => run("spotBills", Effect.flatMap(SpotBills, (service) => service.list(params))),
-    affiliateStats: (params) => run("affiliateStats", Effect.flatMap(AffiliateStats, (service) => service.page(params))),
-    serverTime: () => run("serverTime", Effect.flatMap(ServerTime, (service) => service.now())),
-    openOrders: (params) => run("openOrders", Effect.flatMap(Orders, (service) => service.openOrders(params))),
-    orderDetail: (params) => run("orderDetail", Effect.flatMap(Orders, (service) => service.orderDetail(params))),
-    orderHistory: (params) => run("orderHistory", Effect.flatMap(Orders, (service) => service.orderHistory(params))),
-    fills: (params) => run("fills", Effect.flatMap(Orders, (service) => service.fills(params))),
-    cancelOrder: (params) => run("cancelOrder", Effect.flatMap(Orders, (service) => service.cancelOrder(params))),
-    cancelOrders: (params) => run("cancelOrders", Effect.flatMap(Orders, (service) => service.cancelOrders(params))),
-    placePlanOrder: (order) => run("placePlanOrder", Effect.flatMap(Orders, (service) => service.placePlanOrder(order))),
-    cancelPlanOrder: (params) => run("cancelPlanOrder", Effect.flatMap(Orders, (service) => service.cancelPlanOrder(params))),
-    planOrderHistory: (params) => run("planOrderHistory", Effect.flatMap(Orders, (service) => service.planOrderHistory(params))),
-    closePositions: (params) => run("closePositions", Effect.flatMap(Orders, (service) => service.closePositions(params))),
-    cancelAllOrders: (params) => run("cancelAllOrders", Effect.flatMap(Orders, (service) => service.cancelAllOrders(params))),
-    contracts: (params) => run("contracts", Effect.flatMap(Market, (service) => service.contracts(params))),
-    contract: (params) => run("contracts", Effect.flatMap(Market, (service) => service.contract(params?.symbol))),
-    ticker: (params) => run("ticker", Effect.flatMap(Market, (service) => service.ticker(params))),
-    depth: (params) => run("depth", Effect.flatMap(Market, (service) => service.depth(params))),
-    candles: (params) => run("candles", Effect.flatMap(Market, (service) => service.candles(params))),
-    futuresAssets: () => run("futuresAssets", Effect.flatMap(Account, (service) => service.futuresAssets())),
-    accounts: () => run("accounts", Effect.flatMap(Account, (service) => service.accounts())),
-    accountSettings: (params) => run("accountSettings", Effect.flatMap(Account, (service) => service.accountSettings(params))),
-    setLeverage: (params) => run("setLeverage", Effect.flatMap(Account, (service) => service.setLeverage(params))),
-    setMarginMode: (params) => run("setMarginMode", Effect.flatMap(Account, (service) => service.setMarginMode(params))),
-    futuresBills: (params) => run("futuresBills", Effect.flatMap(Account, (service) => service.futuresBills(params))),
-    spotAssets: () => run("spotAssets", Effect.flatMap(Account, (service) => service.spotAssets())),
-    positions: () => run("positions", Effect.flatMap(Positions, (service) => service.positions())),
-    position: (params) => run("position", Effect.flatMap(Positions, (service) => service.position(params))),
-    close: () => {
+    tickers: (options) => call(Endpoints.tickers, {}, options),
+    planOrders: (params, options) => call(Endpoints.planOrders, params ?? {}, options),
+    batchOrders: (batch, options) =>
+      viaService(
+        "batchOrders",
+        // the orders' decimals are BigDecimals from here on: the batch is what the service's input type describes
+        Effect.flatMap(batchWithDecimals(batch), (checked) => Effect.flatMap(BatchOrders, (service) => service.place(checked as DomainBatchOrdersInput))),
+        options
+      ),
+    spotBills: (params, options) => call(Endpoints.spotBills, params ?? {}, options),
+    affiliateStats: (params, options) => call(Endpoints.affiliateStats, params ?? {}, options),
+    serverTime: (options) => viaService("serverTime", Effect.flatMap(ServerTime, (service) => service.now()), options),
+    openOrders: (params, options) => call(Endpoints.openOrders, params ?? {}, options),
+    orderDetail: (params, options) => call(Endpoints.orderDetail, params, options),
+    orderHistory: (params, options) => call(Endpoints.orderHistory, params ?? {}, options),
+    fills: (params, options) => call(Endpoints.fills, params ?? {}, options),
+    cancelOrder: (params, options) => call(Endpoints.cancelOrder, params, options),
+    cancelOrders: (params, options) => call(Endpoints.cancelOrders, params, options),
+    placePlanOrder: (order, options) =>
+      viaService(
+        "placePlanOrder",
+        Effect.flatMap(
+          withDecimals("placePlanOrder", "", order, PLAN_ORDER_DECIMALS),
+          // its decimals are BigDecimals from here on: what the service's input type describes
+          (checked) => Effect.flatMap(Orders, (service) => service.placePlanOrder(checked as DomainPlacePlanOrderInput))
+        ),
+        options
+      ),
+    cancelPlanOrder: (params, options) => call(Endpoints.cancelPlanOrder, params, options),
+    planOrderHistory: (params, options) => call(Endpoints.planOrderHistory, params, options),
+    closePositions: (params, options) => call(Endpoints.closePositions, params ?? {}, options),
+    cancelAllOrders: (params, options) => viaService("cancelAllOrders", Effect.flatMap(Orders, (service) => service.cancelAllOrders(params)), options),
+    contracts: (params, options) => call(Endpoints.contracts, params ?? {}, options),
+    contract: (params, options) => viaService("contracts", Effect.flatMap(Market, (service) => service.contract(params?.symbol)), options),
+    ticker: (params, options) => call(Endpoints.ticker, params, options),
+    depth: (params, options) => call(Endpoints.depth, params, options),
+    candles: (params, options) => call(Endpoints.candles, params, options),
+    futuresAssets: (options) => call(Endpoints.futuresAssets, {}, options),
+    accounts: (options) => call(Endpoints.accounts, {}, options),
+    accountSettings: (params, options) => call(Endpoints.accountSettings, params ?? {}, options),
+    setLeverage: (params, options) => call(Endpoints.setLeverage, params, options),
+    setMarginMode: (params, options) => call(Endpoints.setMarginMode, params, options),
+    futuresBills: (params, options) => call(Endpoints.futuresBills, params ?? {}, options),
+    spotAssets: (options) => call(Endpoints.spotAssets, {}, options),
+    positions: (options) => call(Endpoints.positions, {}, options),
+    position: (params, options) => call(Endpoints.position, params, options),
+
+    iteratePlanOrders: (range, options) => iterate("planOrders", () => Stream.unwrap(Effect.map(PlanOrders, (service) => service.inRange(range))), options),
+    iterateSpotBills: (params, options) => iterate("spotBills", () => Stream.unwrap(Effect.map(SpotBills, (service) => service.walkBack(params))), options),
+    iterateAffiliateStats: (params, options) =>
+      iterate("affiliateStats", () => Stream.unwrap(Effect.map(AffiliateStats, (service) => service.allRecords(params))), options),
+    iterateOpenOrders: (params, options) => iterate("openOrders", () => Stream.unwrap(Effect.map(Orders, (service) => service.allOpenOrders(params))), options),
+    iterateOrderHistory: (params, options) =>
+      iterate("orderHistory", () => Stream.unwrap(Effect.map(Orders, (service) => service.orderHistoryFrom(params))), options),
+    iterateFills: (range, options) => iterate("fills", () => Stream.unwrap(Effect.map(Orders, (service) => service.fillsInRange(range))), options),
+    iteratePlanOrderHistory: (range, options) =>
+      iterate("planOrderHistory", () => Stream.unwrap(Effect.map(Orders, (service) => service.planOrderHistoryInRange(range))), options),
+
+    close: async () => {
       closing.abort()
-      return runtime.dispose()
+      await Promise.all([...openIterators].map((scope) => Effect.runPromise(Scope.close(scope, Exit.void))))
+      openIterators.clear()
+      await runtime.dispose()
     }
   }
 }

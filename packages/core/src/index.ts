@@ -1,7 +1,11 @@
 // The client: configuration, HTTP client, limiter, errors and the Promise facade (the transport's plumbing is in
 // transport.ts, the package's "./transport" entry).
 export { createClient } from "./client.js"
-export type { TradeDeskClient } from "./client.js"
+export type { BatchOrdersInput, CallOptions, PlacePlanOrderInput, PlainOrderInput, TradeDeskClient } from "./client.js"
+export { AbortedError, isTradeDeskError, UnexpectedError } from "./facade/errors.js"
+export type { TradeDeskClientError } from "./facade/errors.js"
+export type { DecimalInput } from "./facade/inputs.js"
+export type * as Plain from "./facade/records.js"
 export * as Decimal from "./Decimal.js"
 export * from "./Errors.js"
 export * as Params from "./Params.js"

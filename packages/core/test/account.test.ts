@@ -178,7 +178,7 @@ describe("the Account and Positions services against a loopback exchange", () =>
     holder.server.handle = (request) => ({ body: request.method === "POST" ? ack : assets })
     const client = createClient({ futuresBaseUrl: holder.server.url, spotBaseUrl: holder.server.url, ...CREDENTIALS, syncClock: false })
     try {
-      expect(format((await client.futuresAssets())[0]!.equity)).toBe("5696.49288823")
+      expect((await client.futuresAssets())[0]!.equity).toBe("5696.49288823")
       await expect(client.setLeverage({ symbol: "cmt_btcusdt", marginMode: "cross", longLeverage: 20, shortLeverage: 20 })).resolves.toBeUndefined()
       await expect(client.position({ symbol: "x" })).rejects.toMatchObject({ _tag: "InputError", endpoint: "position", field: "symbol" })
     } finally {

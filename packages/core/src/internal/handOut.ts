@@ -7,7 +7,8 @@
  * whatever its exit holds is copied and promoted too. For a large answer (2,000 tickers: 50,000 objects) that is most
  * of the collector's work on every call. These helpers hand the value out through a cell that is emptied on the way out.
  */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** Runs `around` (a span, a scope …) over `effect` with a void result, and hands `effect`'s value out past it. */
 export const around = <A, E, R, E2, R2>(

@@ -33,9 +33,21 @@ export interface Field<S extends Schema.Struct.Field, A> {
   /** the field's schema under the given limits */
   readonly signature: (limits: DecodeLimits) => S
   readonly fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
+  /** set for decimals and nested records: see `FieldKind` */
+  readonly kind?: FieldKind | undefined
 }
 
 type AnyField = Field<Schema.Struct.Field, unknown>
+
+/**
+ * What a field holds, for decoders that read the same tables into other values under the same rules (the Promise
+ * facade's plain records): an exact decimal or epoch milliseconds as a digit string (present, `maybe` or `optional`
+ * as on the wire), or a nested list of records. A field without a kind is read by its own decoder.
+ */
+export type FieldKind =
+  | { readonly _tag: "decimal"; readonly presence: "required" | "maybe" | "optional" }
+  | { readonly _tag: "epochMillis"; readonly presence: "required" | "maybe" }
+  | { readonly _tag: "records"; readonly fields: Record<string, AnyField> }
 
 const renamed = <S extends Schema.Schema.All>(schema: S, wireKey: string) =>
   Schema.propertySignature(schema).pipe(Schema.fromKey(wireKey))
@@ -181,16 +193,18 @@ export const integer = (wireKey: string) =>
 export const boolean = (wireKey: string) =>
   plain(wireKey, renamed(Schema.Boolean, wireKey), (wire): boolean | Invalid => (typeof wire === "boolean" ? wire : INVALID))
 
+const withKind = <F>(make: (wireKey: string) => F, kind: FieldKind) => (wireKey: string) => ({ ...make(wireKey), kind })
+
 /** An exact decimal that is always present. */
-export const decimal = required(DecimalScalar)
+export const decimal = withKind(required(DecimalScalar), { _tag: "decimal", presence: "required" })
 /** A decimal the exchange sends as `""` (or `null`) when there is none yet, e.g. the average price of an unfilled order. */
-export const maybeDecimal = maybe(DecimalScalar)
+export const maybeDecimal = withKind(maybe(DecimalScalar), { _tag: "decimal", presence: "maybe" })
 /** A decimal the exchange may omit altogether (or send as `null`), e.g. a ticker's mark price. */
-export const optionalDecimal = optional(DecimalScalar)
+export const optionalDecimal = withKind(optional(DecimalScalar), { _tag: "decimal", presence: "optional" })
 /** Epoch milliseconds, always present. */
-export const timestamp = required(MillisScalar)
+export const timestamp = withKind(required(MillisScalar), { _tag: "epochMillis", presence: "required" })
 /** A time the exchange sends as `""` (or `null`) until the event happened, e.g. when a plan order triggered. */
-export const maybeTimestamp = maybe(MillisScalar)
+export const maybeTimestamp = withKind(maybe(MillisScalar), { _tag: "epochMillis", presence: "maybe" })
 
 /** A message listing the allowed values, in place of Schema's "Expected <first value>". */
 export const oneOf = (values: ReadonlyArray<unknown>) => (issue: ParseResult.ParseIssue) => ({
@@ -229,11 +243,14 @@ export interface RecordCodec<S extends Schema.Schema.Any, A> {
   readonly schema: S
   readonly schemaWith: (limits: DecodeLimits) => S
   readonly fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
+  /** the field table it was built from, by domain name */
+  readonly fields?: Record<string, AnyField>
 }
 
 /** A nested array of records. */
 export const records = <S extends Schema.Schema.Any, A>(wireKey: string, codec: RecordCodec<S, A>) => ({
   wireKey,
+  kind: codec.fields === undefined ? undefined : { _tag: "records", fields: codec.fields } satisfies FieldKind,
   signature: (limits: DecodeLimits) => renamed(Schema.Array(codec.schemaWith(limits)), wireKey),
   fast: (wire: unknown, limits: DecodeLimits): ReadonlyArray<A> | Invalid => fastArray(codec.fast, wire, limits)
 })
@@ -291,7 +308,7 @@ export const record = <F extends Record<string, AnyField>>(fields: F) => {
   const schema = schemaWith(DEFAULT_LIMITS)
   type Domain = Schema.Schema.Type<typeof schema>
   const fast = fastRecord(fields) as (wire: unknown, limits: DecodeLimits) => Domain | Invalid
-  return { schema, schemaWith, fast }
+  return { schema, schemaWith, fast, fields }
 }
 
 export type Codec<A, I> = {
@@ -304,6 +321,8 @@ export type Codec<A, I> = {
    * The limits default to `DEFAULT_LIMITS`.
    */
   readonly decode: (wire: unknown, limits?: DecodeLimits) => Either.Either<A, ParseResult.ParseError>
+  /** for a body of records (`one` or `many`): its layout and field table, for decoders of other values */
+  readonly layout?: { readonly shape: "one" | "many"; readonly fields: Record<string, AnyField> }
 }
 
 const withFallback = <A, I>(
@@ -330,8 +349,10 @@ const withFallback = <A, I>(
 }
 
 /** A response body that is one record. */
-export const one = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) =>
-  withFallback<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(codec.schemaWith, codec.fast)
+export const one = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) => ({
+  ...withFallback<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(codec.schemaWith, codec.fast),
+  layout: codec.fields === undefined ? undefined : { shape: "one" as const, fields: codec.fields }
+})
 
 /** A response body that is an array of records; `null` (or nothing) reads as an empty list. */
 export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) => {
@@ -341,7 +362,8 @@ export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCode
   )
   return {
     ...list,
-    decode: (wire: unknown, limits?: DecodeLimits) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire, limits))
+    decode: (wire: unknown, limits?: DecodeLimits) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire, limits)),
+    layout: codec.fields === undefined ? undefined : { shape: "many" as const, fields: codec.fields }
   }
 }
 
