@@ -21,12 +21,12 @@ export const layer: Layer.Layer<ServerTime, never, TradingHttp> = Layer.effect(
   ServerTime,
   Effect.map(TradingHttp, (http) =>
     ServerTime.of({
-      now: Effect.fn("ServerTime.now")(() =>
+      now: () =>
         Effect.flatMap(http.call(Endpoints.serverTime, {}), ({ epochMillis }) =>
           Option.match(DateTime.make(epochMillis), {
             onNone: () =>
               Effect.fail(new DecodeError({ endpoint: "serverTime", detail: `at timestamp: not a date: ${epochMillis}`, bodyExcerpt: String(epochMillis) })),
             onSome: Effect.succeed
-          })))
+          }))
     }))
 )

@@ -35,12 +35,12 @@ export const layer: Layer.Layer<Account, never, TradingHttp> = Layer.effect(
   Account,
   Effect.map(TradingHttp, (http) =>
     Account.of({
-      futuresAssets: Effect.fn("Account.futuresAssets")(() => http.call(Endpoints.futuresAssets, {})),
-      accounts: Effect.fn("Account.accounts")(() => http.call(Endpoints.accounts, {})),
-      accountSettings: Effect.fn("Account.accountSettings")((params?: AccountSettingsRequest) => http.call(Endpoints.accountSettings, params ?? {})),
-      setLeverage: Effect.fn("Account.setLeverage")((params: SetLeverageRequest) => http.call(Endpoints.setLeverage, params)),
-      setMarginMode: Effect.fn("Account.setMarginMode")((params: SetMarginModeRequest) => http.call(Endpoints.setMarginMode, params)),
-      futuresBills: Effect.fn("Account.futuresBills")((params?: FuturesBillsRequest) => http.call(Endpoints.futuresBills, params ?? {})),
-      spotAssets: Effect.fn("Account.spotAssets")(() => http.call(Endpoints.spotAssets, {}))
+      futuresAssets: () => http.call(Endpoints.futuresAssets, {}),
+      accounts: () => http.call(Endpoints.accounts, {}),
+      accountSettings: (params?: AccountSettingsRequest) => http.call(Endpoints.accountSettings, params ?? {}),
+      setLeverage: (params: SetLeverageRequest) => http.call(Endpoints.setLeverage, params),
+      setMarginMode: (params: SetMarginModeRequest) => http.call(Endpoints.setMarginMode, params),
+      futuresBills: (params?: FuturesBillsRequest) => http.call(Endpoints.futuresBills, params ?? {}),
+      spotAssets: () => http.call(Endpoints.spotAssets, {})
     }))
 )

@@ -30,7 +30,7 @@ interface Cursor {
 }
 
 const make = Effect.map(TradingHttp, (http) => {
-  const list = Effect.fn("SpotBills.list")((params?: SpotBillsRequest) => http.call(Endpoints.spotBills, params ?? {}))
+  const list = (params?: SpotBillsRequest) => http.call(Endpoints.spotBills, params ?? {})
 
   /**
    * The exchange does not say whether `before` is inclusive. Until a page shows it, the walk asks with

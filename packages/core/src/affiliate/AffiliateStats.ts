@@ -16,7 +16,7 @@ export class AffiliateStats extends Context.Tag("@tradedesk/core/AffiliateStats"
 }>() {}
 
 const make = Effect.map(TradingHttp, (http) => {
-  const page = Effect.fn("AffiliateStats.page")((params?: AffiliateStatsRequest) => http.call(Endpoints.affiliateStats, params ?? {}))
+  const page = (params?: AffiliateStatsRequest) => http.call(Endpoints.affiliateStats, params ?? {})
 
   const allRecords = (params: AffiliateStatsRequest = {}): Stream.Stream<AffiliateUserStats, TradeDeskError> =>
     Stream.paginateEffect(params.page ?? 1, (number) =>

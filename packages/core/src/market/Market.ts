@@ -39,7 +39,7 @@ export class Market extends Context.Tag("@tradedesk/core/Market")<Market, {
 
 const make = Effect.gen(function*() {
   const http = yield* TradingHttp
-  const contracts = Effect.fn("Market.contracts")((params?: ContractsRequest) => http.call(Endpoints.contracts, params ?? {}))
+  const contracts = (params?: ContractsRequest) => http.call(Endpoints.contracts, params ?? {})
   const all = yield* Cache.makeWith({
     capacity: 1,
     lookup: (_: "all") => Effect.map(contracts(), (list) => new Map(list.map((contract) => [contract.symbol, contract]))),
@@ -47,20 +47,20 @@ const make = Effect.gen(function*() {
   })
   // a failure is forgotten at once: a time to live of zero still serves it within the same millisecond
   const contractsBySymbol = Effect.tapError(all.get("all"), () => all.invalidate("all"))
-  const contract = Effect.fn("Market.contract")((symbol: string) =>
+  const contract = (symbol: string) =>
     Effect.flatMap(contractsBySymbol, (bySymbol) => {
       const found = bySymbol.get(symbol)
       return found === undefined
         ? Effect.fail(new InputError({ endpoint: "contracts", field: "symbol", reason: `no futures contract ${JSON.stringify(symbol)}` }))
         : Effect.succeed(found)
     })
-  )
+  
   return Market.of({
     contracts,
     contract,
-    ticker: Effect.fn("Market.ticker")((params: { readonly symbol: string }) => http.call(Endpoints.ticker, params)),
-    depth: Effect.fn("Market.depth")((params: DepthRequest) => http.call(Endpoints.depth, params)),
-    candles: Effect.fn("Market.candles")((params: CandlesRequest) => http.call(Endpoints.candles, params))
+    ticker: (params: { readonly symbol: string }) => http.call(Endpoints.ticker, params),
+    depth: (params: DepthRequest) => http.call(Endpoints.depth, params),
+    candles: (params: CandlesRequest) => http.call(Endpoints.candles, params)
   })
 })
 

@@ -19,8 +19,8 @@ export const layer: Layer.Layer<BatchOrders, never, TradingHttp> = Layer.effect(
   BatchOrders,
   Effect.map(TradingHttp, (http) =>
     BatchOrders.of({
-      place: Effect.fn("BatchOrders.place")((batch: BatchOrdersInput) =>
+      place: (batch: BatchOrdersInput) =>
         http.call(Endpoints.batchOrders, withDefaults(batch))
-      )
+      
     }))
 )

@@ -129,10 +129,10 @@ const windowed = <A>(
 }
 
 const make = Effect.map(TradingHttp, (http) => {
-  const openOrders = Effect.fn("Orders.openOrders")((params?: OpenOrdersRequest) => http.call(Endpoints.openOrders, params ?? {}))
-  const orderHistory = Effect.fn("Orders.orderHistory")((params?: OrderHistoryRequest) => http.call(Endpoints.orderHistory, params ?? {}))
-  const fills = Effect.fn("Orders.fills")((params?: FillsRequest) => http.call(Endpoints.fills, params ?? {}))
-  const planOrderHistory = Effect.fn("Orders.planOrderHistory")((params: PlanOrderHistoryRequest) => http.call(Endpoints.planOrderHistory, params))
+  const openOrders = (params?: OpenOrdersRequest) => http.call(Endpoints.openOrders, params ?? {})
+  const orderHistory = (params?: OrderHistoryRequest) => http.call(Endpoints.orderHistory, params ?? {})
+  const fills = (params?: FillsRequest) => http.call(Endpoints.fills, params ?? {})
+  const planOrderHistory = (params: PlanOrderHistoryRequest) => http.call(Endpoints.planOrderHistory, params)
 
   /** Pages from 0 until a short page; a page with no order not seen before also ends it (the page ignored). */
   const allOpenOrders = (params: Omit<OpenOrdersRequest, "page"> = {}): Stream.Stream<Order, TradeDeskError> => {
@@ -188,18 +188,18 @@ const make = Effect.map(TradingHttp, (http) => {
 
   return Orders.of({
     openOrders,
-    orderDetail: Effect.fn("Orders.orderDetail")((params: OrderDetailRequest) => http.call(Endpoints.orderDetail, params)),
+    orderDetail: (params: OrderDetailRequest) => http.call(Endpoints.orderDetail, params),
     orderHistory,
     fills,
-    cancelOrder: Effect.fn("Orders.cancelOrder")((params: CancelOrderRequest) => http.call(Endpoints.cancelOrder, params)),
-    cancelOrders: Effect.fn("Orders.cancelOrders")((params: CancelOrdersRequest) => http.call(Endpoints.cancelOrders, params)),
-    placePlanOrder: Effect.fn("Orders.placePlanOrder")((order: PlacePlanOrderInput) => http.call(Endpoints.placePlanOrder, withDefaults(order))),
-    cancelPlanOrder: Effect.fn("Orders.cancelPlanOrder")((params: CancelPlanOrderRequest) => http.call(Endpoints.cancelPlanOrder, params)),
+    cancelOrder: (params: CancelOrderRequest) => http.call(Endpoints.cancelOrder, params),
+    cancelOrders: (params: CancelOrdersRequest) => http.call(Endpoints.cancelOrders, params),
+    placePlanOrder: (order: PlacePlanOrderInput) => http.call(Endpoints.placePlanOrder, withDefaults(order)),
+    cancelPlanOrder: (params: CancelPlanOrderRequest) => http.call(Endpoints.cancelPlanOrder, params),
     planOrderHistory,
-    closePositions: Effect.fn("Orders.closePositions")((params?: ClosePositionsRequest) => http.call(Endpoints.closePositions, params ?? {})),
-    cancelAllOrders: Effect.fn("Orders.cancelAllOrders")((params?: CancelAllOrdersInput) =>
+    closePositions: (params?: ClosePositionsRequest) => http.call(Endpoints.closePositions, params ?? {}),
+    cancelAllOrders: (params?: CancelAllOrdersInput) =>
       http.call(Endpoints.cancelAllOrders, { ...params, kind: params?.kind ?? "normal" })
-    ),
+    ,
     allOpenOrders,
     orderHistoryFrom,
     fillsInRange,

@@ -30,7 +30,7 @@ export class PlanOrders extends Context.Tag("@tradedesk/core/PlanOrders")<PlanOr
 const DAY = 86_400_000
 
 const make = Effect.map(TradingHttp, (http) => {
-  const list = Effect.fn("PlanOrders.list")((params?: PlanOrdersRequest) => http.call(Endpoints.planOrders, params ?? {}))
+  const list = (params?: PlanOrdersRequest) => http.call(Endpoints.planOrders, params ?? {})
 
   const inRange = (range: TimeRange): Stream.Stream<PlanOrder, TradeDeskError> => {
     const bounds = Schema.decodeUnknownEither(Schema.Tuple(TimeInput, TimeInput))([range?.startTime, range?.endTime])

@@ -18,7 +18,7 @@ export const layer: Layer.Layer<Positions, never, TradingHttp> = Layer.effect(
   Positions,
   Effect.map(TradingHttp, (http) =>
     Positions.of({
-      positions: Effect.fn("Positions.positions")(() => http.call(Endpoints.positions, {})),
-      position: Effect.fn("Positions.position")((params: PositionRequest) => http.call(Endpoints.position, params))
+      positions: () => http.call(Endpoints.positions, {}),
+      position: (params: PositionRequest) => http.call(Endpoints.position, params)
     }))
 )
