@@ -76,6 +76,16 @@ describe("chart SVG", () => {
     expect(labels).toContain("Volume")
   })
 
+  it("keeps time labels apart, for a short series at odd times too", () => {
+    const timeXs = (svg: string) => [...svg.matchAll(/<text x="([\d.]+)" y="528"/g)].map((match) => Number(match[1]))
+    const odd = walk(7, DAY_START + 16 * HOUR).map((item, i) => ({ ...item, openTime: DateTime.unsafeMake(DAY_START + 16 * HOUR + i * 4 * HOUR) }))
+    for (const svg of [chartSvg({ title: "DOGEUSDT", interval: "4h", candles: odd }), chartSvg({ title: "BTCUSDT", interval: "15m", candles: walk(MAX_CANDLES) })]) {
+      const xs = timeXs(svg)
+      expect(xs.length).toBeGreaterThanOrEqual(2)
+      for (const [i, x] of xs.slice(1).entries()) expect(x - xs[i]!).toBeGreaterThanOrEqual(80)
+    }
+  })
+
   it("escapes the title, whatever it holds", () => {
     const svg = chartSvg({ title: `<script>&"x'\u0000`, interval: "4h", candles: walk(3) })
     expect(svg).toContain("&lt;script&gt;&amp;&quot;x&apos; · 4h · UTC")

@@ -113,12 +113,22 @@ export const timeLabel = (millis: number): string => {
   return date.toISOString().slice(11, 16)
 }
 
-/** Indices of the candles to label: those starting on a round time, else (odd times) evenly spaced ones. */
-const labelled = (bars: ReadonlyArray<Bar>, interval: ChartInterval): ReadonlyArray<number> => {
+/** The least room between two time labels, in pixels (a label is at most 6 characters, about 45 px). */
+const TIME_LABEL_GAP = 80
+
+/**
+ * Indices of the candles to label: those starting on a round time, else (a short or odd series) evenly spaced ones;
+ * never two closer than the gap.
+ */
+const labelled = (bars: ReadonlyArray<Bar>, interval: ChartInterval, slot: number): ReadonlyArray<number> => {
   const round = bars.flatMap((bar, index) => (bar.time % TIME_STEP_MS[interval] === 0 ? [index] : []))
-  if (round.length >= 2 || bars.length < 2) return round
-  const every = Math.max(1, Math.ceil(bars.length / 6))
-  return bars.flatMap((_, index) => (index % every === 0 ? [index] : []))
+  const every = Math.ceil(TIME_LABEL_GAP / slot)
+  const candidates = round.length >= 2 ? round : bars.flatMap((_, index) => (index % every === 0 ? [index] : []))
+  const kept: Array<number> = []
+  for (const index of candidates) {
+    if (kept.length === 0 || (index - kept[kept.length - 1]!) * slot >= TIME_LABEL_GAP) kept.push(index)
+  }
+  return kept
 }
 
 const text = (x: number, y: number, content: string, attributes: string) =>
@@ -163,7 +173,7 @@ export const chartSvg = (input: ChartInput): string => {
       text(PLOT.right + 8, y(tick.value) + 4, tick.label, `font-size="12" fill="${COLORS.text}"`)
     )
   }
-  for (const index of labelled(bars, input.interval)) {
+  for (const index of labelled(bars, input.interval, slot)) {
     parts.push(
       `<line x1="${px(x(index))}" x2="${px(x(index))}" y1="${PLOT.top}" y2="${PLOT.volumeBottom}" stroke="${COLORS.grid}"/>`,
       text(x(index), TIME_LABEL_Y, timeLabel(bars[index]!.time), `font-size="12" fill="${COLORS.text}" text-anchor="middle"`)
