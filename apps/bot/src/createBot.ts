@@ -6,6 +6,7 @@ import { Telegraf } from "telegraf"
 import type { Context } from "telegraf"
 import { affiliate } from "./features/affiliate/affiliate.js"
 import { bills } from "./features/bills/bills.js"
+import { chart } from "./features/chart/chart.js"
 import { help, unknown } from "./features/help/help.js"
 import { market } from "./features/market/market.js"
 import { orders } from "./features/orders/orders.js"
@@ -76,6 +77,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     orders(deps),
     bills(deps),
     affiliate(deps),
+    chart(deps),
     unknown(deps)
   )
   return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs) }

@@ -73,6 +73,15 @@ describe("console chat", () => {
     expect((await stat(join(dir, "files", "bot.log"))).mode & 0o777).toBe(0o600)
   })
 
+  it("writes a chart's picture to the folder and prints its path, with the interval buttons", async () => {
+    const shown = await type("/chart btc", "[3] 1d")
+    const path = /bot › picture (\S+) \(BTCUSDT · 1h candles · last /.exec(shown)?.[1]
+    expect(path).toBe("files/chart-btcusdt-1h.png")
+    const png = await readFile(join(dir, path!))
+    expect(png.subarray(1, 4).toString("latin1")).toBe("PNG")
+    expect(shown).toContain("[1] 15m   [2] 4h   [3] 1d")
+  })
+
   it("leaves on /quit, with a log of every update and no secret in it", async () => {
     input.write("/quit\n")
     expect(await app.stopped).toBe(0)
@@ -80,7 +89,7 @@ describe("console chat", () => {
     const log = await readFile(join(dir, "files", "bot.log"), "utf8")
     const updates = log.trim().split("\n").map((line) => JSON.parse(line) as { event: string; kind?: string })
       .filter((line) => line.event === "update")
-    expect(updates.map((line) => line.kind)).toEqual(["/tickers", "button:Tickers", "/order", "button:Confirm", "/bills"])
+    expect(updates.map((line) => line.kind)).toEqual(["/tickers", "button:Tickers", "/order", "button:Confirm", "/bills", "/chart"])
     expect(log).not.toContain("tdsim-agent-secret")
     expect(log).not.toContain("agent-passphrase")
   })

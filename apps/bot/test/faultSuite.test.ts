@@ -33,7 +33,8 @@ const reads: ReadonlyArray<Command> = [
   { operation: "tickers", text: () => "/ticker btc" },
   { operation: "planOrders", text: () => "/orders" },
   { operation: "spotBills", text: () => "/bills" },
-  { operation: "affiliateStats", text: (n) => `/affiliate ${n}` }
+  { operation: "affiliateStats", text: (n) => `/affiliate ${n}` },
+  { operation: "candles", text: () => "/chart btc" }
 ]
 
 interface Case {

@@ -318,7 +318,12 @@ describe("callback data", () => {
       from: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 }), { nil: undefined }),
       to: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 }), { nil: undefined })
     }),
-    fc.record({ _tag: fc.constantFrom("Confirm" as const, "Cancel" as const), id: fc.stringMatching(/^[0-9a-z]{4,16}$/) })
+    fc.record({ _tag: fc.constantFrom("Confirm" as const, "Cancel" as const), id: fc.stringMatching(/^[0-9a-z]{4,16}$/) }),
+    fc.record({
+      _tag: fc.constant("Chart" as const),
+      symbol: fc.stringMatching(/^cmt_[a-z0-9]{1,30}$/),
+      interval: fc.constantFrom("15m" as const, "1h" as const, "4h" as const, "1d" as const)
+    })
   )
 
   it("round-trips every value in at most 64 bytes", () => {

@@ -47,7 +47,7 @@ export const beyondLimits = (call: ApiCall): ReadonlyArray<string> => {
   const problems: Array<string> = []
   if (payload.parse_mode !== undefined) problems.push(`parse mode ${String(payload.parse_mode)}`)
   if (call.method === "sendMessage" || call.method === "editMessageText") problems.push(...textProblems(payload.text, payload.entities))
-  if (call.method === "sendDocument" && typeof payload.caption === "string" && payload.caption.length > 1024) problems.push("caption over 1,024 characters")
+  if ((call.method === "sendDocument" || call.method === "sendPhoto") && typeof payload.caption === "string" && payload.caption.length > 1024) problems.push("caption over 1,024 characters")
   if (call.method === "answerCallbackQuery" && typeof payload.text === "string" && payload.text.length > 200) problems.push("press answer over 200 characters")
   if (payload.reply_markup !== undefined) problems.push(...keyboardProblems(payload.reply_markup))
   // refreshing a view that did not change is the one refusal expected

@@ -4,6 +4,8 @@
  * only order confirmations point into the bot's store, by a short id.
  */
 import { SpotBill } from "@tradedesk/core"
+import { CHART_INTERVALS } from "../features/chart/parse.js"
+import type { ChartInterval } from "../features/chart/parse.js"
 import { TICKER_SORTS } from "../features/market/parse.js"
 import type { TickerSort } from "../features/market/parse.js"
 import type { Access } from "./commands.js"
@@ -32,6 +34,7 @@ export type CallbackData =
   }
   | { readonly _tag: "Confirm"; readonly id: string }
   | { readonly _tag: "Cancel"; readonly id: string }
+  | { readonly _tag: "Chart"; readonly symbol: string; readonly interval: ChartInterval }
 
 export const MAX_BYTES = 64
 
@@ -61,6 +64,8 @@ export const encode = (data: CallbackData): string => {
       return ["c", data.id].join("|")
     case "Cancel":
       return ["x", data.id].join("|")
+    case "Chart":
+      return ["g", CHART_INTERVALS.indexOf(data.interval), data.symbol].join("|")
   }
 }
 
@@ -148,6 +153,11 @@ export const decode = (text: string): CallbackData | undefined => {
       if (fields.length !== 1 || !ID.test(id)) return undefined
       return tag === "c" ? { _tag: "Confirm", id } : { _tag: "Cancel", id }
     }
+    case "g": {
+      const [intervalIndex, symbol = ""] = fields
+      const interval = CHART_INTERVALS[Number(intervalIndex)]
+      return fields.length === 2 && interval !== undefined && isPlainSymbol(symbol) ? { _tag: "Chart", symbol, interval } : undefined
+    }
     default:
       return undefined
   }
@@ -158,6 +168,7 @@ export const access = (data: CallbackData): Access => {
   switch (data._tag) {
     case "Tickers":
     case "Ticker":
+    case "Chart":
       return "market"
     case "Orders":
     case "Bills":

@@ -66,6 +66,13 @@ export const COMMANDS = [
     examples: ["/affiliate", "/affiliate 30d", "/affiliate csv 2024-05-01 2024-05-31"]
   },
   {
+    name: "chart",
+    access: "market",
+    summary: "Candlestick chart as a picture",
+    usage: "/chart <symbol> [15m|1h|4h|1d]",
+    examples: ["/chart btc", "/chart eth 4h"]
+  },
+  {
     name: "help",
     access: "open",
     summary: "What the bot does, with examples",

@@ -37,7 +37,7 @@ export interface Deps {
   readonly now: () => number
 }
 
-const keyboardOf = (view: View): InlineKeyboardMarkup | undefined =>
+const keyboardOf = (view: Pick<View, "buttons">): InlineKeyboardMarkup | undefined =>
   view.buttons.length === 0
     ? undefined
     : Markup.inlineKeyboard(view.buttons.map((row) => row.map((button) => Markup.button.callback(button.label, CallbackData.encode(button.data)))))
@@ -73,6 +73,12 @@ export const show = async (ctx: BotContext, view: View): Promise<void> => {
 
 export const sendFile = (ctx: BotContext, fileName: string, content: string, caption: string): Promise<unknown> =>
   ctx.replyWithDocument(Input.fromBuffer(Buffer.from(content, "utf8"), fileName), { caption })
+
+/** Sends a picture with its caption (at most 1,024 characters) and the view's buttons. */
+export const sendPhoto = (ctx: BotContext, fileName: string, image: Buffer, caption: string, buttons: View["buttons"]): Promise<unknown> => {
+  const keyboard = keyboardOf({ buttons })
+  return ctx.replyWithPhoto(Input.fromBuffer(image, fileName), keyboard === undefined ? { caption } : { caption, reply_markup: keyboard })
+}
 
 /**
  * Shows `typing…` if the work is still running after `delayMs`, and again every few seconds until it is done; the

@@ -175,13 +175,17 @@ export class ConsoleChat {
       case "editMessageReplyMarkup":
         if (message !== undefined) this.show(message, call.method !== "sendMessage")
         break
-      case "sendDocument": {
-        const document = message?.document
+      case "sendDocument":
+      case "sendPhoto": {
+        const document = message?.document ?? message?.photo
         if (document === undefined) break
         await mkdir(this.options.filesDir, { recursive: true, mode: PRIVATE_DIR })
         const path = await writeNew(this.options.filesDir, basename(document.fileName), document.data)
         const caption = typeof call.payload.caption === "string" ? ` (${call.payload.caption})` : ""
-        this.print(`bot › file ${relative(this.options.cwd, path)}${caption}`)
+        const line = `${call.method === "sendPhoto" ? "picture" : "file"} ${relative(this.options.cwd, path)}${caption}`
+        // a picture's buttons (a chart's other intervals) are pressable like a message's
+        if (message !== undefined && message.replyMarkup !== undefined) this.show({ ...message, text: line }, false)
+        else this.print(`bot › ${line}`)
         break
       }
       case "answerCallbackQuery":

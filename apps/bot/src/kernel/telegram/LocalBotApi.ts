@@ -4,9 +4,10 @@
  * the same handlers, pacing and retries as production.
  *
  * It implements what the bot uses — getMe, getUpdates, sendMessage, editMessageText, editMessageReplyMarkup,
- * answerCallbackQuery, sendDocument (multipart), sendChatAction, setMyCommands, deleteWebhook, setWebhook — with
- * Telegram's checks that matter here (4096-character texts, 64-byte callback data, "message is not modified",
- * one answer per callback query) and errors on demand (`failNext`, e.g. a 429 with `retry_after`).
+ * answerCallbackQuery, sendDocument and sendPhoto (multipart), sendChatAction, setMyCommands, deleteWebhook, setWebhook —
+ * with Telegram's checks that matter here (4096-character texts, 64-byte callback data, "message is not modified",
+ * one answer per callback query, a photo that is a PNG or JPEG picture with a caption up to 1,024 characters) and
+ * errors on demand (`failNext`, e.g. a 429 with `retry_after`).
  */
 import { EventEmitter } from "node:events"
 import { createServer } from "node:http"
@@ -32,6 +33,12 @@ export interface Document {
   readonly data: Buffer
 }
 
+/** A picture sent with sendPhoto, with its size in pixels. */
+export interface Photo extends Document {
+  readonly width: number
+  readonly height: number
+}
+
 /** A message in a chat, as the API server holds it (the latest version when edited). */
 export interface StoredMessage {
   readonly messageId: number
@@ -42,6 +49,7 @@ export interface StoredMessage {
   entities: ReadonlyArray<MessageEntity>
   replyMarkup: InlineKeyboardMarkup | undefined
   readonly document: Document | undefined
+  readonly photo?: Photo
   caption: string | undefined
   edits: number
   readonly date: number
@@ -107,6 +115,24 @@ const parseJson = (text: string): unknown => {
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+
+/** A picture's size from its PNG header (IHDR), or from a JPEG's start-of-frame; undefined when it is neither. */
+const pictureSize = (data: Buffer): { readonly width: number; readonly height: number } | undefined => {
+  if (data.length >= 24 && data.subarray(0, 8).equals(PNG_SIGNATURE) && data.toString("latin1", 12, 16) === "IHDR") {
+    return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) }
+  }
+  if (data.length < 4 || data[0] !== 0xff || data[1] !== 0xd8) return undefined
+  for (let at = 2; at + 9 <= data.length && data[at] === 0xff;) {
+    const marker = data[at + 1]!
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { width: data.readUInt16BE(at + 7), height: data.readUInt16BE(at + 5) }
+    }
+    at += 2 + data.readUInt16BE(at + 2)
+  }
+  return undefined
+}
 
 export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
   readonly calls: Array<ApiCall> = []
@@ -269,7 +295,7 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
 
   private store(
     chat: ChatRef,
-    content: Pick<StoredMessage, "from" | "text" | "entities" | "replyMarkup" | "document" | "caption">
+    content: Pick<StoredMessage, "from" | "text" | "entities" | "replyMarkup" | "document" | "photo" | "caption">
   ): StoredMessage {
     const state = this.chatState(chat)
     const message: StoredMessage = { ...content, messageId: state.nextId++, chat: state.chat, edits: 0, date: Math.floor(Date.now() / 1000) }
@@ -387,6 +413,27 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
         })
         return this.messageObject(message)
       }
+      case "sendPhoto": {
+        const chat = this.knownChat(payload.chat_id)
+        if (document === undefined) throw new ApiError(400, "Bad Request: there is no photo in the request")
+        const size = pictureSize(document.data)
+        if (size === undefined) throw new ApiError(400, "Bad Request: IMAGE_PROCESS_FAILED")
+        // Telegram's bounds on a photo: 10 MB, width and height together at most 10,000, a ratio of at most 20
+        if (document.data.length > 10 * 1024 * 1024 || size.width + size.height > 10_000 || Math.max(size.width, size.height) > 20 * Math.min(size.width, size.height)) {
+          throw new ApiError(400, "Bad Request: PHOTO_INVALID_DIMENSIONS")
+        }
+        if (typeof payload.caption === "string" && payload.caption.length > 1024) throw new ApiError(400, "Bad Request: message caption is too long")
+        const message = this.store(chat, {
+          from: undefined,
+          text: "",
+          entities: [],
+          replyMarkup: this.checkedMarkup(payload.reply_markup),
+          document: undefined,
+          photo: { ...document, ...size },
+          caption: typeof payload.caption === "string" ? payload.caption : undefined
+        })
+        return this.messageObject(message)
+      }
       case "editMessageText":
       case "editMessageReplyMarkup": {
         const chat = this.knownChat(payload.chat_id)
@@ -471,7 +518,12 @@ export class LocalBotApi extends EventEmitter<{ call: [ApiCall] }> {
       date: message.date,
       chat: message.chat.type === "private" ? { id: message.chat.id, type: "private", first_name: "user" } : message.chat,
       from: { id: this.bot.id, is_bot: true, first_name: this.bot.first_name, username: this.bot.username },
-      ...(message.document === undefined
+      ...(message.photo !== undefined
+        ? {
+          photo: [{ file_id: `photo${message.messageId}`, file_unique_id: `photo${message.messageId}`, width: message.photo.width, height: message.photo.height, file_size: message.photo.data.length }],
+          ...(message.caption === undefined ? {} : { caption: message.caption })
+        }
+        : message.document === undefined
         ? { text: message.text, ...(message.entities.length > 0 ? { entities: message.entities } : {}) }
         : {
           document: { file_id: `doc${message.messageId}`, file_unique_id: `doc${message.messageId}`, file_name: message.document.fileName, mime_type: message.document.mimeType, file_size: message.document.data.length },

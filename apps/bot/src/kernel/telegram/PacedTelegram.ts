@@ -150,7 +150,7 @@ export class PacedTelegram extends Telegram {
     const note = this.dataAt === undefined
       ? `asked at ${clock(this.answering.receivedAt)}, sent late under load`
       : `data as of ${clock(this.dataAt)}, sent late under load`
-    const field = method === "sendDocument" ? "caption" : method === "sendMessage" || method === "editMessageText" ? "text" : undefined
+    const field = method === "sendDocument" || method === "sendPhoto" ? "caption" : method === "sendMessage" || method === "editMessageText" ? "text" : undefined
     const current: unknown = field === undefined ? undefined : Reflect.get(payload, field)
     if (field === undefined || (typeof current !== "string" && current !== undefined)) return payload
     const text = current === undefined || current === "" ? note : `${current}\n\n${note}`
