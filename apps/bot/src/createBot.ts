@@ -8,6 +8,7 @@ import { affiliate } from "./features/affiliate/affiliate.js"
 import { bills } from "./features/bills/bills.js"
 import { help, unknown } from "./features/help/help.js"
 import { market } from "./features/market/market.js"
+import { open } from "./features/open/open.js"
 import { orders } from "./features/orders/orders.js"
 import type { AccessPolicy } from "./kernel/access.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
@@ -76,6 +77,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     orders(deps),
     bills(deps),
     affiliate(deps),
+    open(deps),
     unknown(deps)
   )
   return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs) }

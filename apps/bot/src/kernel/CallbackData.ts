@@ -32,6 +32,25 @@ export type CallbackData =
   }
   | { readonly _tag: "Confirm"; readonly id: string }
   | { readonly _tag: "Cancel"; readonly id: string }
+  | { readonly _tag: "Open"; readonly symbol: string | undefined; readonly page: number }
+  /** asks to cancel one open order (a confirmation follows) */
+  | { readonly _tag: "CancelOrder"; readonly orderId: string; readonly symbol: string }
+  /** asks to cancel every open order of the symbol */
+  | { readonly _tag: "CancelAll"; readonly symbol: string }
+  | { readonly _tag: "PlanHistory"; readonly symbol: string; readonly page: number }
+  /** asks to cancel one working plan order */
+  | { readonly _tag: "CancelPlan"; readonly orderId: string; readonly symbol: string }
+  | { readonly _tag: "Positions" }
+  /** asks to close the symbol's positions at market */
+  | { readonly _tag: "ClosePosition"; readonly symbol: string }
+  | { readonly _tag: "Balance" }
+  | { readonly _tag: "Fills"; readonly symbol: string | undefined; readonly page: number }
+  /** Confirm (`go`) or Back on a write waiting in a feature's PendingWrites */
+  | { readonly _tag: "Write"; readonly feature: WriteFeature; readonly id: string; readonly go: boolean }
+
+/** Whose PendingWrites a Write button points into: open orders, plan orders, positions, leverage. */
+export const WRITE_FEATURES = ["open", "plan", "position", "leverage"] as const
+export type WriteFeature = (typeof WRITE_FEATURES)[number]
 
 export const MAX_BYTES = 64
 
@@ -61,6 +80,26 @@ export const encode = (data: CallbackData): string => {
       return ["c", data.id].join("|")
     case "Cancel":
       return ["x", data.id].join("|")
+    case "Open":
+      return ["op", num(data.page), data.symbol ?? ""].join("|")
+    case "CancelOrder":
+      return ["oc", data.orderId, data.symbol].join("|")
+    case "CancelAll":
+      return ["oa", data.symbol].join("|")
+    case "PlanHistory":
+      return ["oh", num(data.page), data.symbol].join("|")
+    case "CancelPlan":
+      return ["pc", data.orderId, data.symbol].join("|")
+    case "Positions":
+      return "ps"
+    case "ClosePosition":
+      return ["pz", data.symbol].join("|")
+    case "Balance":
+      return "bl"
+    case "Fills":
+      return ["fl", num(data.page), data.symbol ?? ""].join("|")
+    case "Write":
+      return ["w", WRITE_FEATURES.indexOf(data.feature), data.id, data.go ? "1" : "0"].join("|")
   }
 }
 
@@ -98,6 +137,29 @@ const readOptTime = (text: string | undefined): number | undefined | null => {
 }
 
 const ID = /^[0-9a-z]{4,16}$/
+
+/** An exchange order id: digits only. */
+const ORDER_ID = /^\d{1,24}$/
+
+/** A page and an optional plain symbol, as list buttons carry them; undefined when malformed. */
+const readListed = (fields: ReadonlyArray<string>): { readonly page: number; readonly symbol: string | undefined } | undefined => {
+  const [page, symbol = ""] = fields
+  const pageNumber = readNum(page)
+  if (fields.length !== 2 || pageNumber === undefined || (symbol !== "" && !isPlainSymbol(symbol))) return undefined
+  return { page: pageNumber, symbol: symbol === "" ? undefined : symbol }
+}
+
+/** An order id and its plain symbol; undefined when malformed. */
+const readOrder = (fields: ReadonlyArray<string>): { readonly orderId: string; readonly symbol: string } | undefined => {
+  const [orderId = "", symbol = ""] = fields
+  return fields.length === 2 && ORDER_ID.test(orderId) && isPlainSymbol(symbol) ? { orderId, symbol } : undefined
+}
+
+/** A lone plain symbol; undefined when malformed. */
+const readSymbol = (fields: ReadonlyArray<string>): string | undefined => {
+  const [symbol = ""] = fields
+  return fields.length === 1 && isPlainSymbol(symbol) ? symbol : undefined
+}
 
 /** The value of a button press, or undefined for anything the bot did not make (old formats, tampering). */
 export const decode = (text: string): CallbackData | undefined => {
@@ -148,6 +210,38 @@ export const decode = (text: string): CallbackData | undefined => {
       if (fields.length !== 1 || !ID.test(id)) return undefined
       return tag === "c" ? { _tag: "Confirm", id } : { _tag: "Cancel", id }
     }
+    case "op":
+    case "fl": {
+      const listed = readListed(fields)
+      if (listed === undefined) return undefined
+      return tag === "op" ? { _tag: "Open", ...listed } : { _tag: "Fills", ...listed }
+    }
+    case "oh": {
+      const listed = readListed(fields)
+      return listed?.symbol === undefined ? undefined : { _tag: "PlanHistory", page: listed.page, symbol: listed.symbol }
+    }
+    case "oc":
+    case "pc": {
+      const order = readOrder(fields)
+      if (order === undefined) return undefined
+      return tag === "oc" ? { _tag: "CancelOrder", ...order } : { _tag: "CancelPlan", ...order }
+    }
+    case "oa":
+    case "pz": {
+      const symbol = readSymbol(fields)
+      if (symbol === undefined) return undefined
+      return tag === "oa" ? { _tag: "CancelAll", symbol } : { _tag: "ClosePosition", symbol }
+    }
+    case "ps":
+      return fields.length === 0 ? { _tag: "Positions" } : undefined
+    case "bl":
+      return fields.length === 0 ? { _tag: "Balance" } : undefined
+    case "w": {
+      const [featureIndex = "", id = "", go = ""] = fields
+      const feature = /^\d$/.test(featureIndex) ? WRITE_FEATURES[Number(featureIndex)] : undefined
+      if (fields.length !== 3 || feature === undefined || !ID.test(id) || (go !== "1" && go !== "0")) return undefined
+      return { _tag: "Write", feature, id, go: go === "1" }
+    }
     default:
       return undefined
   }
@@ -162,9 +256,19 @@ export const access = (data: CallbackData): Access => {
     case "Orders":
     case "Bills":
     case "Affiliate":
+    case "Open":
+    case "PlanHistory":
+    case "Positions":
+    case "Balance":
+    case "Fills":
       return "account"
     case "Confirm":
     case "Cancel":
+    case "CancelOrder":
+    case "CancelAll":
+    case "CancelPlan":
+    case "ClosePosition":
+    case "Write":
       return "trade"
   }
 }
