@@ -4,7 +4,6 @@
  * Telegram.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as CallbackData from "../src/kernel/CallbackData.js"
 import { labels, preOf, reader, startRig, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
 
@@ -76,7 +75,7 @@ describe("open orders", () => {
     expect(rig.simulator.counters().cancelOrder).toBe(before)
   })
 
-  it("refuses an unknown id, someone else's confirmation and a stale Cancel button", async () => {
+  it("refuses an unknown id, a reader's press on a confirmation and a stale Cancel button", async () => {
     const before = rig.simulator.counters().cancelOrder
     expect((await rig.say(trader, "/cancel 123456789")).outcome).toBe("unknown_order")
     expect(rig.last(trader.id).text).toContain("No open order 123456789")

@@ -13,7 +13,9 @@ const PRICE_PLACES = 8
 
 const millis = (fill: Fill.Fill) => DateTime.toEpochMillis(fill.createdAt)
 
-const newestFirst = (a: Fill.Fill, b: Fill.Fill) => millis(b) - millis(a) || (a.tradeId < b.tradeId ? 1 : a.tradeId > b.tradeId ? -1 : 0)
+/** Newest first; fills of one millisecond by id (the larger, the later), so the order is the same on every read. */
+const newestFirst = (a: Fill.Fill, b: Fill.Fill) =>
+  millis(b) - millis(a) || b.tradeId.length - a.tradeId.length || (a.tradeId < b.tradeId ? 1 : a.tradeId > b.tradeId ? -1 : 0)
 
 const price = (fill: Fill.Fill): string => {
   const value = Fill.fillPrice(fill)

@@ -54,7 +54,9 @@ const named = (names: ReadonlyMap<string, string>, code: string): string => name
 
 const millis = (order: Order.Order) => DateTime.toEpochMillis(order.createdAt)
 
-const newestFirst = (a: Order.Order, b: Order.Order) => millis(b) - millis(a) || (a.orderId < b.orderId ? 1 : a.orderId > b.orderId ? -1 : 0)
+/** Newest first; orders of one millisecond by id (the larger, the later), so the order is the same on every read. */
+const newestFirst = (a: Order.Order, b: Order.Order) =>
+  millis(b) - millis(a) || b.orderId.length - a.orderId.length || (a.orderId < b.orderId ? 1 : a.orderId > b.orderId ? -1 : 0)
 
 /** `Open long 0.01 @ 50000 · post-only`, or `at market` */
 const describe = (order: Order.Order): string => {
