@@ -1,7 +1,7 @@
 /**
  * What an inline button carries: a typed value, encoded in at most 64 bytes (Telegram's limit). A view's buttons carry
  * the whole state of the view they show (page, filters, cursor), so a press needs no memory of earlier messages;
- * only order confirmations point into the bot's store, by a short id.
+ * only confirmations (of orders, cancels, closes, leverage) point into the bot's stores, by a short id.
  */
 import { SpotBill } from "@tradedesk/core"
 import { TICKER_SORTS } from "../features/market/parse.js"
