@@ -4,11 +4,11 @@
  * view of a failed write — an unknown outcome said as such, with where to look.
  */
 import { Cause, Option } from "effect"
+import type { Middleware } from "telegraf"
 import { bold, fmt } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { WriteFeature } from "./CallbackData.js"
 import type { BotError } from "./messages.js"
-import type { Middleware } from "telegraf"
 import type { PendingWrites, WriteClaim, WriteNotClaimed } from "./PendingWrites.js"
 import { failureView } from "./respond.js"
 import type { BotContext } from "./telegram/BotContext.js"
