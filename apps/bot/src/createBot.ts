@@ -4,12 +4,16 @@
  */
 import { Telegraf } from "telegraf"
 import type { Context } from "telegraf"
+import { account } from "./features/account/account.js"
 import { affiliate } from "./features/affiliate/affiliate.js"
 import { bills } from "./features/bills/bills.js"
 import { chart } from "./features/chart/chart.js"
+import { fills } from "./features/fills/fills.js"
 import { help, unknown } from "./features/help/help.js"
 import { market } from "./features/market/market.js"
+import { open } from "./features/open/open.js"
 import { orders } from "./features/orders/orders.js"
+import { positions } from "./features/positions/positions.js"
 import type { AccessPolicy } from "./kernel/access.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
 import { Confirmations } from "./kernel/Confirmations.js"
@@ -78,6 +82,10 @@ export const createBot = (options: BotOptions): TradeBot => {
     bills(deps),
     affiliate(deps),
     chart(deps),
+    open(deps),
+    fills(deps),
+    positions(deps),
+    account(deps),
     unknown(deps)
   )
   return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs) }

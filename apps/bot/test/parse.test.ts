@@ -71,8 +71,9 @@ describe("/tickers and /ticker", () => {
     expect(right(parseTicker("BTCUSDT"))).toEqual({ query: "btcusdt" })
     expect(left(parseTicker(""))).toContain("which market")
     expect(left(parseTicker("btc eth"))).toContain("one symbol")
-    expect(right(parseOrders(""))).toEqual({ query: undefined })
-    expect(right(parseOrders("ETH/USDT"))).toEqual({ query: "ethusdt" })
+    expect(right(parseOrders(""))).toEqual({ query: undefined, history: false })
+    expect(right(parseOrders("ETH/USDT"))).toEqual({ query: "ethusdt", history: false })
+    expect(right(parseOrders("History btc"))).toEqual({ query: "btc", history: true })
   })
 })
 

@@ -4,6 +4,8 @@ import type { BatchOrder, SpotBill, Ticker } from "@tradedesk/core"
 import { DateTime, Either, Option } from "effect"
 import type { Snapshot } from "../src/kernel/MarketData.js"
 import type { Parsed } from "../src/kernel/parse.js"
+import { expect } from "vitest"
+import * as CallbackData from "../src/kernel/CallbackData.js"
 import type { View } from "../src/kernel/view.js"
 
 /** any length: the bot must bound what an exchange sends when the operator allows long decimals */
@@ -66,4 +68,19 @@ export const right = <A>(parsed: Parsed<A>): A => {
 export const left = <A>(parsed: Parsed<A>): string => {
   if (Either.isRight(parsed)) throw new Error(`expected a refusal, got ${JSON.stringify(parsed.right)}`)
   return parsed.left
+}
+
+/** What Telegram requires of every message and button the bot sends. */
+export const expectSendable = (view: View) => {
+  expect(view.text.text.length).toBeLessThanOrEqual(4096)
+  for (const entity of view.text.entities ?? []) {
+    expect(entity.offset).toBeGreaterThanOrEqual(0)
+    expect(entity.length).toBeGreaterThan(0)
+    expect(entity.offset + entity.length).toBeLessThanOrEqual(view.text.text.length)
+  }
+  for (const button of view.buttons.flat()) {
+    const encoded = CallbackData.encode(button.data)
+    expect(Buffer.byteLength(encoded)).toBeLessThanOrEqual(CallbackData.MAX_BYTES)
+    expect(CallbackData.decode(encoded)).toEqual(button.data)
+  }
 }

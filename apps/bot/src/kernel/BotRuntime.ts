@@ -39,6 +39,7 @@ const layer = (options: TradeDeskConfig.Options, caches: CacheSettings): Layer.L
   ).pipe(
     Layer.provideMerge(ExportGate.layer),
     // over core's services: the features (and the coin directory) read through the shared account reads
+    Layer.provideMerge(AccountReads.tradingLayer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     Layer.provideMerge(AccountReads.layer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     Layer.provideMerge(TradeDesk.layerConfigured),
     // the gate reads the rate-limit window from the same configuration as the services

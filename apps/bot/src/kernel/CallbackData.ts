@@ -1,7 +1,7 @@
 /**
  * What an inline button carries: a typed value, encoded in at most 64 bytes (Telegram's limit). A view's buttons carry
  * the whole state of the view they show (page, filters, cursor), so a press needs no memory of earlier messages;
- * only order confirmations point into the bot's store, by a short id.
+ * only confirmations (of orders, cancels, closes, leverage) point into the bot's stores, by a short id.
  */
 import { SpotBill } from "@tradedesk/core"
 import { CHART_INTERVALS } from "../features/chart/parse.js"
@@ -35,6 +35,25 @@ export type CallbackData =
   | { readonly _tag: "Confirm"; readonly id: string }
   | { readonly _tag: "Cancel"; readonly id: string }
   | { readonly _tag: "Chart"; readonly symbol: string; readonly interval: ChartInterval }
+  | { readonly _tag: "Open"; readonly symbol: string | undefined; readonly page: number }
+  /** asks to cancel one open order (a confirmation follows) */
+  | { readonly _tag: "CancelOrder"; readonly orderId: string; readonly symbol: string }
+  /** asks to cancel every open order of the symbol */
+  | { readonly _tag: "CancelAll"; readonly symbol: string }
+  | { readonly _tag: "PlanHistory"; readonly symbol: string; readonly page: number }
+  /** asks to cancel one working plan order */
+  | { readonly _tag: "CancelPlan"; readonly orderId: string; readonly symbol: string }
+  | { readonly _tag: "Positions" }
+  /** asks to close the symbol's positions at market */
+  | { readonly _tag: "ClosePosition"; readonly symbol: string }
+  | { readonly _tag: "Balance" }
+  | { readonly _tag: "Fills"; readonly symbol: string | undefined; readonly page: number }
+  /** Confirm (`go`) or Back on a write waiting in a feature's PendingWrites */
+  | { readonly _tag: "Write"; readonly feature: WriteFeature; readonly id: string; readonly go: boolean }
+
+/** Whose PendingWrites a Write button points into: open orders, plan orders, positions, leverage. */
+export const WRITE_FEATURES = ["open", "plan", "position", "leverage"] as const
+export type WriteFeature = (typeof WRITE_FEATURES)[number]
 
 export const MAX_BYTES = 64
 
@@ -66,6 +85,26 @@ export const encode = (data: CallbackData): string => {
       return ["x", data.id].join("|")
     case "Chart":
       return ["g", CHART_INTERVALS.indexOf(data.interval), data.symbol].join("|")
+    case "Open":
+      return ["op", num(data.page), data.symbol ?? ""].join("|")
+    case "CancelOrder":
+      return ["oc", data.orderId, data.symbol].join("|")
+    case "CancelAll":
+      return ["oa", data.symbol].join("|")
+    case "PlanHistory":
+      return ["oh", num(data.page), data.symbol].join("|")
+    case "CancelPlan":
+      return ["pc", data.orderId, data.symbol].join("|")
+    case "Positions":
+      return "ps"
+    case "ClosePosition":
+      return ["pz", data.symbol].join("|")
+    case "Balance":
+      return "bl"
+    case "Fills":
+      return ["fl", num(data.page), data.symbol ?? ""].join("|")
+    case "Write":
+      return ["w", WRITE_FEATURES.indexOf(data.feature), data.id, data.go ? "1" : "0"].join("|")
   }
 }
 
@@ -103,6 +142,29 @@ const readOptTime = (text: string | undefined): number | undefined | null => {
 }
 
 const ID = /^[0-9a-z]{4,16}$/
+
+/** An exchange order id: digits only. */
+const ORDER_ID = /^\d{1,24}$/
+
+/** A page and an optional plain symbol, as list buttons carry them; undefined when malformed. */
+const readListed = (fields: ReadonlyArray<string>): { readonly page: number; readonly symbol: string | undefined } | undefined => {
+  const [page, symbol = ""] = fields
+  const pageNumber = readNum(page)
+  if (fields.length !== 2 || pageNumber === undefined || (symbol !== "" && !isPlainSymbol(symbol))) return undefined
+  return { page: pageNumber, symbol: symbol === "" ? undefined : symbol }
+}
+
+/** An order id and its plain symbol; undefined when malformed. */
+const readOrder = (fields: ReadonlyArray<string>): { readonly orderId: string; readonly symbol: string } | undefined => {
+  const [orderId = "", symbol = ""] = fields
+  return fields.length === 2 && ORDER_ID.test(orderId) && isPlainSymbol(symbol) ? { orderId, symbol } : undefined
+}
+
+/** A lone plain symbol; undefined when malformed. */
+const readSymbol = (fields: ReadonlyArray<string>): string | undefined => {
+  const [symbol = ""] = fields
+  return fields.length === 1 && isPlainSymbol(symbol) ? symbol : undefined
+}
 
 /** The value of a button press, or undefined for anything the bot did not make (old formats, tampering). */
 export const decode = (text: string): CallbackData | undefined => {
@@ -158,6 +220,38 @@ export const decode = (text: string): CallbackData | undefined => {
       const interval = CHART_INTERVALS[Number(intervalIndex)]
       return fields.length === 2 && interval !== undefined && isPlainSymbol(symbol) ? { _tag: "Chart", symbol, interval } : undefined
     }
+    case "op":
+    case "fl": {
+      const listed = readListed(fields)
+      if (listed === undefined) return undefined
+      return tag === "op" ? { _tag: "Open", ...listed } : { _tag: "Fills", ...listed }
+    }
+    case "oh": {
+      const listed = readListed(fields)
+      return listed?.symbol === undefined ? undefined : { _tag: "PlanHistory", page: listed.page, symbol: listed.symbol }
+    }
+    case "oc":
+    case "pc": {
+      const order = readOrder(fields)
+      if (order === undefined) return undefined
+      return tag === "oc" ? { _tag: "CancelOrder", ...order } : { _tag: "CancelPlan", ...order }
+    }
+    case "oa":
+    case "pz": {
+      const symbol = readSymbol(fields)
+      if (symbol === undefined) return undefined
+      return tag === "oa" ? { _tag: "CancelAll", symbol } : { _tag: "ClosePosition", symbol }
+    }
+    case "ps":
+      return fields.length === 0 ? { _tag: "Positions" } : undefined
+    case "bl":
+      return fields.length === 0 ? { _tag: "Balance" } : undefined
+    case "w": {
+      const [featureIndex = "", id = "", go = ""] = fields
+      const feature = /^\d$/.test(featureIndex) ? WRITE_FEATURES[Number(featureIndex)] : undefined
+      if (fields.length !== 3 || feature === undefined || !ID.test(id) || (go !== "1" && go !== "0")) return undefined
+      return { _tag: "Write", feature, id, go: go === "1" }
+    }
     default:
       return undefined
   }
@@ -173,9 +267,19 @@ export const access = (data: CallbackData): Access => {
     case "Orders":
     case "Bills":
     case "Affiliate":
+    case "Open":
+    case "PlanHistory":
+    case "Positions":
+    case "Balance":
+    case "Fills":
       return "account"
     case "Confirm":
     case "Cancel":
+    case "CancelOrder":
+    case "CancelAll":
+    case "CancelPlan":
+    case "ClosePosition":
+    case "Write":
       return "trade"
   }
 }

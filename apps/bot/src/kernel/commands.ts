@@ -38,9 +38,9 @@ export const COMMANDS = [
   {
     name: "orders",
     access: "account",
-    summary: "Current plan orders",
-    usage: "/orders [symbol]",
-    examples: ["/orders", "/orders btc"]
+    summary: "Working plan (trigger) orders, each with Cancel; finished ones with history",
+    usage: "/orders [symbol] [history]",
+    examples: ["/orders", "/orders btc", "/orders btc history"]
   },
   {
     name: "order",
@@ -71,6 +71,48 @@ export const COMMANDS = [
     summary: "Candlestick chart as a picture",
     usage: "/chart <symbol> [15m|1h|4h|1d]",
     examples: ["/chart btc", "/chart eth 4h"]
+  },
+  {
+    name: "open",
+    access: "account",
+    summary: "Open orders, each with Cancel; Cancel all per market",
+    usage: "/open [symbol]",
+    examples: ["/open", "/open btc"]
+  },
+  {
+    name: "cancel",
+    access: "trade",
+    summary: "Cancel an open order by its id or client id, or all of them, after a confirmation",
+    usage: "/cancel <order id|client id|all> [symbol]",
+    examples: ["/cancel 8800000123", "/cancel tdbk3j9x-1", "/cancel all btc"]
+  },
+  {
+    name: "fills",
+    access: "account",
+    summary: "Recent fills: price, size, fee, maker or taker",
+    usage: "/fills [symbol]",
+    examples: ["/fills", "/fills eth"]
+  },
+  {
+    name: "positions",
+    access: "account",
+    summary: "Open positions with PnL and liquidation price; Close per market",
+    usage: "/positions",
+    examples: ["/positions"]
+  },
+  {
+    name: "balance",
+    access: "account",
+    summary: "Futures equity, available, margin and PnL; spot assets",
+    usage: "/balance",
+    examples: ["/balance"]
+  },
+  {
+    name: "leverage",
+    access: "trade",
+    summary: "A market's leverage and margin mode; change them after a confirmation",
+    usage: "/leverage <symbol> [n] [cross|isolated]",
+    examples: ["/leverage btc", "/leverage btc 20", "/leverage eth 5 isolated"]
   },
   {
     name: "help",

@@ -1,7 +1,9 @@
-/** `/orders` (plan orders, paged) and `/order` (batch placement: preview, then Confirm or Cancel). */
-import { BatchOrders, PlanOrders } from "@tradedesk/core"
-import { Effect, Option } from "effect"
+/** `/orders` (working plan orders with Cancel, paged; finished ones with history) and `/order` (batch placement: preview, then Confirm or Cancel). */
+import { BatchOrders, Orders, PlanOrderPlacement, PlanOrders } from "@tradedesk/core"
+import { Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
+import type { FmtString } from "telegraf/format"
+import { roleOf } from "../../kernel/access.js"
 import { batchOf, placementRecord } from "../../kernel/Confirmations.js"
 import type { Batch, NotClaimed } from "../../kernel/Confirmations.js"
 import { answerPress, onButton, onCommand, onPress } from "../../kernel/middleware.js"
@@ -9,9 +11,28 @@ import { failureView, run, runExit, send, show, withArgs } from "../../kernel/re
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { essential } from "../../kernel/telegram/Pacer.js"
+import { view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
+import { PendingWrites } from "../../kernel/PendingWrites.js"
+import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
-import { cancelledView, failedPlacementView, notPendingView, ordersView, placingNote, previewView, resultView } from "./format.js"
+import {
+  cancelledView,
+  cancelPlanAskView,
+  checkPlans,
+  failedPlacementView,
+  isWorking,
+  notPendingView,
+  ordersView,
+  placingNote,
+  planCancelAgain,
+  planCancelledNote,
+  planGoneNote,
+  planHistoryView,
+  previewView,
+  resultView
+} from "./format.js"
+import type { PlanWrite } from "./format.js"
 import { parseOrder, parseOrders } from "./parse.js"
 
 /** the most plan orders the exchange returns in one answer */
@@ -19,6 +40,12 @@ const PLAN_LIMIT = 100
 
 const listOrders = (symbol: string | undefined) =>
   Effect.flatMap(PlanOrders.PlanOrders, (orders) => orders.list({ symbol, limit: PLAN_LIMIT }))
+
+const planHistory = (symbol: string) =>
+  Effect.flatMap(Orders.Orders, (orders) => orders.planOrderHistory({ symbol, pageSize: PlanOrderPlacement.MAX_PLAN_HISTORY_PAGE }))
+
+const cancelPlan = (write: PlanWrite) =>
+  Effect.flatMap(Orders.Orders, (orders) => orders.cancelPlanOrder({ orderId: write.orderId, symbol: write.symbol }))
 
 const place = (batch: Batch) =>
   Effect.flatMap(BatchOrders.BatchOrders, (orders) => orders.place({ symbol: batch.symbol, orders: batch.orders, marginMode: batch.marginMode }))
@@ -51,19 +78,62 @@ export const orders = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
   const validMinutes = Math.round(deps.confirmations.ttlMillis / 60_000)
 
-  const showOrders = async (ctx: BotContext, symbol: string | undefined, page: number) => {
+  const plans = new PendingWrites<PlanWrite>(deps.confirmations.ttlMillis, deps.now)
+  const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
+
+  const showOrders = async (ctx: BotContext, symbol: string | undefined, page: number, note?: FmtString) => {
     const list = await run(ctx, deps, listOrders(symbol))
-    if (Option.isSome(list)) await show(ctx, ordersView(list.value, symbol, page, PLAN_LIMIT))
+    if (Option.isSome(list)) return show(ctx, ordersView(list.value, symbol, page, PLAN_LIMIT, { trader: isTrader(ctx), note }))
+    if (note !== undefined) await show(ctx, view(note))
+  }
+
+  const showHistory = async (ctx: BotContext, symbol: string, page: number) => {
+    const history = await run(ctx, deps, planHistory(symbol))
+    if (Option.isSome(history)) await show(ctx, planHistoryView(history.value.orders, history.value.more, symbol, page))
   }
 
   composer.use(onCommand(deps, "orders", (ctx) =>
-    withArgs(ctx, "orders", parseOrders(ctx.payload), async ({ query }) => {
+    withArgs(ctx, "orders", parseOrders(ctx.payload), async ({ query, history }) => {
       if (query === undefined) return showOrders(ctx, undefined, 0)
       // checked against the market list first: an unknown symbol gets "did you mean", not an exchange call
-      const market = await findMarket(ctx, deps, query, (symbol) => ({ _tag: "Orders", symbol, page: 0 }))
-      if (Option.isSome(market)) await showOrders(ctx, market.value.symbol, 0)
+      const market = await findMarket(ctx, deps, query, (symbol) => history ? { _tag: "PlanHistory", symbol, page: 0 } : { _tag: "Orders", symbol, page: 0 })
+      if (Option.isNone(market)) return
+      return history ? showHistory(ctx, market.value.symbol, 0) : showOrders(ctx, market.value.symbol, 0)
     })))
   composer.use(onButton("Orders", (ctx, data) => showOrders(ctx, data.symbol, data.page)))
+  composer.use(onButton("PlanHistory", (ctx, data) => showHistory(ctx, data.symbol, data.page)))
+
+  // the plan orders are read again first, so a Cancel left from an older list finds its order gone
+  composer.use(onButton("CancelPlan", async (ctx, { orderId, symbol }) => {
+    const list = await run(ctx, deps, listOrders(symbol))
+    if (Option.isNone(list)) return
+    const order = list.value.find((item) => item.orderId === orderId && isWorking(item))
+    if (order === undefined) {
+      ctx.note("gone", orderId)
+      return show(ctx, ordersView(list.value, symbol, 0, PLAN_LIMIT, { trader: isTrader(ctx), note: planGoneNote() }))
+    }
+    const id = plans.create(ctx.from?.id ?? 0, { orderId, symbol, back: { symbol, page: 0 } })
+    ctx.note("ask", `${id} cancel plan ${orderId}`)
+    return show(ctx, cancelPlanAskView(order, id))
+  }))
+
+  composer.use(onWrite("plan", plans, async (ctx, claim, go) => {
+    if (claim._tag !== "Claimed") {
+      await answerPress(ctx)
+      return send(ctx, notWaitingView(claim, planCancelAgain()))
+    }
+    const { back } = claim.write
+    if (!go) {
+      await answerPress(ctx)
+      return showOrders(ctx, back.symbol, back.page)
+    }
+    void answerPress(ctx, "Cancelling…")
+    const exit = await runExit(ctx, deps, cancelPlan(claim.write))
+    const note = Exit.isSuccess(exit) ? planCancelledNote(claim.write.orderId, exit.value) : writeFailureView(ctx, exit.cause, "cancel", checkPlans()).text
+    deps.logger.log(Exit.isSuccess(exit) ? "info" : "warn", "cancel_plan", { user: ctx.from?.id, orderId: claim.write.orderId, outcome: note.text })
+    if (Exit.isSuccess(exit)) ctx.note("cancelled", claim.write.orderId)
+    return showOrders(ctx, back.symbol, back.page, note)
+  }))
 
   composer.use(onCommand(deps, "order", (ctx) =>
     withArgs(ctx, "order", parseOrder(ctx.payload), async (args) => {

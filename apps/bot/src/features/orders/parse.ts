@@ -9,14 +9,19 @@ import { normalizeQuery } from "../../kernel/symbols.js"
 export interface OrdersArgs {
   /** the normalized query, resolved against the market list by the handler; undefined for every symbol */
   readonly query: string | undefined
+  /** finished plan orders rather than working ones */
+  readonly history: boolean
 }
 
+/** `/orders [symbol] [history]`, in either order; history is kept per market, so it needs one. */
 export const parseOrders = (payload: string): Parsed<OrdersArgs> => {
-  const [first, ...rest] = tokens(payload)
-  if (first === undefined) return ok({ query: undefined })
+  const words = tokens(payload)
+  const history = words.some((word) => word.toLowerCase() === "history")
+  const [first, ...rest] = words.filter((word) => word.toLowerCase() !== "history")
+  if (first === undefined) return history ? fail("history is kept per market: give one, e.g. /orders btc history") : ok({ query: undefined, history })
   if (rest.length > 0) return fail("one symbol at most")
   const query = normalizeQuery(first)
-  return query === undefined ? fail(`${quote(first)} is not a symbol`) : ok({ query })
+  return query === undefined ? fail(`${quote(first)} is not a symbol`) : ok({ query, history })
 }
 
 /** One order as typed, before it gets its client_oid. */

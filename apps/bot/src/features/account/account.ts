@@ -1,0 +1,139 @@
+/** `/balance` (futures and spot) and `/leverage` (a market's setting, changed after a confirmation). */
+import { Account, Market, Positions } from "@tradedesk/core"
+import type { BatchOrder } from "@tradedesk/core"
+import { BigDecimal, Effect, Exit, Option } from "effect"
+import { Composer } from "telegraf"
+import type { FmtString } from "telegraf/format"
+import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
+import { PendingWrites } from "../../kernel/PendingWrites.js"
+import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
+import type { Deps } from "../../kernel/respond.js"
+import type { BotContext } from "../../kernel/telegram/BotContext.js"
+import { view } from "../../kernel/view.js"
+import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
+import { findMarket, tickerButton } from "../market/market.js"
+import {
+  balanceView,
+  changedNote,
+  checkLeverage,
+  halfChangedNote,
+  leverageAgain,
+  leverageAskView,
+  leverageRefusal,
+  leverageView,
+  unchangedView
+} from "./format.js"
+import type { LeverageReading, LeverageWrite } from "./format.js"
+import { parseLeverage } from "./parse.js"
+
+const readBalance = Effect.all({
+  futures: Effect.flatMap(Account.Account, (account) => account.futuresAssets()),
+  positions: Effect.flatMap(Positions.Positions, (positions) => positions.positions()),
+  spot: Effect.flatMap(Account.Account, (account) => account.spotAssets())
+}, { concurrency: "unbounded" })
+
+/** The market's margin mode (cross unless the account set another), its leverage setting and its contract's bounds. */
+const readLeverage = (symbol: string) =>
+  Effect.gen(function*() {
+    const account = yield* Account.Account
+    const market = yield* Market.Market
+    const [settings, info, contract] = yield* Effect.all([account.accountSettings({ symbol }), account.accounts(), market.contract(symbol)], {
+      concurrency: "unbounded"
+    })
+    const mode: BatchOrder.MarginMode = info.account.modes.find((item) => item.symbol === symbol)?.marginMode ?? "cross"
+    return { symbol, marginMode: mode, setting: settings.find((setting) => setting.symbol === symbol), contract } satisfies LeverageReading
+  })
+
+const setMarginMode = (write: LeverageWrite) =>
+  Effect.flatMap(Account.Account, (account) => account.setMarginMode({ symbol: write.symbol, marginMode: write.marginMode }))
+
+const setLeverage = (write: LeverageWrite, leverage: number) =>
+  Effect.flatMap(Account.Account, (account) =>
+    account.setLeverage({ symbol: write.symbol, marginMode: write.marginMode, longLeverage: leverage, shortLeverage: leverage }))
+
+/** Whether the write would leave the setting as it is. */
+const changesNothing = (reading: LeverageReading, write: LeverageWrite): boolean => {
+  if (write.marginMode !== reading.marginMode) return false
+  if (write.leverage === undefined) return true
+  const { setting } = reading
+  if (setting === undefined) return false
+  const now = write.marginMode === "cross" ? [setting.cross] : [setting.isolatedLong, setting.isolatedShort]
+  const asked = BigDecimal.make(BigInt(write.leverage), 0)
+  return now.every((value) => BigDecimal.equals(value, asked))
+}
+
+export const account = (deps: Deps): Composer<BotContext> => {
+  const composer = new Composer<BotContext>()
+  const pending = new PendingWrites<LeverageWrite>(deps.confirmations.ttlMillis, deps.now)
+
+  const showBalance = async (ctx: BotContext) => {
+    const balance = await run(ctx, deps, readBalance)
+    if (Option.isSome(balance)) await show(ctx, balanceView(balance.value))
+  }
+  composer.use(onCommand(deps, "balance", (ctx) => showBalance(ctx)))
+  composer.use(onButton("Balance", (ctx) => showBalance(ctx)))
+
+  const showLeverage = async (ctx: BotContext, symbol: string, note?: FmtString) => {
+    const reading = await run(ctx, deps, readLeverage(symbol))
+    if (Option.isSome(reading)) return show(ctx, leverageView(reading.value, note))
+    if (note !== undefined) await show(ctx, view(note))
+  }
+
+  composer.use(onCommand(deps, "leverage", (ctx) =>
+    withArgs(ctx, "leverage", parseLeverage(ctx.payload), async (args) => {
+      const market = await findMarket(ctx, deps, args.query, tickerButton)
+      if (Option.isNone(market)) return
+      const reading = await run(ctx, deps, readLeverage(market.value.symbol))
+      if (Option.isNone(reading)) return
+      if (args.leverage === undefined && args.marginMode === undefined) return send(ctx, leverageView(reading.value))
+      // refused before asking: a leverage the contract does not allow never reaches a confirmation
+      const refusal = leverageRefusal(reading.value, args.leverage)
+      if (refusal !== undefined) {
+        ctx.note("refused", `leverage ${args.leverage}`)
+        return send(ctx, refusal)
+      }
+      const write: LeverageWrite = {
+        symbol: reading.value.symbol,
+        from: reading.value.marginMode,
+        marginMode: args.marginMode ?? reading.value.marginMode,
+        leverage: args.leverage
+      }
+      if (changesNothing(reading.value, write)) return send(ctx, unchangedView(reading.value))
+      const id = pending.create(ctx.from.id, write)
+      ctx.note("ask", `${id} leverage ${write.symbol}`)
+      return send(ctx, leverageAskView(reading.value, write, id))
+    })))
+
+  /** Sends the change, the margin mode first: what was done, or what failed (an unknown outcome said as such). */
+  const apply = async (ctx: BotContext, write: LeverageWrite): Promise<FmtString> => {
+    const failed = (cause: Parameters<typeof writeFailureView>[1]) => writeFailureView(ctx, cause, "change the setting", checkLeverage(write.symbol)).text
+    const modeChanges = write.marginMode !== write.from
+    if (modeChanges) {
+      const exit = await runExit(ctx, deps, setMarginMode(write))
+      if (Exit.isFailure(exit)) return failed(exit.cause)
+    }
+    if (write.leverage !== undefined) {
+      const exit = await runExit(ctx, deps, setLeverage(write, write.leverage))
+      if (Exit.isFailure(exit)) return modeChanges ? halfChangedNote(write, failed(exit.cause)) : failed(exit.cause)
+    }
+    ctx.note("changed", write.symbol)
+    return changedNote(write)
+  }
+
+  composer.use(onWrite("leverage", pending, async (ctx, claim, go) => {
+    if (claim._tag !== "Claimed") {
+      await answerPress(ctx)
+      return send(ctx, notWaitingView(claim, leverageAgain()))
+    }
+    const write = claim.write
+    if (!go) {
+      await answerPress(ctx)
+      return showLeverage(ctx, write.symbol)
+    }
+    void answerPress(ctx, "Changing…")
+    const note = await apply(ctx, write)
+    deps.logger.log("info", "leverage", { user: ctx.from?.id, ...write, outcome: note.text })
+    return showLeverage(ctx, write.symbol, note)
+  }))
+  return composer
+}

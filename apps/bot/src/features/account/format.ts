@@ -1,0 +1,127 @@
+/** Account views: the balance (futures and spot) and a market's leverage, with the leverage change's confirmation. */
+import type { Asset, BatchOrder, Contract, Leverage, Position } from "@tradedesk/core"
+import { BigDecimal, Option } from "effect"
+import { bold, code, fmt, join, pre } from "telegraf/format"
+import type { FmtString } from "telegraf/format"
+import { confirmRow } from "../../kernel/writes.js"
+import { dec, grouped, marketName, oneLine, signed, table, view } from "../../kernel/view.js"
+import type { View } from "../../kernel/view.js"
+
+// ── balance ─────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+export interface Balance {
+  readonly futures: ReadonlyArray<Asset.FuturesAsset>
+  /** the open positions, for the margin they hold */
+  readonly positions: ReadonlyArray<Position.Position>
+  readonly spot: ReadonlyArray<Asset.SpotAsset>
+}
+
+/** spot coins listed at most (those with a balance) */
+const MAX_SPOT_COINS = 40
+
+const zero = BigDecimal.make(0n, 0)
+
+/** The margin the positions hold, by the exchange's figure for each (none for a position without one). */
+const positionMargin = (positions: ReadonlyArray<Position.Position>): BigDecimal.BigDecimal =>
+  BigDecimal.sumAll(positions.map((position) => Option.getOrElse(position.margin, () => zero)))
+
+export const balanceView = (balance: Balance): View => {
+  const futures = balance.futures.map((asset) => {
+    const coin = oneLine(asset.coin, "name")
+    return fmt`${bold(coin)}
+${pre("")(table([
+      ["Equity", grouped(asset.equity)],
+      ["Available", grouped(asset.available)],
+      ["In open orders", grouped(asset.frozen)],
+      ["Unrealised PnL", signed(asset.unrealizedPnl)]
+    ], "lr"))}`
+  })
+  const margin = positionMargin(balance.positions)
+  const held = balance.spot.filter((asset) => !BigDecimal.isZero(asset.equity))
+  const spotRows = [["COIN", "AVAILABLE", "FROZEN", "TOTAL"], ...held.slice(0, MAX_SPOT_COINS).map((asset) => [
+    oneLine(asset.coin, "name"),
+    grouped(asset.available),
+    grouped(asset.frozen),
+    grouped(asset.equity)
+  ])]
+  const more = held.length > MAX_SPOT_COINS ? `\n…and ${held.length - MAX_SPOT_COINS} more coins.` : ""
+  return view(
+    fmt`${bold("Futures account")}
+${futures.length === 0 ? fmt`No futures balance.` : join(futures, "\n")}
+Margin in ${balance.positions.length === 1 ? "1 position" : `${balance.positions.length} positions`}: ${code(dec(margin))}
+
+${bold("Spot assets")}
+${held.length === 0 ? fmt`No spot balance.` : fmt`${pre("")(table(spotRows, "lrrr"))}${more}`}`,
+    [[{ label: "⟳ Refresh", data: { _tag: "Balance" } }]]
+  )
+}
+
+// ── leverage ────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** A market's leverage as the account has it. */
+export interface LeverageReading {
+  readonly symbol: string
+  readonly marginMode: BatchOrder.MarginMode
+  /** none when the exchange lists no setting for the market */
+  readonly setting: Leverage.LeverageSetting | undefined
+  readonly contract: Contract.Contract
+}
+
+/** A leverage change waiting for Confirm: the margin mode first when it changes, then the leverage. */
+export interface LeverageWrite {
+  readonly symbol: string
+  readonly from: BatchOrder.MarginMode
+  readonly marginMode: BatchOrder.MarginMode
+  readonly leverage: number | undefined
+}
+
+/** The leverage in force in the mode: cross has one; isolated one per side. */
+const inForce = (reading: LeverageReading): string => {
+  const { setting } = reading
+  if (setting === undefined) return "the exchange's default"
+  if (reading.marginMode === "cross") return `${dec(BigDecimal.normalize(setting.cross))}x`
+  const long = BigDecimal.normalize(setting.isolatedLong)
+  const short = BigDecimal.normalize(setting.isolatedShort)
+  return BigDecimal.equals(long, short) ? `${dec(long)}x` : `long ${dec(long)}x, short ${dec(short)}x`
+}
+
+const bounds = (contract: Contract.Contract) => `${contract.minLeverage}x–${contract.maxLeverage}x`
+
+export const leverageView = (reading: LeverageReading, note?: FmtString): View =>
+  view(fmt`${note === undefined ? "" : fmt`${note}\n\n`}${bold(`${marketName(reading.symbol)} leverage`)}
+Margin mode ${code(reading.marginMode)} · leverage ${code(inForce(reading))}
+Allowed ${bounds(reading.contract)}. Change it with e.g. ${code(`/leverage ${marketName(reading.symbol).toLowerCase()} 10`)} or add ${code("cross")} or ${code("isolated")}.`)
+
+/** Why the asked leverage cannot be set; undefined when it can. */
+export const leverageRefusal = (reading: LeverageReading, leverage: number | undefined): View | undefined => {
+  const { contract } = reading
+  if (leverage === undefined || (leverage >= contract.minLeverage && leverage <= contract.maxLeverage)) return undefined
+  return view(fmt`Leverage ${leverage}x is outside ${marketName(reading.symbol)}'s ${bounds(contract)}; nothing was changed. Try e.g. ${
+    code(`/leverage ${marketName(reading.symbol).toLowerCase()} ${leverage > contract.maxLeverage ? contract.maxLeverage : contract.minLeverage}`)
+  }.`)
+}
+
+const describeChange = (write: LeverageWrite): string =>
+  [
+    write.marginMode === write.from ? undefined : `switch to ${write.marginMode} margin`,
+    write.leverage === undefined ? undefined : `set ${write.leverage}x leverage${write.marginMode === "isolated" ? " on both sides" : ""}`
+  ].filter((part) => part !== undefined).join(" and ")
+
+export const leverageAskView = (reading: LeverageReading, write: LeverageWrite, id: string): View =>
+  view(
+    fmt`${bold(`${marketName(write.symbol)}: ${describeChange(write)}?`)}
+Now: ${reading.marginMode} margin, ${inForce(reading)}.${write.marginMode === write.from ? "" : " The margin mode cannot change while the market has an open position."}`,
+    [confirmRow("leverage", id, "Change")]
+  )
+
+export const unchangedView = (reading: LeverageReading): View => leverageView(reading, fmt`Nothing to change: that is the setting already.`)
+
+export const changedNote = (write: LeverageWrite): FmtString => fmt`✅ Done: ${describeChange(write)} on ${marketName(write.symbol)}.`
+
+/** The margin mode changed but the leverage did not: said so, and the failure's reason. */
+export const halfChangedNote = (write: LeverageWrite, reason: FmtString): FmtString =>
+  fmt`⚠️ Switched ${marketName(write.symbol)} to ${write.marginMode} margin, but the leverage was not set: ${reason}`
+
+export const checkLeverage = (symbol: string): FmtString => fmt`${code(`/leverage ${marketName(symbol).toLowerCase()}`)} shows the setting now.`
+
+export const leverageAgain = (): FmtString => fmt`Send the ${code("/leverage")} again to change it.`

@@ -1,0 +1,46 @@
+import type { Fill } from "@tradedesk/core"
+import { DateTime } from "effect"
+import { describe, expect, it } from "vitest"
+import { d, expectSendable, NOW, pre } from "../../../test/samples.js"
+import { fillsView, FILLS_PAGE_SIZE } from "./format.js"
+
+const fill = (fields: Partial<Fill.Fill> = {}): Fill.Fill => ({
+  tradeId: "10",
+  orderId: "20",
+  symbol: "cmt_btcusdt",
+  marginMode: "SHARED",
+  separatedMode: "COMBINED",
+  positionSide: "LONG",
+  orderSide: "BUY",
+  fillSize: d("0.030"),
+  fillValue: d("1950.003"),
+  fee: d("1.1700018"),
+  liquidateFee: "TAKER",
+  realizedPnl: d("0"),
+  direction: "OPEN_LONG",
+  liquidateType: "NORMAL",
+  createdAt: DateTime.unsafeMake(NOW),
+  ...fields
+})
+
+describe("fills view", () => {
+  it("shows the price the exchange leaves out (value / size), the fee and maker or taker, newest first", () => {
+    const shown = fillsView([fill(), fill({ tradeId: "11", createdAt: DateTime.unsafeMake(NOW + 60_000), liquidateFee: "MAKER", direction: "CLOSE_SHORT" })], false, undefined, 0)
+    expect(pre(shown).split("\n")).toEqual([
+      "TIME UTC    PAIR    SIDE          PRICE  SIZE       FEE ROLE",
+      "06-15 12:01 BTCUSDT close short 65000.1 0.030 1.1700018 maker",
+      "06-15 12:00 BTCUSDT open long   65000.1 0.030 1.1700018 taker"
+    ])
+    expectSendable(shown)
+  })
+
+  it("pages a full answer of odd values under Telegram's limits", () => {
+    const many = Array.from({ length: 100 }, (_, i) =>
+      fill({ tradeId: `${i}`, fillSize: d("3"), fillValue: d("1"), liquidateFee: "x".repeat(500), direction: `\u202e${"Y".repeat(300)}` }))
+    const shown = fillsView(many, true, "cmt_btcusdt", 1)
+    expect(shown.text.text).toContain(`Fills on BTCUSDT · 100 (the newest 100) · page 2/${Math.ceil(100 / FILLS_PAGE_SIZE)}`)
+    expect(pre(shown).split("\n")[1]).toContain("0.33333333")
+    expect(pre(shown)).not.toContain("\u202e")
+    expectSendable(shown)
+  })
+})

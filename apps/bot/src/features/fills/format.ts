@@ -1,0 +1,51 @@
+/** The fills view: the newest fills in a table, a page at a time. */
+import { Fill } from "@tradedesk/core"
+import { BigDecimal, DateTime } from "effect"
+import { bold, fmt, pre } from "telegraf/format"
+import type { CallbackData } from "../../kernel/CallbackData.js"
+import { dec, marketName, oneLine, paginate, pageButtons, shortUtc, table, view } from "../../kernel/view.js"
+import type { View } from "../../kernel/view.js"
+
+export const FILLS_PAGE_SIZE = 12
+
+/** decimal places a fill's price (value / size, which the exchange does not send) is shown with at most */
+const PRICE_PLACES = 8
+
+const millis = (fill: Fill.Fill) => DateTime.toEpochMillis(fill.createdAt)
+
+/** Newest first; fills of one millisecond by id (the larger, the later), so the order is the same on every read. */
+const newestFirst = (a: Fill.Fill, b: Fill.Fill) =>
+  millis(b) - millis(a) || b.tradeId.length - a.tradeId.length || (a.tradeId < b.tradeId ? 1 : a.tradeId > b.tradeId ? -1 : 0)
+
+const price = (fill: Fill.Fill): string => {
+  const value = Fill.fillPrice(fill)
+  return value === undefined ? "-" : dec(BigDecimal.normalize(BigDecimal.round(value, { scale: PRICE_PLACES, mode: "half-from-zero" })))
+}
+
+/** `OPEN_LONG` → `open long` */
+const side = (fill: Fill.Fill) => oneLine(fill.direction.toLowerCase().replace(/_/g, " "), "name")
+
+/** The exchange marks a fill maker or taker in `liquidateFee` (see core's Fill); anything else is not known. */
+const role = (fill: Fill.Fill) => (fill.liquidateFee === "MAKER" ? "maker" : fill.liquidateFee === "TAKER" ? "taker" : "?")
+
+/** `fills` as the exchange returned them (`more`: it holds more than it sent), newest first. */
+export const fillsView = (
+  fills: ReadonlyArray<Fill.Fill>,
+  more: boolean,
+  symbol: string | undefined,
+  pageIndex: number
+): View => {
+  const scope = symbol === undefined ? "" : ` on ${marketName(symbol)}`
+  const target = (page: number): CallbackData => ({ _tag: "Fills", symbol, page })
+  if (fills.length === 0) return view(fmt`No recent fills${scope}.`, [[{ label: "⟳ Refresh", data: target(0) }]])
+  const page = paginate([...fills].sort(newestFirst), pageIndex, FILLS_PAGE_SIZE)
+  const rows = [
+    ["TIME UTC", "PAIR", "SIDE", "PRICE", "SIZE", "FEE", "ROLE"],
+    ...page.items.map((fill) => [shortUtc(millis(fill)), marketName(fill.symbol), side(fill), price(fill), dec(fill.fillSize), dec(fill.fee), role(fill)])
+  ]
+  const newest = more ? ` (the newest ${fills.length})` : ""
+  return view(
+    fmt`${bold(`Fills${scope}`)} · ${fills.length}${newest} · page ${page.index + 1}/${page.count}\n${pre("")(table(rows, "lllrrrl"))}`,
+    [[{ label: "⟳ Refresh", data: target(page.index) }, ...pageButtons(page, target)]]
+  )
+}

@@ -1,0 +1,111 @@
+/** Position views: each open position with its PnL and liquidation price, Close per market, and the close's outcome. */
+import type { Cancel, Contract, Position, Ticker } from "@tradedesk/core"
+import { ContractRules, Position as Positions } from "@tradedesk/core"
+import { BigDecimal, Option } from "effect"
+import { bold, code, fmt, join } from "telegraf/format"
+import type { FmtString } from "telegraf/format"
+import { assets } from "../../kernel/symbols.js"
+import { confirmRow } from "../../kernel/writes.js"
+import { dec, marketName, oneLine, percent, signed, view } from "../../kernel/view.js"
+import type { Button, View } from "../../kernel/view.js"
+
+/** Close buttons on one message at most, one per market */
+const MAX_CLOSE_BUTTONS = 8
+
+/** A close waiting for Confirm: every position of the market, at market. */
+export interface CloseWrite {
+  readonly symbol: string
+}
+
+/** What a position is shown with: its contract (to round the entry to the price step) and its market's ticker (the mark). */
+export interface PositionRow {
+  readonly position: Position.Position
+  readonly contract: Contract.Contract | undefined
+  readonly ticker: Ticker.Ticker | undefined
+}
+
+const quoteOf = (symbol: string) => oneLine(assets(symbol).quote, "name")
+
+/** The average entry, rounded to the contract's price step when it is known. */
+const entry = (row: PositionRow): string =>
+  Option.match(Positions.entryPrice(row.position), {
+    onNone: () => "-",
+    onSome: (price) => dec(row.contract === undefined ? BigDecimal.normalize(BigDecimal.round(price, { scale: 8 })) : ContractRules.roundPrice(row.contract, price))
+  })
+
+/** The margin the PnL is a share of: the exchange's, else the opening value over the leverage. */
+const marginOf = (position: Position.Position): BigDecimal.BigDecimal | undefined => {
+  if (Option.isSome(position.margin) && BigDecimal.isPositive(position.margin.value)) return position.margin.value
+  return BigDecimal.isPositive(position.leverage) ? BigDecimal.unsafeDivide(position.openValue, position.leverage) : undefined
+}
+
+const pnl = (position: Position.Position, quote: string): string =>
+  Option.match(position.unrealizedPnl, {
+    onNone: () => "not given",
+    onSome: (value) => {
+      const margin = marginOf(position)
+      return `${signed(value)} ${quote}${margin === undefined ? "" : ` (${percent(BigDecimal.unsafeDivide(value, margin), 2)})`}`
+    }
+  })
+
+const money = (value: BigDecimal.BigDecimal | undefined) =>
+  value === undefined ? "-" : dec(BigDecimal.normalize(BigDecimal.round(value, { scale: 8, mode: "half-from-zero" })))
+
+const liquidation = (position: Position.Position): string =>
+  Option.match(Option.filter(position.liquidationPrice, BigDecimal.isPositive), { onNone: () => "none in reach", onSome: dec })
+
+const mark = (ticker: Ticker.Ticker | undefined): string =>
+  ticker === undefined ? "-" : dec(Option.getOrElse(ticker.markPrice, () => ticker.last))
+
+const positionLines = (row: PositionRow, index: number): FmtString => {
+  const { position } = row
+  const quote = quoteOf(position.symbol)
+  return fmt`${bold(`${index}.`)} ${bold(marketName(position.symbol))} · ${position.side === "long" ? "Long" : "Short"} ${code(dec(position.size))} · ${position.marginMode} ${dec(position.leverage)}x
+   entry ${code(entry(row))} · mark ${code(mark(row.ticker))}
+   unrealised PnL ${code(pnl(position, quote))}
+   margin ${code(money(marginOf(position)))} ${quote} · liquidation ${code(liquidation(position))}`
+}
+
+/** The open positions (`note`, the outcome of a close, above); traders get a Close button per market. */
+export const positionsView = (rows: ReadonlyArray<PositionRow>, options: { readonly trader: boolean; readonly note?: FmtString | undefined }): View => {
+  const head = options.note === undefined ? fmt`` : fmt`${options.note}\n\n`
+  const refresh: Button = { label: "⟳ Refresh", data: { _tag: "Positions" } }
+  if (rows.length === 0) return view(fmt`${head}No open positions.`, [[refresh]])
+  const text = fmt`${head}${bold("Positions")} · ${rows.length}
+
+${join(rows.map((row, index) => positionLines(row, index + 1)), "\n\n")}`
+  const markets = [...new Set(rows.map((row) => row.position.symbol))].slice(0, MAX_CLOSE_BUTTONS)
+  const closes: Array<Button> = options.trader
+    ? markets.map((symbol) => ({ label: `✖ Close ${marketName(symbol)}`, data: { _tag: "ClosePosition", symbol } }))
+    : []
+  const buttons: Array<ReadonlyArray<Button>> = []
+  for (let i = 0; i < closes.length; i += 2) buttons.push(closes.slice(i, i + 2))
+  buttons.push([refresh])
+  return view(text, buttons)
+}
+
+/** Asks to confirm closing the market's positions (`rows`) at market, kept under `id`. */
+export const closeAskView = (rows: ReadonlyArray<PositionRow>, symbol: string, id: string): View =>
+  view(
+    fmt`${bold(`Close ${rows.length === 1 ? "this position" : `these ${rows.length} positions`} on ${marketName(symbol)} at market?`)}
+
+${join(rows.map((row, index) => positionLines(row, index + 1)), "\n\n")}`,
+    [confirmRow("position", id, "Close at market")]
+  )
+
+export const noPositionView = (symbol: string): View =>
+  view(fmt`No open position on ${marketName(symbol)}; nothing to close. ${code("/positions")} lists them.`)
+
+/** How a close ended, per position. */
+export const closedNote = (symbol: string, results: ReadonlyArray<Cancel.ClosedPosition>): FmtString => {
+  const closed = results.filter((result) => result.closed)
+  if (results.length === 0) return fmt`Nothing to close on ${marketName(symbol)}: no open position.`
+  const failed = results.filter((result) => !result.closed).map((result) => oneLine(result.errorMessage, "message") || "no reason given")
+  return failed.length === 0
+    ? fmt`✅ Closed ${closed.length === 1 ? "1 position" : `${closed.length} positions`} on ${marketName(symbol)} at market (order ${join(closed.map((result) => code(oneLine(result.orderId, "id"))), ", ")}).`
+    : fmt`⚠️ Closed ${closed.length} of ${results.length} positions on ${marketName(symbol)}; not closed: ${failed.join("; ")}.`
+}
+
+export const checkPositions = (): FmtString => fmt`${code("/positions")} shows what is open now.`
+
+export const closeAgain = (): FmtString => fmt`Press Close in a fresh ${code("/positions")} to try again.`

@@ -1,0 +1,84 @@
+/** `/positions`: each open position, with a Close button per market (closed at market after a confirmation). */
+import { Market, Orders, Positions } from "@tradedesk/core"
+import type { Position } from "@tradedesk/core"
+import { BigDecimal, Effect, Exit, Option } from "effect"
+import { Composer } from "telegraf"
+import type { FmtString } from "telegraf/format"
+import { roleOf } from "../../kernel/access.js"
+import { snapshot } from "../../kernel/MarketData.js"
+import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
+import { PendingWrites } from "../../kernel/PendingWrites.js"
+import { run, runExit, send, show } from "../../kernel/respond.js"
+import type { Deps } from "../../kernel/respond.js"
+import type { BotContext } from "../../kernel/telegram/BotContext.js"
+import { view } from "../../kernel/view.js"
+import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
+import { checkPositions, closeAgain, closeAskView, closedNote, noPositionView, positionsView } from "./format.js"
+import type { CloseWrite, PositionRow } from "./format.js"
+
+/** A position's contract, or none when the contract list cannot say (the entry is then shown unrounded). */
+const contractOf = (position: Position.Position) =>
+  Effect.flatMap(Market.Market, (market) => Effect.option(market.contract(position.symbol)))
+
+/** The open positions with their contracts and their markets' tickers (the shared snapshot). */
+const openPositions = Effect.gen(function*() {
+  const positions = yield* Effect.flatMap(Positions.Positions, (service) => service.positions())
+  const open = positions.filter((position) => !BigDecimal.isZero(position.size))
+  const tickers = yield* snapshot
+  return yield* Effect.forEach(open, (position) =>
+    Effect.map(contractOf(position), (contract): PositionRow => ({
+      position,
+      contract: Option.getOrUndefined(contract),
+      ticker: tickers.bySymbol.get(position.symbol)
+    })))
+})
+
+const close = (symbol: string) => Effect.flatMap(Orders.Orders, (orders) => orders.closePositions({ symbol }))
+
+export const positions = (deps: Deps): Composer<BotContext> => {
+  const composer = new Composer<BotContext>()
+  const pending = new PendingWrites<CloseWrite>(deps.confirmations.ttlMillis, deps.now)
+  const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
+
+  const showPositions = async (ctx: BotContext, note?: FmtString) => {
+    const rows = await run(ctx, deps, openPositions)
+    if (Option.isSome(rows)) return show(ctx, positionsView(rows.value, { trader: isTrader(ctx), note }))
+    if (note !== undefined) await show(ctx, view(note))
+  }
+
+  composer.use(onCommand(deps, "positions", (ctx) => showPositions(ctx)))
+  composer.use(onButton("Positions", (ctx) => showPositions(ctx)))
+
+  // positions are read again first, so a Close left from an older list finds the position gone
+  composer.use(onButton("ClosePosition", async (ctx, { symbol }) => {
+    const rows = await run(ctx, deps, openPositions)
+    if (Option.isNone(rows)) return
+    const mine = rows.value.filter((row) => row.position.symbol === symbol)
+    if (mine.length === 0) {
+      ctx.note("gone", symbol)
+      return send(ctx, noPositionView(symbol))
+    }
+    const id = pending.create(ctx.from?.id ?? 0, { symbol })
+    ctx.note("ask", `${id} close ${symbol}`)
+    return show(ctx, closeAskView(mine, symbol, id))
+  }))
+
+  composer.use(onWrite("position", pending, async (ctx, claim, go) => {
+    if (claim._tag !== "Claimed") {
+      await answerPress(ctx)
+      return send(ctx, notWaitingView(claim, closeAgain()))
+    }
+    if (!go) {
+      await answerPress(ctx)
+      return showPositions(ctx)
+    }
+    void answerPress(ctx, "Closing…")
+    const { symbol } = claim.write
+    const exit = await runExit(ctx, deps, close(symbol))
+    const note = Exit.isSuccess(exit) ? closedNote(symbol, exit.value) : writeFailureView(ctx, exit.cause, "close the positions", checkPositions()).text
+    deps.logger.log(Exit.isSuccess(exit) ? "info" : "warn", "close", { user: ctx.from?.id, symbol, outcome: note.text })
+    if (Exit.isSuccess(exit)) ctx.note("closed", symbol)
+    return showPositions(ctx, note)
+  }))
+  return composer
+}
