@@ -32,6 +32,8 @@ export type CallbackData =
   }
   | { readonly _tag: "Confirm"; readonly id: string }
   | { readonly _tag: "Cancel"; readonly id: string }
+  /** the /help text, from /start's welcome */
+  | { readonly _tag: "Help" }
 
 export const MAX_BYTES = 64
 
@@ -61,6 +63,8 @@ export const encode = (data: CallbackData): string => {
       return ["c", data.id].join("|")
     case "Cancel":
       return ["x", data.id].join("|")
+    case "Help":
+      return "h"
   }
 }
 
@@ -148,6 +152,8 @@ export const decode = (text: string): CallbackData | undefined => {
       if (fields.length !== 1 || !ID.test(id)) return undefined
       return tag === "c" ? { _tag: "Confirm", id } : { _tag: "Cancel", id }
     }
+    case "h":
+      return fields.length === 0 ? { _tag: "Help" } : undefined
     default:
       return undefined
   }
@@ -166,5 +172,7 @@ export const access = (data: CallbackData): Access => {
     case "Confirm":
     case "Cancel":
       return "trade"
+    case "Help":
+      return "open"
   }
 }

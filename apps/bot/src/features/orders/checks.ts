@@ -10,7 +10,7 @@
 import type { BatchOrder, Contract, Leverage, Ticker } from "@tradedesk/core"
 import { ContractRules } from "@tradedesk/core"
 import { BigDecimal, Option } from "effect"
-import { dec } from "../../kernel/view.js"
+import { capitalized, dec } from "../../kernel/view.js"
 import type { OrderDraft } from "./parse.js"
 
 export interface Problem {
@@ -80,8 +80,6 @@ const FIELD_NAMES: Readonly<Record<ContractRules.Violation["field"], string>> = 
   takeProfitPrice: "tp",
   stopLossPrice: "sl"
 }
-
-export const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1)
 
 const problemOf = (violation: ContractRules.Violation): Problem => ({
   what: `${capitalized(violation.message)}.`,
