@@ -271,7 +271,7 @@ describe("batch orders", () => {
     const usage = await rig.say(trader, "/order btc\nopen_lng 1 @ 5")
     expect(usage.outcome).toBe("usage")
     const text = rig.last(trader.id).text
-    expect(text).toContain('order 1 ("open_lng 1 @ 5"): "open_lng" is not a side')
+    expect(text).toContain('Order 1 ("open_lng 1 @ 5"): "open_lng" is not a side')
     expect(text).toContain("Usage: /order <symbol>")
     await rig.say(trader, "/order btx; open_long 1 @ 5")
     expect(rig.last(trader.id).text).toContain("Did you mean")
@@ -614,7 +614,7 @@ describe("Telegram limits and failures", () => {
     expect(outcome.outcome).toBe("ok")
     const sends = rig.api.calls.slice(from).filter((call) => call.method === "sendMessage")
     expect(sends.map((call) => call.status)).toEqual([429, "ok"])
-    expect(rig.last(trader.id).text).toContain("tradedesk shows")
+    expect(rig.last(trader.id).text).toContain("tradedesk bot shows")
   })
 
   it("survives Telegram refusing a message and keeps serving", async () => {
