@@ -32,7 +32,7 @@ export const closestCommand = (typed: string): string | undefined => {
   const name = typed.toLowerCase().slice(0, 32)
   const scored = COMMANDS.map((command) => ({
     name: command.name,
-    score: command.name.startsWith(name) || name.startsWith(command.name) ? 0 : distance(command.name, name)
+    score: command.name.startsWith(name) ? 0 : distance(command.name, name)
   })).filter((entry) => entry.score <= (name.length > 4 ? 2 : 1))
   return scored.sort((a, b) => a.score - b.score)[0]?.name
 }
