@@ -205,7 +205,8 @@ export const startApp = async (io: AppIo): Promise<App> => {
       chat.greet([
         `tradedesk console chat, the bot's own handlers against ${exchange.label}.`,
         "You are the console user, a trader. Type /help to begin; press a button by typing its number, e.g. [1];",
-        "for /order, put each order after a ; (e.g. /order btc; open_long 0.01 @ 65000). /quit leaves.",
+        "for /order, type /order btc, then one order per line and an empty line to send (or: /order btc; open_long 0.01 @ 65000).",
+        "/quit leaves.",
         `Files the bot sends go to ${relative(io.cwd, filesDir) || "."}/; the log is ${relative(io.cwd, logPath ?? "") || logPath}.`,
         "Set TELEGRAM_BOT_TOKEN to serve Telegram instead."
       ].join("\n"))

@@ -20,7 +20,7 @@ import { Confirmations } from "./kernel/Confirmations.js"
 import { Denials } from "./kernel/Denials.js"
 import { Inflight } from "./kernel/Inflight.js"
 import type { Logger } from "./kernel/log.js"
-import { authorize, detach, logUpdates } from "./kernel/middleware.js"
+import { authorize, caseInsensitiveCommands, detach, logUpdates } from "./kernel/middleware.js"
 import type { Deps } from "./kernel/respond.js"
 import { BotContext } from "./kernel/telegram/BotContext.js"
 import { commandKey, PacedTelegram } from "./kernel/telegram/PacedTelegram.js"
@@ -75,6 +75,7 @@ export const createBot = (options: BotOptions): TradeBot => {
   bot.use(
     detach(inflight),
     logUpdates(options.logger, now),
+    caseInsensitiveCommands,
     authorize(deps),
     help(deps),
     market(deps),

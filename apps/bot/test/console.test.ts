@@ -62,6 +62,16 @@ describe("console chat", () => {
     expect(await type("[1]", "1 of 1 placed")).toMatch(/order \d+/)
   })
 
+  it("places orders typed on several lines, as /help says", async () => {
+    await type("/order btc", "(one order per line; an empty line sends them)")
+    input.write("open_long 0.01 @ 50000\n")
+    input.write("open_short 0.01 @ 70000\n")
+    const preview = await type("", "[1] ✅ Confirm 2 orders")
+    expect(preview).toContain("1. Open long 0.01 @ 50000")
+    expect(preview).toContain("2. Open short 0.01 @ 70000")
+    expect(await type("[1]", "2 of 2 placed")).toMatch(/order \d+/)
+  })
+
   it("writes files the bot sends to the folder and prints their path", async () => {
     const shown = await type("/bills csv", /bot › file (\S+)/)
     const path = /bot › file (\S+)/.exec(shown)![1]!
@@ -89,7 +99,7 @@ describe("console chat", () => {
     const log = await readFile(join(dir, "files", "bot.log"), "utf8")
     const updates = log.trim().split("\n").map((line) => JSON.parse(line) as { event: string; kind?: string })
       .filter((line) => line.event === "update")
-    expect(updates.map((line) => line.kind)).toEqual(["/tickers", "button:Tickers", "/order", "button:Confirm", "/bills", "/chart"])
+    expect(updates.map((line) => line.kind)).toEqual(["/tickers", "button:Tickers", "/order", "button:Confirm", "/order", "button:Confirm", "/bills", "/chart"])
     expect(log).not.toContain("tdsim-agent-secret")
     expect(log).not.toContain("agent-passphrase")
   })
@@ -116,7 +126,7 @@ describe("console chat, when a file cannot be written", () => {
       keys.write("/bills csv\n")
       await waitFor("(could not show the bot's sendDocument: ")
       keys.write("/help\n")
-      await waitFor("bot › tradedesk shows")
+      await waitFor("bot › The tradedesk bot shows")
     } finally {
       await chat.stop()
       await rm(local, { recursive: true, force: true })
@@ -180,7 +190,7 @@ describe("console chat, when the input ends right after commands", () => {
       await rm(local, { recursive: true, force: true })
     }
     expect(shown).toContain("bot › Markets by 24 h volume")
-    expect(shown).toContain("bot › tradedesk shows")
+    expect(shown).toContain("bot › The tradedesk bot shows")
   })
 })
 
@@ -211,6 +221,7 @@ describe("the console chat's screen", () => {
       return updates.result.flatMap((update) => (update.callback_query === undefined ? [] : [update.callback_query.data]))
     }
     return {
+      api,
       folder,
       call,
       presses,
@@ -298,6 +309,40 @@ describe("the console chat's screen", () => {
       expect((await readdir(files)).sort()).toEqual(["affiliate-2024-06-15-2.csv", "affiliate-2024-06-15-3.csv", "affiliate-2024-06-15.csv"])
       expect(await readFile(join(files, "affiliate-2024-06-15.csv"), "utf8")).toBe("first")
       expect(await readFile(join(files, "affiliate-2024-06-15-3.csv"), "utf8")).toBe("third")
+    } finally {
+      await screen.close()
+    }
+  })
+
+  /** the texts the user sent, as the bot receives them */
+  const sentTexts = (api: LocalBotApi) => api.messages(USER.id).filter((message) => message.from?.id === USER.id).map((message) => message.text)
+
+  it("sends lines pasted together as one message; a command or a button press on its own line starts anew", async () => {
+    const screen = await open()
+    try {
+      await screen.say("/order btc\nopen_long 0.01 @ 65000\nclose_short 0.02 market\n/tickers")
+      await until(() => sentTexts(screen.api).length === 2, "two messages")
+      expect(sentTexts(screen.api)).toEqual(["/order btc\nopen_long 0.01 @ 65000\nclose_short 0.02 market", "/tickers"])
+    } finally {
+      await screen.close()
+    }
+  })
+
+  it("takes the orders typed after a bare /order line by line, until an empty line sends them", async () => {
+    const screen = await open()
+    try {
+      await screen.type("/order eth isolated\n", "(one order per line; an empty line sends them)")
+      await screen.type("open_long 0.1 @ 3000\n", "")
+      await screen.type("open_short 0.1 @ 4000\n", "")
+      expect(sentTexts(screen.api)).toEqual([])
+      await screen.say("")
+      expect(sentTexts(screen.api)).toEqual(["/order eth isolated\nopen_long 0.1 @ 3000\nopen_short 0.1 @ 4000"])
+      // the next command sends what was gathered too
+      await screen.type("/order btc\n", "(one order per line")
+      await screen.type("open_long 0.01 @ 65000\n", "")
+      await screen.say("/help")
+      await until(() => sentTexts(screen.api).length === 3, "the order and /help")
+      expect(sentTexts(screen.api).slice(1)).toEqual(["/order btc\nopen_long 0.01 @ 65000", "/help"])
     } finally {
       await screen.close()
     }

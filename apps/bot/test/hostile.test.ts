@@ -34,6 +34,28 @@ const tickerOf = (symbol: string, last = "65000.5") => ({
   base_volume: "18.5133"
 })
 
+const contractOf = (symbol: string) => ({
+  symbol,
+  underlying_index: "ETH",
+  quote_currency: "USDT",
+  coin: "USDT",
+  contract_val: "0.01",
+  delivery: ["00:00:00", "08:00:00", "16:00:00"],
+  size_increment: "2",
+  tick_size: "2",
+  forwardContractFlag: true,
+  priceEndStep: 1,
+  minLeverage: 1,
+  maxLeverage: 100,
+  buyLimitPriceRatio: "0.99",
+  sellLimitPriceRatio: "0.99",
+  makerFeeRate: "0.0002",
+  takerFeeRate: "0.0006",
+  minOrderSize: "0.01",
+  maxOrderSize: "1000",
+  maxPositionSize: "5000"
+})
+
 const planOrderOf = (symbol: string, orderId: string) => ({
   symbol,
   size: THOUSAND_DIGITS,
@@ -109,6 +131,14 @@ const hostileExchange = async () => {
     }
     if (path === "/capi/v2/order/currentPlan") {
       return send(res, 200, JSON.stringify([planOrderOf(NEWLINE, `1\n${MARKUP}`), planOrderOf(LONG, "9".repeat(500)), planOrderOf("cmt_btcusdt", "123")]))
+    }
+    // what a preview's checks read: a contract with a wide price band, a leverage setting and a balance
+    if (path === "/capi/v2/market/contracts") return send(res, 200, JSON.stringify([contractOf("cmt_ethusdt")]))
+    if (path === "/capi/v2/account/settings") {
+      return send(res, 200, JSON.stringify({ cmt_ethusdt: { isolated_long_leverage: "20.00", isolated_short_leverage: "20.00", cross_leverage: "20.00" } }))
+    }
+    if (path === "/capi/v2/account/assets") {
+      return send(res, 200, JSON.stringify([{ coinName: "USDT", available: "1000", frozen: "0", equity: "1000", unrealizePnl: "0" }]))
     }
     if (path === "/capi/v2/order/batchOrders") {
       const orders = (JSON.parse(body) as { orderDataList: ReadonlyArray<{ client_oid: string }> }).orderDataList

@@ -1,6 +1,6 @@
 /** Sample exchange data and helpers shared by the bot's unit tests, co-located ones included. */
 import { Decimal } from "@tradedesk/core"
-import type { BatchOrder, SpotBill, Ticker } from "@tradedesk/core"
+import type { BatchOrder, Contract, Leverage, SpotBill, Ticker } from "@tradedesk/core"
 import { DateTime, Either, Option } from "effect"
 import type { Snapshot } from "../src/kernel/MarketData.js"
 import type { Parsed } from "../src/kernel/parse.js"
@@ -84,3 +84,34 @@ export const expectSendable = (view: View) => {
     expect(CallbackData.decode(encoded)).toEqual(button.data)
   }
 }
+
+/** BTCUSDT's contract as the simulator lists it: prices in tenths, sizes in thousandths, leverage 1–100. */
+export const btcContract: Contract.Contract = {
+  symbol: "cmt_btcusdt",
+  baseCoin: "BTC",
+  quoteCoin: "USDT",
+  marginCoin: "USDT",
+  contractValue: d("0.001"),
+  fundingTimes: ["00:00:00", "08:00:00", "16:00:00"],
+  sizePlaces: d("3"),
+  pricePlaces: d("1"),
+  priceEndStep: d("1"),
+  usdtMargined: true,
+  minLeverage: 1,
+  maxLeverage: 100,
+  buyLimitPriceRatio: d("0.015"),
+  sellLimitPriceRatio: d("0.015"),
+  makerFeeRate: d("0.0002"),
+  takerFeeRate: d("0.0006"),
+  minOrderSize: d("0.001"),
+  maxOrderSize: d("30.769"),
+  maxPositionSize: d("153.845"),
+  marketOpenLimitSize: Option.none()
+}
+
+export const leverageSetting = (cross: string, isolatedLong = cross, isolatedShort = cross): Leverage.LeverageSetting => ({
+  symbol: "cmt_btcusdt",
+  cross: d(cross),
+  isolatedLong: d(isolatedLong),
+  isolatedShort: d(isolatedShort)
+})

@@ -50,6 +50,8 @@ export type CallbackData =
   | { readonly _tag: "Fills"; readonly symbol: string | undefined; readonly page: number }
   /** Confirm (`go`) or Back on a write waiting in a feature's PendingWrites */
   | { readonly _tag: "Write"; readonly feature: WriteFeature; readonly id: string; readonly go: boolean }
+  /** the /help text, from /start's welcome */
+  | { readonly _tag: "Help" }
 
 /** Whose PendingWrites a Write button points into: open orders, plan orders, positions, leverage. */
 export const WRITE_FEATURES = ["open", "plan", "position", "leverage"] as const
@@ -105,6 +107,8 @@ export const encode = (data: CallbackData): string => {
       return ["fl", num(data.page), data.symbol ?? ""].join("|")
     case "Write":
       return ["w", WRITE_FEATURES.indexOf(data.feature), data.id, data.go ? "1" : "0"].join("|")
+    case "Help":
+      return "h"
   }
 }
 
@@ -252,6 +256,8 @@ export const decode = (text: string): CallbackData | undefined => {
       if (fields.length !== 3 || feature === undefined || !ID.test(id) || (go !== "1" && go !== "0")) return undefined
       return { _tag: "Write", feature, id, go: go === "1" }
     }
+    case "h":
+      return fields.length === 0 ? { _tag: "Help" } : undefined
     default:
       return undefined
   }
@@ -281,5 +287,7 @@ export const access = (data: CallbackData): Access => {
     case "ClosePosition":
     case "Write":
       return "trade"
+    case "Help":
+      return "open"
   }
 }

@@ -15,11 +15,14 @@ import type { OrderDraft } from "../features/orders/parse.js"
 import { afterFailure } from "../features/orders/placement.js"
 import type { AfterFailure } from "../features/orders/placement.js"
 
+/** An order of a batch; with `triggerPrice`, a plan (trigger) order. */
+export type BatchEntry = BatchOrder.OrderRequest & { readonly triggerPrice?: BigDecimal.BigDecimal }
+
 export interface Batch {
   readonly symbol: string
   readonly marginMode: BatchOrder.MarginMode | undefined
   /** each with the client_oid fixed when the preview was made */
-  readonly orders: ReadonlyArray<BatchOrder.OrderRequest>
+  readonly orders: ReadonlyArray<BatchEntry>
 }
 
 /** The batch of a preview: each order gets its client_oid from the preview's id (`tdb<id>-<n>`, at most 40 characters). */
@@ -42,7 +45,8 @@ type PackedOrder = readonly [
   size: string,
   price: string,
   takeProfitPrice: string,
-  stopLossPrice: string
+  stopLossPrice: string,
+  triggerPrice: string
 ]
 
 const text = (value: BigDecimal.BigDecimal | undefined): string => (value === undefined ? "" : Decimal.format(value))
@@ -50,7 +54,7 @@ const text = (value: BigDecimal.BigDecimal | undefined): string => (value === un
 /** The decimal of a text `text` made ("" for none): such a text always reads back, with its digits and scale. */
 const decimal = (text: string): BigDecimal.BigDecimal | undefined => (text === "" ? undefined : Decimal.parse(text))
 
-const pack = (order: BatchOrder.OrderRequest): PackedOrder => [
+const pack = (order: BatchEntry): PackedOrder => [
   order.clientOid,
   order.type,
   order.execution,
@@ -58,10 +62,11 @@ const pack = (order: BatchOrder.OrderRequest): PackedOrder => [
   text(order.size),
   text(order.price),
   text(order.takeProfitPrice),
-  text(order.stopLossPrice)
+  text(order.stopLossPrice),
+  text(order.triggerPrice)
 ]
 
-const unpack = ([clientOid, type, execution, priceMode, size, price, takeProfitPrice, stopLossPrice]: PackedOrder): BatchOrder.OrderRequest => ({
+const unpack = ([clientOid, type, execution, priceMode, size, price, takeProfitPrice, stopLossPrice, triggerPrice]: PackedOrder): BatchEntry => ({
   clientOid,
   type,
   execution,
@@ -69,7 +74,8 @@ const unpack = ([clientOid, type, execution, priceMode, size, price, takeProfitP
   size: decimal(size)!,
   ...(price === "" ? {} : { price: decimal(price) }),
   ...(takeProfitPrice === "" ? {} : { takeProfitPrice: decimal(takeProfitPrice) }),
-  ...(stopLossPrice === "" ? {} : { stopLossPrice: decimal(stopLossPrice) })
+  ...(stopLossPrice === "" ? {} : { stopLossPrice: decimal(stopLossPrice) }),
+  ...(triggerPrice === "" ? {} : { triggerPrice: decimal(triggerPrice) })
 })
 
 /** A preview waiting for Confirm: `placing` while a press sends it. */

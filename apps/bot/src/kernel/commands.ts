@@ -45,18 +45,22 @@ export const COMMANDS = [
   {
     name: "order",
     access: "trade",
-    summary: "Place up to 20 orders after a preview",
+    summary: "Place up to 20 orders, or 5 trigger orders, after a checked preview",
     usage:
       "/order <symbol> [cross|isolated], then one order per line (or separated by ;):\n" +
-      "<open_long|open_short|close_long|close_short> <size> (@ <price> | market) [post|fok|ioc] [tp <price>] [sl <price>]",
-    examples: ["/order btc; open_long 0.01 @ 65000 tp 70000 sl 60000; close_short 0.02 market", "/order eth isolated; open_short 0.5 @ 3500 post"]
+      "<open_long|open_short|close_long|close_short> <size> (@ <price> | market) [post|fok|ioc] [tp <price>] [sl <price>] [trigger <price>]",
+    examples: [
+      "/order btc; open_long 0.01 @ 65000 tp 70000 sl 60000; close_short 0.02 market",
+      "/order eth isolated; open_short 0.5 @ 3500 post",
+      "/order btc; open_long 0.01 market trigger 66000"
+    ]
   },
   {
     name: "bills",
     access: "account",
     summary: "Spot ledger entries; csv for a file",
-    usage: "/bills [csv] [coin] [type] [since]",
-    examples: ["/bills", "/bills usdt deposit 7d", "/bills csv 2024-05-01"]
+    usage: "/bills [csv] [coin] [type] [since], or /bills types",
+    examples: ["/bills", "/bills usdt deposit 7d", "/bills csv 2024-05-01", "/bills types"]
   },
   {
     name: "affiliate",

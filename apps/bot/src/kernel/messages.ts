@@ -4,11 +4,11 @@ import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { CommandSpec } from "./commands.js"
 import type { ExportBusyError } from "./ExportGate.js"
-import { oneLine, view } from "./view.js"
+import { capitalized, oneLine, view } from "./view.js"
 import type { View } from "./view.js"
 
 export const usageView = (command: CommandSpec, reason: string): View =>
-  view(fmt`${reason}.
+  view(fmt`${capitalized(reason)}.
 Usage: ${code(command.usage)}
 e.g. ${join(command.examples.map((example) => code(example)), ", ")}`)
 

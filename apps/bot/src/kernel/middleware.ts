@@ -143,3 +143,21 @@ export const onButton = <T extends CallbackData.CallbackData["_tag"]>(
     await answerPress(ctx)
     return handle(ctx, data)
   })
+
+/**
+ * Reads a command's name in lower case (`/Orders` is `/orders`), as people type it on a phone, before telegraf
+ * dispatches it: the name in the message's text is lowered in place (its length, and so the entities, unchanged).
+ */
+export const caseInsensitiveCommands: Middleware<BotContext> = (ctx, next) => {
+  const message = ctx.message
+  const entity = message !== undefined && "text" in message ? message.entities?.[0] : undefined
+  if (message !== undefined && "text" in message && entity?.type === "bot_command" && entity.offset === 0) {
+    const command = message.text.slice(0, entity.length)
+    const at = command.indexOf("@")
+    const name = at < 0 ? command : command.slice(0, at)
+    if (name !== name.toLowerCase() && name.toLowerCase().length === name.length) {
+      message.text = `${name.toLowerCase()}${message.text.slice(name.length)}`
+    }
+  }
+  return next()
+}

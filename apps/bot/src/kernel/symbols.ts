@@ -39,7 +39,8 @@ export const toSymbol = (query: string): string => (quoteOf(query) === undefined
 export const resolve = (query: string, known: { readonly has: (symbol: string) => boolean }): string | undefined =>
   [toSymbol(query), `cmt_${query}`, `cmt_${query}usdt`].find((symbol) => known.has(symbol))
 
-const distance = (a: string, b: string): number => {
+/** How many one-letter edits turn `a` into `b` (Levenshtein). */
+export const distance = (a: string, b: string): number => {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]

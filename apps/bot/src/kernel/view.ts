@@ -186,11 +186,17 @@ export const grouped = (value: BigDecimal.BigDecimal): string =>
 /** The value with its digits and an explicit `+` when positive. */
 export const signed = (value: BigDecimal.BigDecimal): string => `${BigDecimal.isPositive(value) ? "+" : ""}${dec(value)}`
 
+/** Text as a sentence starts: its first letter upper-case (`the size …` → `The size …`). */
+export const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1)
+
 /** A ratio as a percentage: `0.0123` → `+1.23%`, exact unless `digits` asks for rounding. */
 export const percent = (ratio: BigDecimal.BigDecimal, digits?: number): string => {
   const shifted = BigDecimal.make(ratio.value, ratio.scale - 2)
   return `${signed(digits === undefined ? shifted : BigDecimal.round(shifted, { scale: digits, mode: "half-from-zero" }))}%`
 }
+
+/** A 24 h change, the same in every view (a table, one market, a chart's caption): two decimals, `+1.23%`. */
+export const change = (ratio: BigDecimal.BigDecimal): string => percent(ratio, 2)
 
 const SUFFIXES = [[12, "T"], [9, "B"], [6, "M"], [3, "K"]] as const
 

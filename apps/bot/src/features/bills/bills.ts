@@ -8,9 +8,9 @@ import { run, send, sendFile, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { CoinDirectory } from "./CoinDirectory.js"
-import { beforeBound, billsCaption, billsCsv, billsFileName, billsView, BILLS_FETCH_LIMIT, pageOf, unknownCoinView } from "./format.js"
+import { beforeBound, billsCaption, billTypesView, billsCsv, billsFileName, billsView, BILLS_FETCH_LIMIT, pageOf, unknownCoinView } from "./format.js"
 import type { BillsQuery } from "./format.js"
-import { parseBills } from "./parse.js"
+import { asksForTypes, parseBills } from "./parse.js"
 import type { BillsArgs } from "./parse.js"
 
 /**
@@ -78,7 +78,8 @@ export const bills = (deps: Deps): Composer<BotContext> => {
     await sendFile(ctx, billsFileName(args, deps.now()), billsCsv(all.value), billsCaption(all.value.length, MAX_CSV_BILLS))
   }
 
-  composer.use(onCommand(deps, "bills", (ctx) => withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args))))
+  composer.use(onCommand(deps, "bills", (ctx) =>
+    asksForTypes(ctx.payload) ? send(ctx, billTypesView()) : withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args))))
   composer.use(onButton("Bills", (ctx, data) => showPage(ctx, data)))
   return composer
 }

@@ -1,7 +1,8 @@
+import { SpotBill } from "@tradedesk/core"
 import { DateTime } from "effect"
 import { describe, expect, it } from "vitest"
 import { bill } from "../../../test/samples.js"
-import { beforeBound, BILLS_FETCH_LIMIT, BILLS_PAGE_SIZE, pageOf } from "./format.js"
+import { beforeBound, BILLS_FETCH_LIMIT, BILLS_PAGE_SIZE, billTypesView, pageOf } from "./format.js"
 import type { BillsQuery } from "./format.js"
 
 describe("bill pages", () => {
@@ -29,5 +30,15 @@ describe("bill pages", () => {
     const full = Array.from({ length: BILLS_FETCH_LIMIT }, (_, i) => bill(i, 1_000_000 - i))
     expect(pageOf(full, query).older).toBeDefined()
     expect(pageOf(full.slice(0, 4), query).older).toBeUndefined()
+  })
+})
+
+describe("bill types", () => {
+  it("lists every type with what it holds, and a button per type opening its bills", () => {
+    const view = billTypesView()
+    for (const type of SpotBill.BizTypes) expect(view.text.text).toContain(`${type}: `)
+    expect(view.buttons.flat().map((button) => button.data)).toEqual(
+      SpotBill.BizTypes.map((bizType) => ({ _tag: "Bills", coinId: undefined, bizType, after: undefined, before: undefined, skip: 0 }))
+    )
   })
 })

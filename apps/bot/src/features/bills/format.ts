@@ -1,6 +1,5 @@
 /** Spot ledger views: a page of bills walking back in time, and the CSV export. */
-import { Decimal } from "@tradedesk/core"
-import type { SpotBill } from "@tradedesk/core"
+import { Decimal, SpotBill } from "@tradedesk/core"
 import { DateTime } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { CallbackData } from "../../kernel/CallbackData.js"
@@ -130,3 +129,26 @@ export const unknownCoinView = (name: string, known: ReadonlyArray<string>): Vie
     known.length === 0 ? "The ledger has no bills yet." : fmt`Coins in the recent ledger: ${join(listed, ", ")}${more}.`
   } A coin id works too, e.g. ${code("/bills 2")}.`)
 }
+
+const BILL_TYPE_TEXT: Readonly<Record<SpotBill.BizType, string>> = {
+  deposit: "deposits into the spot account",
+  withdraw: "withdrawals from it",
+  transfer_in: "transfers in from another account (e.g. futures)",
+  transfer_out: "transfers out to another account",
+  trade_in: "what spot trades bought",
+  trade_out: "what spot trades sold",
+  order_fill_fee_income: "fee income from filled orders",
+  order_liquidate_fee_income: "fee income from liquidations"
+}
+
+/** `/bills types`: each type the ledger can be filtered by, with a button showing its bills. */
+export const billTypesView = (): View =>
+  view(
+    fmt`${bold("Bill types")} (filter with ${code("/bills <type>")}, e.g. ${code("/bills deposit 7d")}):
+${join(SpotBill.BizTypes.map((type) => fmt`${code(type)}: ${BILL_TYPE_TEXT[type]}`), "\n")}`,
+    Array.from({ length: Math.ceil(SpotBill.BizTypes.length / 2) }, (_, row) =>
+      SpotBill.BizTypes.slice(row * 2, row * 2 + 2).map((bizType) => ({
+        label: bizType,
+        data: { _tag: "Bills", coinId: undefined, bizType, after: undefined, before: undefined, skip: 0 } as const
+      })))
+  )

@@ -14,6 +14,12 @@ export interface BillsArgs {
   readonly after: number | undefined
 }
 
+/** `/bills types`: the list of bill types rather than bills. */
+export const asksForTypes = (payload: string): boolean => {
+  const words = tokens(payload)
+  return words.length === 1 && words[0]!.toLowerCase() === "types"
+}
+
 export const parseBills = (payload: string, now: number): Parsed<BillsArgs> => {
   let csv = false
   let coin: CoinFilter | undefined

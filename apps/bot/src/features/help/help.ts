@@ -1,12 +1,13 @@
 /** `/start` and `/help`, and the hint for anything the bot does not know (installed last). */
 import { Composer } from "telegraf"
 import { roleOf } from "../../kernel/access.js"
-import { answerPress, onCommand } from "../../kernel/middleware.js"
+import { commandOf } from "../../kernel/commands.js"
+import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
 import type { CommandContext } from "../../kernel/middleware.js"
 import { send } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
-import { helpView, unknownCommandView } from "./format.js"
+import { helpView, startView, unknownCommandView } from "./format.js"
 
 export const help = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
@@ -15,7 +16,13 @@ export const help = (deps: Deps): Composer<BotContext> => {
     if (role === "none" && !deps.denials.tell(ctx.from.id, "help")) return ctx.note("ignored", "help told within the minute")
     return send(ctx, helpView(role, ctx.from.id))
   }
-  composer.use(onCommand(deps, "start", showHelp), onCommand(deps, "help", showHelp))
+  const showStart = async (ctx: CommandContext) => {
+    const role = roleOf(deps.access, ctx.from.id)
+    if (role === "none" && !deps.denials.tell(ctx.from.id, "help")) return ctx.note("ignored", "help told within the minute")
+    return send(ctx, startView(role))
+  }
+  composer.use(onCommand(deps, "start", showStart), onCommand(deps, "help", showHelp))
+  composer.use(onButton("Help", (ctx) => send(ctx, helpView(roleOf(deps.access, ctx.from?.id), ctx.from?.id))))
   return composer
 }
 
@@ -30,8 +37,9 @@ export const unknown = (deps: Deps): Composer<BotContext> => {
     }
     // someone the bot does not know gets the hint once a minute, however much they type
     if (roleOf(deps.access, ctx.from.id) === "none" && !deps.denials.tell(ctx.from.id, "hint")) return ctx.note("ignored", "hint told within the minute")
-    ctx.note("unknown")
-    return send(ctx, unknownCommandView())
+    const command = "text" in ctx.message ? commandOf(ctx.message)?.name : undefined
+    ctx.note("unknown", command)
+    return send(ctx, unknownCommandView(command))
   })
   composer.on("callback_query", (ctx) => {
     ctx.note("ignored")

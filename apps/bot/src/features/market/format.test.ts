@@ -35,6 +35,12 @@ describe("market views", () => {
     expect(view.text.text).toContain("Data time 2024-06-15 11:59:57 UTC (3 s ago).")
   })
 
+  it("renders the same 24 h change alike in the table and in one market's detail", () => {
+    const market = ticker("cmt_btcusdt", { change: "0.012345" })
+    expect(pre(tickersView(snapshotOf([market]), { filter: "", sort: "volume" }, 0))).toContain(" +1.23% ")
+    expect(pre(tickerView(market, NOW))).toContain("24 h change +1.23%")
+  })
+
   it("counts one pair in the singular", () => {
     const view = tickersView(snapshotOf([ticker("cmt_btcusdt"), ticker("cmt_ethusdt")]), { filter: "eth", sort: "volume" }, 0)
     expect(view.text.text).toContain(`matching "eth" · 1 pair · page 1/1`)

@@ -5,7 +5,7 @@ import { bold, code, fmt, join, pre } from "telegraf/format"
 import * as CallbackData from "../../kernel/CallbackData.js"
 import type { Snapshot } from "../../kernel/MarketData.js"
 import { assets, display, isPlainSymbol, suggest } from "../../kernel/symbols.js"
-import { ago, compact, dec, grouped, marketName, oneLine, paginate, pageButtons, percent, table, utc, view } from "../../kernel/view.js"
+import { ago, change, compact, dec, grouped, marketName, oneLine, paginate, pageButtons, table, utc, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
 import type { TickersArgs } from "./parse.js"
 
@@ -35,7 +35,7 @@ export const tickersView = (snapshot: Snapshot, args: TickersArgs, pageIndex: nu
   }
   const rows = [
     ["PAIR", "LAST", "24H", "VOL"],
-    ...page.items.map((ticker) => [marketName(ticker.symbol), dec(ticker.last), percent(ticker.priceChangeRatio, 2), compact(ticker.volume24h)])
+    ...page.items.map((ticker) => [marketName(ticker.symbol), dec(ticker.last), change(ticker.priceChangeRatio), compact(ticker.volume24h)])
   ]
   const text = fmt`${bold(`Markets ${SORT_TITLE[args.sort]}`)}${filterNote} · ${selected.length} ${selected.length === 1 ? "pair" : "pairs"} · page ${page.index + 1}/${page.count}
 ${pre("")(table(rows, "lrrr"))}
@@ -63,7 +63,7 @@ export const tickerView = (ticker: Ticker.Ticker, now: number): View => {
     line("Spread", spread(ticker)),
     line("24 h high", dec(ticker.high24h)),
     line("24 h low", dec(ticker.low24h)),
-    line("24 h change", percent(ticker.priceChangeRatio)),
+    line("24 h change", change(ticker.priceChangeRatio)),
     line("24 h volume", `${grouped(ticker.volume24h)} ${oneLine(quote, "name")}`.trim()),
     line("", `${grouped(ticker.baseVolume24h)} ${oneLine(base, "name")}`),
     ...Option.match(ticker.markPrice, { onNone: () => [], onSome: (mark) => [line("Mark", dec(mark))] }),

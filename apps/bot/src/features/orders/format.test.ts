@@ -1,20 +1,45 @@
 import { FmtString } from "telegraf/format"
 import { describe, expect, it } from "vitest"
-import { d, order } from "../../../test/samples.js"
+import { btcContract, d, leverageSetting, order, right, ticker } from "../../../test/samples.js"
+import { checkBatch } from "./checks.js"
 import { failedPlacementView, notPendingView, previewView, resultView } from "./format.js"
+import { parseOrderLine } from "./parse.js"
 
 describe("order views", () => {
-  it("spells out each order with an exact notional, estimated at the last price for market orders", () => {
-    const view = previewView({
-      symbol: "cmt_btcusdt",
-      marginMode: "cross",
-      orders: [order({}), order({ clientOid: "tdbx-2", type: "close_short", size: d("2"), priceMode: "market", price: undefined, execution: "ioc" })]
-    }, "abcd", d("65010.1"), 5)
+  const preview = (lines: ReadonlyArray<string>, available: string, confirmId: string | undefined) => {
+    const orders = lines.map((line) => right(parseOrderLine(line)))
+    const checks = checkBatch({ contract: btcContract, ticker: ticker("cmt_btcusdt"), leverage: { marginMode: "cross", setting: leverageSetting("20") }, available: d(available), orders })
+    return previewView({ symbol: "cmt_btcusdt", marginMode: "cross", orders }, { _tag: "Checked", checks }, confirmId, 5)
+  }
+
+  it("spells out each order with its notional, margin and fee, the leverage, and what the batch holds of the balance", () => {
+    const view = preview(["open_long 0.010 @ 65000.5", "close_short 2 market ioc"], "1000", "abcd")
     expect(view.text.text).toContain("Preview · BTCUSDT · 2 orders · cross margin")
-    expect(view.text.text).toContain("1. Open long 0.010 @ 65000.5\n   notional 650.0050 USDT")
-    expect(view.text.text).toContain("2. Close short 2 at market · IOC\n   notional ≈ 130020.2 USDT at last 65010.1")
-    expect(view.text.text).toContain("Total notional ≈ 130670.2050 USDT")
+    expect(view.text.text).toContain("1. Open long 0.010 @ 65000.5\n   notional 650.0050 USDT · margin ≈ 32.50 · fee ≈ 0.39 (taker)")
+    expect(view.text.text).toContain("2. Close short 2 at market · IOC\n   notional ≈ 130000.40 USDT at 65000.20 · closes: no margin · fee ≈ 78.00 (taker)")
+    expect(view.text.text).toContain("Cross margin · leverage 20x\nMargin and fees ≈ 32.89 of 1000 USDT available")
+    expect(view.text.text).toContain("Nothing is placed until you press Confirm (valid 5 min).")
     expect(view.buttons).toEqual([[{ label: "✅ Confirm 2 orders", data: { _tag: "Confirm", id: "abcd" } }, { label: "✖ Cancel", data: { _tag: "Cancel", id: "abcd" } }]])
+  })
+
+  it("lists what the exchange would refuse with the value to use, and offers no Confirm", () => {
+    const view = preview(["open_long 0.0105 @ 64000"], "1000", undefined)
+    expect(view.text.text).toContain("1. Open long 0.0105 @ 64000\n   notional 672.0000 USDT · margin ≈ 33.60 · fee ≈ 0.13 (maker)\n   ✖ The size 0.0105 is not a multiple of cmt_btcusdt's size step 0.001. Use size 0.010.")
+    expect(view.text.text).toContain("No Confirm: the exchange would refuse this as typed.")
+    expect(view.buttons).toEqual([])
+  })
+
+  it("says when the checks could not run, without Confirm", () => {
+    const orders = [right(parseOrderLine("open_long 0.010 @ 64000"))]
+    const view = previewView({ symbol: "cmt_btcusdt", marginMode: undefined, orders }, { _tag: "Unchecked", reason: new FmtString("The exchange cannot be reached right now.") }, undefined, 5)
+    expect(view.text.text).toContain("⚠ The checks before Confirm could not run: The exchange cannot be reached right now.\nNo Confirm without them; send the /order again in a moment.")
+    expect(view.buttons).toEqual([])
+  })
+
+  it("shows a trigger order with its trigger", () => {
+    const view = preview(["open_long 0.010 @ 66000 trigger 65500"], "1000", "abcd")
+    expect(view.text.text).toContain("Preview · BTCUSDT · 1 order (trigger) · cross margin")
+    expect(view.text.text).toContain("1. Open long 0.010 @ 66000 · trigger 65500\n")
   })
 
   it("reports each order's outcome, matched by client_oid", () => {

@@ -8,6 +8,9 @@ import { assets } from "../../kernel/symbols.js"
 import { dec, marketName, oneLine, paginate, pageButtons, utc, view } from "../../kernel/view.js"
 import type { Button, View } from "../../kernel/view.js"
 import { confirmRow } from "../../kernel/writes.js"
+import { amount } from "./checks.js"
+import type { Checks, LeverageInfo, OrderEstimate, Problem } from "./checks.js"
+import type { OrderDraft } from "./parse.js"
 import type { AfterFailure } from "./placement.js"
 
 const ORDERS_PAGE_SIZE = 8
@@ -123,47 +126,88 @@ export const planCancelAgain = (): FmtString => fmt`Press Cancel in a fresh ${co
 
 // ── batch placement ─────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** `Open long 0.01 @ 65000 · post-only · TP 70000 · SL 60000` */
-const describeOrder = (order: BatchOrder.OrderRequest): string =>
+/** `Open long 0.01 @ 65000 · post-only · TP 70000 · SL 60000`; a plan order `Open long 0.01 @ 66000 · trigger 65500` */
+const describeOrder = (order: OrderDraft): string =>
   [
     `${TYPE_NAMES[order.type]} ${dec(order.size)} ${order.priceMode === "market" || order.price === undefined ? "at market" : `@ ${dec(order.price)}`}`,
     EXECUTION_NAMES[order.execution],
     order.takeProfitPrice === undefined ? "" : `TP ${dec(order.takeProfitPrice)}`,
-    order.stopLossPrice === undefined ? "" : `SL ${dec(order.stopLossPrice)}`
+    order.stopLossPrice === undefined ? "" : `SL ${dec(order.stopLossPrice)}`,
+    order.triggerPrice === undefined ? "" : `trigger ${dec(order.triggerPrice)}`
   ].filter((part) => part !== "").join(" · ")
 
-interface Notional {
-  readonly value: BigDecimal.BigDecimal
-  /** at the last price rather than the order's own */
-  readonly estimated: boolean
+const leverages = (info: LeverageInfo): string => {
+  const { cross, isolatedLong, isolatedShort } = info.setting
+  const isolated = `${dec(BigDecimal.normalize(isolatedLong))}x long / ${dec(BigDecimal.normalize(isolatedShort))}x short`
+  const crossText = `${dec(BigDecimal.normalize(cross))}x`
+  switch (info.marginMode) {
+    case "cross":
+      return `Cross margin · leverage ${crossText}`
+    case "isolated":
+      return `Isolated margin · leverage ${isolated}`
+    case undefined:
+      return `The market's own margin mode (cross unless set to isolated) · leverage ${crossText} cross, ${isolated} isolated`
+  }
 }
 
-/** The order's value at its own price, or at `last` for a market order. */
-const notionalOf = (order: BatchOrder.OrderRequest, last: BigDecimal.BigDecimal): Notional =>
-  order.priceMode === "limit" && order.price !== undefined
-    ? { value: BigDecimal.multiply(order.size, order.price), estimated: false }
-    : { value: BigDecimal.multiply(order.size, last), estimated: true }
+const estimateLine = (estimate: OrderEstimate, coin: string, exact: boolean): string =>
+  [
+    `notional ${exact ? "" : "≈ "}${dec(estimate.notional)} ${coin}${exact ? "" : ` at ${dec(estimate.price)}`}`,
+    estimate.margin === undefined ? "closes: no margin" : `margin ≈ ${amount(estimate.margin)}`,
+    `fee ≈ ${amount(estimate.fee)} (${estimate.feeKind})`
+  ].join(" · ")
 
-const approx = (notional: Notional) => `${notional.estimated ? "≈ " : ""}${dec(notional.value)}`
+const problemLine = (problem: Problem) => `✖ ${problem.what}${problem.fix === undefined ? "" : ` Use ${problem.fix}.`}`
 
-/** `last`: the market's last price, for the notional of market orders. */
-export const previewView = (batch: Batch, id: string, last: BigDecimal.BigDecimal, validMinutes: number): View => {
+/** What the preview knows of the checks: their result, or why they could not run. */
+export type PreviewChecks = { readonly _tag: "Checked"; readonly checks: Checks } | { readonly _tag: "Unchecked"; readonly reason: FmtString }
+
+export interface PreviewOrders {
+  readonly symbol: string
+  readonly marginMode: BatchOrder.MarginMode | undefined
+  readonly orders: ReadonlyArray<OrderDraft>
+}
+
+/**
+ * The preview of a batch, with the checks' findings under each order. `confirmId`: the id of the waiting batch, when
+ * the checks found nothing the exchange would refuse; without it the preview has no Confirm.
+ */
+export const previewView = (batch: PreviewOrders, previewChecks: PreviewChecks, confirmId: string | undefined, validMinutes: number): View => {
   const quote = oneLine(assets(batch.symbol).quote, "name")
-  const notionals = batch.orders.map((order) => notionalOf(order, last))
+  const checks = previewChecks._tag === "Checked" ? previewChecks.checks : undefined
   const lines = batch.orders.map((order, index) => {
-    const notional = notionals[index]!
-    return fmt`${bold(`${index + 1}.`)} ${describeOrder(order)}
-   notional ${approx(notional)} ${quote}${notional.estimated ? ` at last ${dec(last)}` : ""}`
+    const found = checks?.orders[index]
+    const details = found === undefined
+      ? []
+      : [
+        estimateLine(found.estimate, quote, order.priceMode === "limit"),
+        ...found.warnings.map((warning) => `⚠ ${warning}`),
+        ...found.problems.map(problemLine)
+      ]
+    return fmt`${bold(`${index + 1}.`)} ${describeOrder(order)}${join(details.map((detail) => `\n   ${detail}`), "")}`
   })
-  const total = approx({ value: BigDecimal.sumAll(notionals.map((n) => n.value)), estimated: notionals.some((n) => n.estimated) })
   const count = batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`
-  const text = fmt`${bold(`Preview · ${marketName(batch.symbol)} · ${count}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}
+  const plans = batch.orders.some((order) => order.triggerPrice !== undefined)
+  const head = fmt`${bold(`Preview · ${marketName(batch.symbol)} · ${count}${plans ? " (trigger)" : ""}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}`
+  const summary = checks === undefined
+    ? fmt`⚠ The checks before Confirm could not run: ${previewChecks._tag === "Unchecked" ? previewChecks.reason : ""}
+No Confirm without them; send the ${code("/order")} again in a moment.`
+    : fmt`${leverages(checks.leverage)}
+Margin and fees ≈ ${amount(checks.needed)} of ${dec(checks.available)} ${oneLine(checks.marginCoin, "name")} available${join([...checks.warnings.map((warning) => `\n⚠ ${warning}`), ...checks.problems.map((problem) => `\n${problemLine(problem)}`)], "")}`
+  const closing = confirmId !== undefined
+    ? `Nothing is placed until you press Confirm (valid ${validMinutes} min).`
+    : checks === undefined
+    ? ""
+    : "No Confirm: the exchange would refuse this as typed. Send the /order again with the values to use (✖)."
+  const text = fmt`${head}
 
 ${join(lines, "\n")}
 
-Total notional ${total} ${quote}
-Nothing is placed until you press Confirm (valid ${validMinutes} min).`
-  return view(text, [[{ label: `✅ Confirm ${count}`, data: { _tag: "Confirm", id } }, { label: "✖ Cancel", data: { _tag: "Cancel", id } }]])
+${summary}${closing === "" ? "" : `\n${closing}`}`
+  return view(
+    text,
+    confirmId === undefined ? [] : [[{ label: `✅ Confirm ${count}`, data: { _tag: "Confirm", id: confirmId } }, { label: "✖ Cancel", data: { _tag: "Cancel", id: confirmId } }]]
+  )
 }
 
 export const resultView = (batch: Batch, response: BatchOrder.BatchOrdersResponse): View => {
@@ -177,7 +221,8 @@ export const resultView = (batch: Batch, response: BatchOrder.BatchOrdersRespons
       placed++
       return fmt`✅ ${head} → order ${code(oneLine(result.orderId, "id"))}`
     }
-    return fmt`❌ ${head} → refused: ${code(oneLine(result.errorCode, "name") || "?")} ${oneLine(result.errorMessage, "message")}`
+    if (result.errorCode === "") return fmt`❌ ${head} → not placed: ${oneLine(result.errorMessage, "message")}`
+    return fmt`❌ ${head} → refused: ${code(oneLine(result.errorCode, "name"))} ${oneLine(result.errorMessage, "message")}`
   })
   return view(fmt`${bold(`${marketName(batch.symbol)} · ${placed} of ${batch.orders.length} placed`)}
 

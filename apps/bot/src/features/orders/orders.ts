@@ -1,21 +1,25 @@
-/** `/orders` (working plan orders with Cancel, paged; finished ones with history) and `/order` (batch placement: preview, then Confirm or Cancel). */
-import { BatchOrders, Orders, PlanOrderPlacement, PlanOrders } from "@tradedesk/core"
-import { Effect, Exit, Option } from "effect"
+/** `/orders` (working plan orders with Cancel, paged; finished ones with history) and `/order` (checked preview, then Confirm or Cancel). */
+import { Account, BatchOrders, Market, Orders, PlanOrderPlacement, PlanOrders } from "@tradedesk/core"
+import type { BatchOrder, Leverage, Ticker, TradeDeskError } from "@tradedesk/core"
+import { BigDecimal, Cause, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
 import { batchOf, placementRecord } from "../../kernel/Confirmations.js"
 import type { Batch, NotClaimed } from "../../kernel/Confirmations.js"
 import { answerPress, onButton, onCommand, onPress } from "../../kernel/middleware.js"
+import { errorReport } from "../../kernel/messages.js"
 import { failureView, run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { essential } from "../../kernel/telegram/Pacer.js"
 import { view } from "../../kernel/view.js"
+import { fmt } from "telegraf/format"
 import type { View } from "../../kernel/view.js"
 import { PendingWrites } from "../../kernel/PendingWrites.js"
 import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
+import { checkBatch, confirmable } from "./checks.js"
 import {
   cancelledView,
   cancelPlanAskView,
@@ -32,8 +36,9 @@ import {
   previewView,
   resultView
 } from "./format.js"
-import type { PlanWrite } from "./format.js"
+import type { PlanWrite, PreviewChecks } from "./format.js"
 import { parseOrder, parseOrders } from "./parse.js"
+import type { OrderArgs } from "./parse.js"
 
 /** the most plan orders the exchange returns in one answer */
 const PLAN_LIMIT = 100
@@ -47,8 +52,80 @@ const planHistory = (symbol: string) =>
 const cancelPlan = (write: PlanWrite) =>
   Effect.flatMap(Orders.Orders, (orders) => orders.cancelPlanOrder({ orderId: write.orderId, symbol: write.symbol }))
 
-const place = (batch: Batch) =>
+const placeBatch = (batch: Batch) =>
   Effect.flatMap(BatchOrders.BatchOrders, (orders) => orders.place({ symbol: batch.symbol, orders: batch.orders, marginMode: batch.marginMode }))
+
+const notPlaced = (clientOid: string, errorCode: string, errorMessage: string): BatchOrder.OrderResult =>
+  ({ clientOid, orderId: "", accepted: false, errorCode, errorMessage })
+
+/** A plan order that failed after others of its preview were placed, as one order's result. */
+const failedPlan = (clientOid: string, cause: Cause.Cause<TradeDeskError>): BatchOrder.OrderResult =>
+  Option.match(Cause.failureOption(cause), {
+    onNone: () => notPlaced(clientOid, "", `outcome unknown: look for client id ${clientOid} among the plan orders (/orders)`),
+    onSome: (error) =>
+      error._tag === "OutcomeUnknownError"
+        ? notPlaced(clientOid, "", `outcome unknown (${error.happened}): look for client id ${clientOid} among the plan orders (/orders)`)
+        : error._tag === "ExchangeApiError"
+        ? notPlaced(clientOid, error.code, error.msg)
+        : notPlaced(clientOid, "", error.message)
+  })
+
+/**
+ * Plan orders, one request each, in turn (never retried). A failure of the first is the preview's failure, as for a
+ * batch (nothing was placed); once one is placed, the preview is sent for good, and a failure stops the rest, each
+ * order's fate in the result.
+ */
+const placePlans = (batch: Batch) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    const results: Array<BatchOrder.OrderResult> = []
+    for (const order of batch.orders) {
+      if (results.some((result) => !result.accepted)) {
+        results.push(notPlaced(order.clientOid, "", "not sent: an earlier trigger order of this preview failed"))
+        continue
+      }
+      const exit = yield* Effect.exit(orders.placePlanOrder({
+        symbol: batch.symbol,
+        clientOid: order.clientOid,
+        type: order.type,
+        size: order.size,
+        triggerPrice: order.triggerPrice!,
+        priceMode: order.priceMode,
+        ...(order.price === undefined ? {} : { executePrice: order.price }),
+        ...(batch.marginMode === undefined ? {} : { marginMode: batch.marginMode })
+      }))
+      if (Exit.isSuccess(exit)) results.push({ clientOid: order.clientOid, orderId: exit.value.orderId, accepted: true, errorCode: "", errorMessage: "" })
+      else if (results.length === 0) return yield* Effect.failCause(exit.cause)
+      else results.push(failedPlan(order.clientOid, exit.cause))
+    }
+    return { orders: results, accepted: results.every((result) => result.accepted) }
+  })
+
+const place = (batch: Batch) => (batch.orders.some((order) => order.triggerPrice !== undefined) ? placePlans(batch) : placeBatch(batch))
+
+/** What the checks read: the contract (cached in core), the account's leverage for the market and its balances. */
+const checkReads = (symbol: string) =>
+  Effect.all({
+    contract: Effect.flatMap(Market.Market, (market) => market.contract(symbol)),
+    settings: Effect.flatMap(Account.Account, (account) => account.accountSettings({ symbol })),
+    assets: Effect.flatMap(Account.Account, (account) => account.futuresAssets())
+  }, { concurrency: "unbounded" })
+
+/** The checks of a preview, or why they could not run (a failed read, or no leverage setting for the market). */
+const runChecks = async (ctx: BotContext, deps: Deps, ticker: Ticker.Ticker, args: OrderArgs): Promise<PreviewChecks> => {
+  const exit = await runExit(ctx, deps, checkReads(ticker.symbol))
+  if (Exit.isFailure(exit)) {
+    const failure = Cause.failureOption(exit.cause)
+    ctx.note("checks_failed", Option.match(failure, { onNone: () => Cause.pretty(exit.cause), onSome: (error) => error.message }), "warn")
+    return { _tag: "Unchecked", reason: Option.match(failure, { onNone: () => fmt`the bot failed`, onSome: (error) => errorReport(error).view.text }) }
+  }
+  const { contract, settings, assets } = exit.value
+  const setting: Leverage.LeverageSetting | undefined = settings.find((item) => item.symbol === ticker.symbol)
+  if (setting === undefined) return { _tag: "Unchecked", reason: fmt`the exchange sent no leverage setting for ${ticker.symbol}.` }
+  const available = assets.find((asset) => asset.coin === contract.marginCoin)?.available ?? BigDecimal.make(0n, 0)
+  const checks = checkBatch({ contract, ticker, leverage: { marginMode: args.marginMode, setting }, available, orders: args.orders })
+  return { _tag: "Checked", checks }
+}
 
 /** When the pressed preview was sent (epoch ms); unknown for a message Telegram no longer shows the bot (date 0). */
 const previewTime = (ctx: BotContext): number | undefined => {
@@ -139,11 +216,17 @@ export const orders = (deps: Deps): Composer<BotContext> => {
     withArgs(ctx, "order", parseOrder(ctx.payload), async (args) => {
       const market = await findMarket(ctx, deps, args.query, tickerButton)
       if (Option.isNone(market)) return
-      const { symbol, last } = market.value
+      const { symbol } = market.value
+      const checks = await runChecks(ctx, deps, market.value, args)
+      const orders = { symbol, marginMode: args.marginMode, orders: args.orders }
+      if (checks._tag === "Unchecked" || !confirmable(checks.checks)) {
+        ctx.note(checks._tag === "Unchecked" ? "preview_unchecked" : "preview_refused", `${args.orders.length} orders on ${symbol}`)
+        return send(ctx, previewView(orders, checks, undefined, validMinutes))
+      }
       // the client_oids are fixed here, once: whatever happens to the buttons, these orders are these ids
-      const { batch, id } = deps.confirmations.create(ctx.from.id, (id) => batchOf(id, symbol, args.marginMode, args.orders))
+      const { id } = deps.confirmations.create(ctx.from.id, (id) => batchOf(id, symbol, args.marginMode, args.orders))
       ctx.note("preview", `${id} ${args.orders.length} orders on ${symbol}`)
-      return send(ctx, previewView(batch, id, last, validMinutes))
+      return send(ctx, previewView(orders, checks, id, validMinutes))
     })))
 
   // answered here rather than before the work: the answer says the orders are going out, without waiting for the

@@ -59,4 +59,19 @@ describe("/order", () => {
     expect(left(parseOrder("btc foo; open_long 1 @ 5"))).toBe(`expected cross or isolated after the symbol (or the first order), got "foo"`)
     expect(right(parseOrder("btc open-long 1 @ 5")).orders).toHaveLength(1)
   })
+
+  it("reads a trigger (plan) order: a limit or market execution, without post/fok/ioc, tp or sl, and not mixed with other orders", () => {
+    const plan = right(parseOrderLine("open_long 0.010 @ 66000 trigger 65500"))
+    expect(plan).toMatchObject({ type: "open_long", priceMode: "limit", execution: "normal" })
+    expect(text(plan.triggerPrice)).toBe("65500")
+    expect(text(right(parseOrderLine("close_short 1 market trigger 64000")).triggerPrice)).toBe("64000")
+    expect(left(parseOrderLine("open_long 1 @ 5 trigger"))).toContain("trigger price is missing")
+    expect(left(parseOrderLine("open_long 1 @ 5 trigger 4 trigger 3"))).toContain("one trigger price")
+    expect(left(parseOrderLine("open_long 1 @ 5 post trigger 4"))).toContain("no post, fok or ioc")
+    expect(left(parseOrderLine("open_long 1 @ 5 trigger 4 tp 9"))).toContain("no tp or sl")
+    expect(left(parseOrder("btc; open_long 1 @ 5 trigger 4; open_long 1 @ 5"))).toContain("separate /order messages")
+    expect(left(parseOrder(`btc\n${"open_long 1 @ 5 trigger 4\n".repeat(6)}`))).toContain("at most 5 trigger orders")
+    // an /order without orders points at /orders, the likelier meaning
+    expect(left(parseOrder("s"))).toBe("no orders given (to list plan orders: /orders s)")
+  })
 })

@@ -24,8 +24,11 @@ export const parseOrders = (payload: string): Parsed<OrdersArgs> => {
   return query === undefined ? fail(`${quote(first)} is not a symbol`) : ok({ query, history })
 }
 
-/** One order as typed, before it gets its client_oid. */
-export type OrderDraft = Omit<BatchOrder.OrderRequest, "clientOid">
+/**
+ * One order as typed, before it gets its client_oid. With `triggerPrice` it is a plan (trigger) order: it waits until
+ * the last price crosses the trigger, then executes at its price (`@`) or at market.
+ */
+export type OrderDraft = Omit<BatchOrder.OrderRequest, "clientOid"> & { readonly triggerPrice?: BigDecimal.BigDecimal }
 
 export interface OrderArgs {
   readonly query: string
@@ -34,6 +37,8 @@ export interface OrderArgs {
 }
 
 const MAX_ORDERS = 20
+/** plan orders go out one request each, in turn: a few per preview */
+export const MAX_PLAN_ORDERS = 5
 
 // Maps, not object literals: a typed word such as `constructor` must not find what every object inherits
 const SIDES: ReadonlyMap<string, BatchOrder.NewOrderType> = new Map(
@@ -49,7 +54,10 @@ const positive = (token: string | undefined, what: string): Parsed<BigDecimal.Bi
   return BigDecimal.isPositive(value) ? ok(value) : fail(`${what} must be greater than zero`)
 }
 
-/** One order line: `open_long 0.01 @ 65000 post tp 70000 sl 60000`, `close_short 0.02 market`. */
+/**
+ * One order line: `open_long 0.01 @ 65000 post tp 70000 sl 60000`, `close_short 0.02 market`, or a plan order
+ * `open_long 0.01 @ 66000 trigger 65500` (no post/fok/ioc, tp or sl: the exchange's plan orders take none).
+ */
 export const parseOrderLine = (line: string): Parsed<OrderDraft> => {
   const words = tokens(line.toLowerCase().replace(/@/g, " @ ").replace(/=/g, " "))
   const [sideWord, sizeWord, ...rest] = words
@@ -63,6 +71,7 @@ export const parseOrderLine = (line: string): Parsed<OrderDraft> => {
   let execution: PlanOrder.Execution | undefined
   let takeProfitPrice: BigDecimal.BigDecimal | undefined
   let stopLossPrice: BigDecimal.BigDecimal | undefined
+  let triggerPrice: BigDecimal.BigDecimal | undefined
   for (let i = 0; i < rest.length; i++) {
     let word = rest[i]!
     // `@ market` is market
@@ -79,17 +88,26 @@ export const parseOrderLine = (line: string): Parsed<OrderDraft> => {
     } else if (EXECUTIONS.has(word)) {
       if (execution !== undefined) return fail("give at most one of post, fok, ioc")
       execution = EXECUTIONS.get(word)
+    } else if (word === "trigger") {
+      if (triggerPrice !== undefined) return fail("give one trigger price")
+      const parsed = positive(rest[++i], "trigger price")
+      if (Either.isLeft(parsed)) return fail(parsed.left)
+      triggerPrice = parsed.right
     } else if (word === "tp" || word === "sl") {
       const parsed = positive(rest[++i], word === "tp" ? "take-profit price" : "stop-loss price")
       if (Either.isLeft(parsed)) return fail(parsed.left)
       if (word === "tp") takeProfitPrice = parsed.right
       else stopLossPrice = parsed.right
     } else {
-      return fail(`${quote(word)} is not understood; expected @ <price>, market, post, fok, ioc, tp <price> or sl <price>`)
+      return fail(`${quote(word)} is not understood; expected @ <price>, market, post, fok, ioc, tp <price>, sl <price> or trigger <price>`)
     }
   }
   if (priceMode === undefined) return fail("give a price: @ <price> for a limit order, or market")
   if (priceMode === "market" && execution === "post_only") return fail("post-only needs a limit price (@ <price>)")
+  if (triggerPrice !== undefined && execution !== undefined) return fail("a trigger order takes no post, fok or ioc")
+  if (triggerPrice !== undefined && (takeProfitPrice !== undefined || stopLossPrice !== undefined)) {
+    return fail("a trigger order takes no tp or sl; set them once it has filled")
+  }
   return ok({
     type,
     size: size.right,
@@ -97,7 +115,8 @@ export const parseOrderLine = (line: string): Parsed<OrderDraft> => {
     execution: execution ?? "normal",
     ...(price === undefined ? {} : { price }),
     ...(takeProfitPrice === undefined ? {} : { takeProfitPrice }),
-    ...(stopLossPrice === undefined ? {} : { stopLossPrice })
+    ...(stopLossPrice === undefined ? {} : { stopLossPrice }),
+    ...(triggerPrice === undefined ? {} : { triggerPrice })
   })
 }
 
@@ -117,7 +136,7 @@ export const parseOrder = (payload: string): Parsed<OrderArgs> => {
     return fail(`expected cross or isolated after the symbol (or the first order), got ${quote(headerRest[0]!)}`)
   }
   const orderLines = [headerRest.join(" "), ...lines].map((line) => line.trim()).filter((line) => line.length > 0)
-  if (orderLines.length === 0) return fail("no orders given")
+  if (orderLines.length === 0) return fail(`no orders given (to list plan orders: /orders ${symbolWord})`)
   if (orderLines.length > MAX_ORDERS) return fail(`at most ${MAX_ORDERS} orders in one batch, got ${orderLines.length}`)
   const orders: Array<OrderDraft> = []
   for (const [index, line] of orderLines.entries()) {
@@ -125,5 +144,9 @@ export const parseOrder = (payload: string): Parsed<OrderArgs> => {
     if (Either.isLeft(parsed)) return fail(`order ${index + 1} (${quote(line)}): ${parsed.left}`)
     orders.push(parsed.right)
   }
+  // plan orders are placed one request each, normal ones in one batch: a preview holds one kind
+  const plans = orders.filter((order) => order.triggerPrice !== undefined).length
+  if (plans > 0 && plans < orders.length) return fail("send trigger orders and other orders in separate /order messages")
+  if (plans > MAX_PLAN_ORDERS) return fail(`at most ${MAX_PLAN_ORDERS} trigger orders in one /order, got ${plans}`)
   return ok({ query, marginMode, orders })
 }

@@ -3,6 +3,10 @@
  * console user's messages, and what the bot sends there is printed. Buttons appear numbered (`[1] Refresh`) and are
  * pressed by typing `[1]`; files the bot sends are written to a folder (never over an earlier file) and their path
  * printed.
+ *
+ * A message may take several lines, as /help says orders do: lines that do not start a command or press a button join
+ * the message before them when they come with it (pasted, or piped in one go), and after a bare `/order <symbol>` the
+ * lines typed next join it until an empty line (or the next command) sends it.
  */
 import { mkdir, writeFile } from "node:fs/promises"
 import { basename, join, parse, relative } from "node:path"
@@ -29,6 +33,9 @@ interface Pressable {
   readonly messageId: number
   readonly data: string
 }
+
+/** `/order btc` or `/order eth isolated` alone: its orders follow on the next lines. */
+const ORDER_HEADER = /^\/order(@\S+)?\s+\S+(\s+(cross|isolated))?$/i
 
 const indent = (text: string) => text.split("\n").map((line, index) => (index === 0 ? line : `      ${line}`)).join("\n")
 
@@ -70,6 +77,10 @@ export class ConsoleChat {
   private readonly tty: boolean
   /** no more input is taken */
   private ended = false
+  /** the lines of the message being gathered, sent at the end of their input chunk or, for `/order`, on an empty line */
+  private gathering: Array<string> | undefined
+  /** the gathered message waits for more lines typed after its chunk */
+  private open = false
 
   constructor(private readonly options: ConsoleChatOptions) {
     this.tty = "isTTY" in options.output && options.output.isTTY === true
@@ -107,6 +118,7 @@ export class ConsoleChat {
 
   private exit(): void {
     if (this.ended) return
+    this.sendGathered()
     this.endInput()
     this.options.onExit()
   }
@@ -124,6 +136,14 @@ export class ConsoleChat {
     const line = raw.trim()
     // lines of the same chunk as a `/quit` still arrive
     if (this.ended) return
+    if (this.gathering !== undefined) {
+      if (line === "") return this.sendGathered()
+      if (!line.startsWith("/") && !/^\[\d+\]$/.test(line)) {
+        this.gathering.push(line)
+        return
+      }
+      this.sendGathered()
+    }
     if (line === "") return this.prompt()
     if (line === "/quit" || line === "/exit") return this.exit()
     const pressed = /^\[(\d+)\]$/.exec(line)
@@ -137,8 +157,29 @@ export class ConsoleChat {
       if (message !== undefined) this.options.api.pressData(this.options.user, message, button.data)
       return
     }
+    // the lines after it in the same chunk join it; then it goes, unless it is an /order still waiting for its orders
+    this.gathering = [line]
+    this.open = false
+    setImmediate(() => {
+      const gathered = this.gathering
+      if (gathered === undefined || this.open) return
+      if (gathered.length === 1 && ORDER_HEADER.test(gathered[0]!)) {
+        this.open = true
+        this.print("(one order per line; an empty line sends them)")
+        return this.prompt()
+      }
+      this.sendGathered()
+    })
+  }
+
+  /** Sends the message being gathered, if any, as one message of its lines. */
+  private sendGathered(): void {
+    const gathered = this.gathering
+    if (gathered === undefined) return
+    this.gathering = undefined
+    this.open = false
     this.buttons = []
-    this.options.api.sendText(this.options.user, line)
+    this.options.api.sendText(this.options.user, gathered.join("\n"))
   }
 
   /**

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest"
+import { closestCommand, startView, unknownCommandView } from "./format.js"
+
+describe("help views", () => {
+  it("finds the command a typo meant, and none for what is far from every command", () => {
+    expect(closestCommand("ordrs")).toBe("orders")
+    expect(closestCommand("tikcers")).toBe("tickers")
+    expect(closestCommand("ORDRS")).toBe("orders")
+    expect(closestCommand("tickerss")).toBe("tickers")
+    expect(closestCommand("bil")).toBe("bills")
+    expect(closestCommand("zzzzzz")).toBeUndefined()
+    expect(closestCommand("x".repeat(5_000))).toBeUndefined()
+    expect(unknownCommandView("ordrs").text.text).toBe("I don't know /ordrs. Did you mean /orders? /help lists what I can do.")
+  })
+
+  it("welcomes with a short text and the buttons the role may press", () => {
+    const labelsOf = (role: Parameters<typeof startView>[0]) => startView(role).buttons.flat().map((button) => button.label)
+    expect(labelsOf("trader")).toEqual(["📈 Markets", "📋 Plan orders", "❓ Help"])
+    expect(labelsOf("market")).toEqual(["📈 Markets", "❓ Help"])
+    expect(labelsOf("none")).toEqual(["❓ Help"])
+    for (const role of ["trader", "reader", "market", "none"] as const) expect(startView(role).text.text).toMatch(/^Welcome to tradedesk\. Here: [a-z]/)
+  })
+})

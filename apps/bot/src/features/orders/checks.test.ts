@@ -1,0 +1,125 @@
+import { Decimal } from "@tradedesk/core"
+import type { BatchOrder } from "@tradedesk/core"
+import { describe, expect, it } from "vitest"
+import { btcContract, d, leverageSetting, right, ticker } from "../../../test/samples.js"
+import { amount, checkBatch, confirmable } from "./checks.js"
+import type { Checks } from "./checks.js"
+import { parseOrderLine } from "./parse.js"
+
+// last 65000.10, best bid / ask 64999.90 / 65000.20, mark 65001.00
+const market = ticker("cmt_btcusdt")
+
+const checksOf = (lines: ReadonlyArray<string>, options: { available?: string; leverage?: string; marginMode?: BatchOrder.MarginMode } = {}): Checks =>
+  checkBatch({
+    contract: btcContract,
+    ticker: market,
+    leverage: { marginMode: options.marginMode, setting: leverageSetting(options.leverage ?? "20") },
+    available: d(options.available ?? "100000"),
+    orders: lines.map((line) => right(parseOrderLine(line)))
+  })
+
+/** The one order's problems as `what → fix`. */
+const problems = (line: string, available?: string) =>
+  checksOf([line], available === undefined ? {} : { available }).orders[0]!.problems.map((problem) => `${problem.what} → ${problem.fix ?? "-"}`)
+
+describe("checks before Confirm", () => {
+  it("passes an order the exchange takes, with its margin at the leverage and its fee at the maker rate when it rests", () => {
+    const checks = checksOf(["open_long 0.010 @ 64000"])
+    expect(confirmable(checks)).toBe(true)
+    const { estimate, warnings } = checks.orders[0]!
+    expect(warnings).toEqual([])
+    expect(Decimal.format(estimate.notional)).toBe("640.000")
+    expect(amount(estimate.margin!)).toBe("32.00")
+    expect(estimate.feeKind).toBe("maker")
+    expect(amount(estimate.fee)).toBe("0.13")
+    // what the exchange holds: the margin and the fee at the taker rate
+    expect(amount(checks.needed)).toBe("32.38")
+  })
+
+  it("values a market order at the best price on its side, at the taker rate; a closing order needs no margin", () => {
+    const checks = checksOf(["open_long 1 market", "close_long 2 market"])
+    expect(checks.orders.map((order) => [Decimal.format(order.estimate.price), order.estimate.feeKind])).toEqual([["65000.20", "taker"], ["64999.90", "taker"]])
+    expect(checks.orders[1]!.estimate.margin).toBeUndefined()
+    expect(amount(checks.needed)).toBe(amount(d("3289.01012")))
+  })
+
+  it("refuses a size off the step, with the size to use", () => {
+    expect(problems("open_long 0.0105 @ 64000")).toEqual(["The size 0.0105 is not a multiple of cmt_btcusdt's size step 0.001. → size 0.010"])
+  })
+
+  it("refuses a price off the step, with the nearest price on it", () => {
+    expect(problems("open_long 0.010 @ 64000.05")).toEqual(["The price 64000.05 is not a multiple of cmt_btcusdt's price step 0.1. → price 64000.1"])
+  })
+
+  it("refuses sizes outside the minimum and maximum", () => {
+    expect(problems("open_long 0.0001 @ 64000")).toContain("The size 0.0001 is below cmt_btcusdt's minimum order size 0.001. → size 0.001")
+    expect(problems("close_long 31 @ 66000")).toEqual(["The size 31 is above cmt_btcusdt's maximum order size 30.769. → size 30.769"])
+  })
+
+  it("refuses a limit price past the band, measured from the tighter of last and mark, with the band's edge", () => {
+    // a buy: 1.5 % above the lower of last (65000.1) and mark (65001.0)
+    expect(problems("open_long 0.010 @ 67000")).toEqual([
+      "A buy at 67000 is more than 1.5 % above the market price 65000.10; at most 65975.1. → price 65975.1"
+    ])
+    // a sell: 1.5 % below the higher of the two
+    expect(problems("open_short 0.010 @ 63000")).toEqual([
+      "A sell at 63000 is more than 1.5 % below the market price 65001.00; at least 64026.0. → price 64026.0"
+    ])
+  })
+
+  it("refuses a take-profit or stop-loss on the wrong side of the entry", () => {
+    expect(problems("open_long 0.010 @ 64000 tp 63000")).toEqual(["The take-profit 63000 of a long must be above the entry 64000. → -"])
+    expect(problems("open_short 0.010 @ 66000 sl 65000")).toEqual(["The stop-loss 65000 of a short must be above the entry 66000. → -"])
+  })
+
+  it("refuses a leverage setting outside the contract's bounds, once for the batch", () => {
+    const checks = checksOf(["open_long 0.010 @ 64000", "open_short 0.010 @ 66000"], { leverage: "150" })
+    expect(checks.problems.map((problem) => `${problem.what} → ${problem.fix}`)).toEqual([
+      "Leverage 150x is outside cmt_btcusdt's 1x–100x. → leverage 100x (/leverage)"
+    ])
+    expect(confirmable(checks)).toBe(false)
+  })
+
+  it("refuses margin and fees over the available balance, with the size that fits, and warns when they come close", () => {
+    const short = checksOf(["open_long 0.010 @ 64000"], { available: "10" })
+    expect(short.problems.map((problem) => `${problem.what} → ${problem.fix}`)).toEqual([
+      "Margin and fees need ≈ 32.38 USDT, more than the 10 USDT available. → size 0.003"
+    ])
+    expect(confirmable(short)).toBe(false)
+    const close = checksOf(["open_long 0.010 @ 64000"], { available: "35" })
+    expect(confirmable(close)).toBe(true)
+    expect(close.warnings).toEqual(["Margin and fees take 92.5 % of the 35 USDT available."])
+  })
+
+  it("estimates with the lower leverage of both modes when the margin mode is the market's own", () => {
+    const own = checkBatch({
+      contract: btcContract,
+      ticker: market,
+      leverage: { marginMode: undefined, setting: leverageSetting("20", "10", "50") },
+      available: d("100000"),
+      orders: [right(parseOrderLine("open_long 0.010 @ 64000"))]
+    })
+    expect(amount(own.orders[0]!.estimate.margin!)).toBe("64.00")
+    const cross = checksOf(["open_long 0.010 @ 64000"], { marginMode: "cross" })
+    expect(amount(cross.orders[0]!.estimate.margin!)).toBe("32.00")
+  })
+
+  it("warns of a limit that will rest far from the market, and keeps Confirm", () => {
+    const checks = checksOf(["open_long 0.010 @ 60000"])
+    expect(checks.orders[0]!.warnings).toEqual(["The limit 60000 is 7.7 % below the last price 65000.10: it will rest until the market gets there."])
+    expect(confirmable(checks)).toBe(true)
+  })
+
+  it("checks a trigger order's price from its trigger, and its trigger against the step", () => {
+    expect(problems("open_long 0.010 @ 67000 trigger 66000")).toEqual([
+      "A buy at 67000 is more than 1.5 % above the market price 66000; at most 66990.0. → price 66990.0"
+    ])
+    expect(problems("open_long 0.010 market trigger 66000.05")).toEqual([
+      "The trigger price 66000.05 is not a multiple of cmt_btcusdt's price step 0.1. → trigger 66000.1"
+    ])
+    // its funds are checked when it triggers: a warning, not a refusal
+    const funds = checksOf(["open_long 0.010 market trigger 66000"], { available: "10" })
+    expect(confirmable(funds)).toBe(true)
+    expect(funds.warnings[0]).toContain("The exchange checks the funds when the trigger fires.")
+  })
+})

@@ -1,0 +1,218 @@
+/**
+ * The checks a preview runs before it offers Confirm: each order against its contract's rules (core's
+ * `ContractRules`: price and size steps, size bounds, price band, take-profit / stop-loss side, leverage bounds), and
+ * the batch's margin and fee against the available balance. Pure: the reads are the caller's.
+ *
+ * A hard problem is one the exchange would refuse: it comes with the value to use instead, and the preview offers no
+ * Confirm. A warning is shown and Confirm kept (a limit price far from the market that will rest, margin close to the
+ * available balance, a trigger order whose margin is checked only when it triggers).
+ */
+import type { BatchOrder, Contract, Leverage, Ticker } from "@tradedesk/core"
+import { ContractRules } from "@tradedesk/core"
+import { BigDecimal, Option } from "effect"
+import { capitalized, dec } from "../../kernel/view.js"
+import type { OrderDraft } from "./parse.js"
+
+export interface Problem {
+  /** what is wrong, a sentence */
+  readonly what: string
+  /** the value to use instead, e.g. `size 0.012`; none when the message says it */
+  readonly fix: string | undefined
+}
+
+export interface OrderEstimate {
+  /** the price the order is valued at: its limit (or execute) price, else the best price on its side */
+  readonly price: BigDecimal.BigDecimal
+  readonly notional: BigDecimal.BigDecimal
+  /** none for an order that closes a position */
+  readonly margin: BigDecimal.BigDecimal | undefined
+  readonly fee: BigDecimal.BigDecimal
+  readonly feeKind: "maker" | "taker"
+}
+
+export interface OrderChecks {
+  readonly problems: ReadonlyArray<Problem>
+  readonly warnings: ReadonlyArray<string>
+  readonly estimate: OrderEstimate
+}
+
+/** The leverage the orders will use, as the account has it set for the market. */
+export interface LeverageInfo {
+  /** the mode the preview places in: typed, or none for the market's own (cross unless it was set to isolated) */
+  readonly marginMode: BatchOrder.MarginMode | undefined
+  readonly setting: Leverage.LeverageSetting
+}
+
+export interface Checks {
+  readonly orders: ReadonlyArray<OrderChecks>
+  /** problems of the batch as a whole (leverage, balance) */
+  readonly problems: ReadonlyArray<Problem>
+  readonly warnings: ReadonlyArray<string>
+  readonly leverage: LeverageInfo
+  /** margin plus fee at the taker rate of the orders that open a position: what the exchange holds for them */
+  readonly needed: BigDecimal.BigDecimal
+  readonly available: BigDecimal.BigDecimal
+  readonly marginCoin: string
+}
+
+export interface CheckInput {
+  readonly contract: Contract.Contract
+  readonly ticker: Ticker.Ticker
+  readonly leverage: LeverageInfo
+  /** the margin coin's available balance; zero when the account has none */
+  readonly available: BigDecimal.BigDecimal
+  readonly orders: ReadonlyArray<OrderDraft>
+}
+
+/** How far from the last price a resting limit price or a trigger is worth a word (5 %). */
+const FAR_RATIO = BigDecimal.make(5n, 2)
+/** Margin past this share of the available balance is worth a word (80 %). */
+const CLOSE_TO_BALANCE = BigDecimal.make(8n, 1)
+const HUNDRED = BigDecimal.make(100n, 0)
+
+const isBuy = (type: BatchOrder.NewOrderType) => type === "open_long" || type === "close_short"
+const opens = (type: BatchOrder.NewOrderType) => type === "open_long" || type === "open_short"
+
+const FIELD_NAMES: Readonly<Record<ContractRules.Violation["field"], string>> = {
+  price: "price",
+  size: "size",
+  leverage: "leverage",
+  takeProfitPrice: "tp",
+  stopLossPrice: "sl"
+}
+
+const problemOf = (violation: ContractRules.Violation): Problem => ({
+  what: `${capitalized(violation.message)}.`,
+  fix: Option.match(violation.suggestion, {
+    onNone: () => undefined,
+    onSome: (value) => (violation.field === "leverage" ? `leverage ${dec(value)}x (/leverage)` : `${FIELD_NAMES[violation.field]} ${dec(value)}`)
+  })
+})
+
+/** A ratio as a percentage with at most one decimal: `0.0512` → `5.1 %`. */
+const share = (ratio: BigDecimal.BigDecimal) =>
+  `${dec(BigDecimal.normalize(BigDecimal.round(BigDecimal.multiply(ratio, HUNDRED), { scale: 1, mode: "half-from-zero" })))} %`
+
+const distance = (price: BigDecimal.BigDecimal, from: BigDecimal.BigDecimal) =>
+  BigDecimal.unsafeDivide(BigDecimal.abs(BigDecimal.subtract(price, from)), from)
+
+/** The whole leverage for an order's side: the typed mode's, or the lower of both modes' (the larger margin) when none was typed. */
+const leverageFor = (info: LeverageInfo, type: BatchOrder.NewOrderType): BigDecimal.BigDecimal => {
+  const isolated = type === "open_long" || type === "close_long" ? info.setting.isolatedLong : info.setting.isolatedShort
+  if (info.marginMode === "cross") return info.setting.cross
+  if (info.marginMode === "isolated") return isolated
+  return BigDecimal.min(info.setting.cross, isolated)
+}
+
+const wholeNumber = (value: BigDecimal.BigDecimal): number => Number(BigDecimal.format(BigDecimal.normalize(value)))
+
+/**
+ * The band's reference: the simulator and the exchange measure it from the last price or the mark (which one is not
+ * documented), so the tighter of the two for the order's side; a plan order's price is measured from its trigger.
+ */
+const referenceFor = (order: OrderDraft, ticker: Ticker.Ticker): BigDecimal.BigDecimal => {
+  if (order.triggerPrice !== undefined) return order.triggerPrice
+  const mark = Option.getOrElse(ticker.markPrice, () => ticker.last)
+  return isBuy(order.type) ? BigDecimal.min(ticker.last, mark) : BigDecimal.max(ticker.last, mark)
+}
+
+const checkOrder = (input: CheckInput, order: OrderDraft): OrderChecks => {
+  const { contract, ticker } = input
+  const plan = order.triggerPrice !== undefined
+  const leverage = leverageFor(input.leverage, order.type)
+  const violations = ContractRules.check(contract, {
+    type: order.type,
+    size: order.size,
+    price: order.priceMode === "limit" ? order.price : undefined,
+    takeProfitPrice: order.takeProfitPrice,
+    stopLossPrice: order.stopLossPrice,
+    leverage: wholeNumber(leverage),
+    referencePrice: referenceFor(order, ticker)
+  })
+  // the leverage is the batch's, told once by `check`
+  const problems = violations.filter((violation) => violation.rule !== "leverage").map(problemOf)
+  const warnings: Array<string> = []
+  if (order.triggerPrice !== undefined) {
+    const step = ContractRules.priceStep(contract)
+    if (!ContractRules.isMultipleOf(order.triggerPrice, step)) {
+      problems.push({
+        what: `The trigger price ${dec(order.triggerPrice)} is not a multiple of ${contract.symbol}'s price step ${dec(step)}.`,
+        fix: `trigger ${dec(ContractRules.roundPrice(contract, order.triggerPrice))}`
+      })
+    }
+    if (BigDecimal.greaterThan(distance(order.triggerPrice, ticker.last), FAR_RATIO)) {
+      warnings.push(`The trigger ${dec(order.triggerPrice)} is ${share(distance(order.triggerPrice, ticker.last))} from the last price ${dec(ticker.last)}.`)
+    }
+  }
+
+  const best = isBuy(order.type) ? ticker.bestAsk : ticker.bestBid
+  const limit = order.priceMode === "limit" ? order.price : undefined
+  const price = limit ?? order.triggerPrice ?? best
+  // a limit that does not reach the best price on the other side rests on the book: a maker fill, if any
+  const rests = limit !== undefined && (isBuy(order.type) ? BigDecimal.lessThan(limit, ticker.bestAsk) : BigDecimal.greaterThan(limit, ticker.bestBid))
+  const feeKind = rests || (plan && limit !== undefined) ? "maker" : "taker"
+  const notional = BigDecimal.multiply(order.size, price)
+  const estimate: OrderEstimate = {
+    price,
+    notional,
+    margin: opens(order.type) && BigDecimal.isPositive(leverage) ? BigDecimal.unsafeDivide(notional, leverage) : undefined,
+    fee: BigDecimal.multiply(notional, feeKind === "maker" ? contract.makerFeeRate : contract.takerFeeRate),
+    feeKind
+  }
+  if (rests && !plan && BigDecimal.greaterThan(distance(limit, ticker.last), FAR_RATIO)) {
+    warnings.push(
+      `The limit ${dec(limit)} is ${share(distance(limit, ticker.last))} ${BigDecimal.lessThan(limit, ticker.last) ? "below" : "above"} the last price ${dec(ticker.last)}: it will rest until the market gets there.`
+    )
+  }
+  return { problems, warnings, estimate }
+}
+
+/** What the exchange holds for an opening order: its margin and the fee at the taker rate (held whether it rests or not). */
+const held = (contract: Contract.Contract, estimate: OrderEstimate) =>
+  estimate.margin === undefined ? BigDecimal.make(0n, 0) : BigDecimal.sum(estimate.margin, BigDecimal.multiply(estimate.notional, contract.takerFeeRate))
+
+export const checkBatch = (input: CheckInput): Checks => {
+  const { contract } = input
+  const orders = input.orders.map((order) => checkOrder(input, order))
+  const problems: Array<Problem> = []
+  const warnings: Array<string> = []
+
+  const leverages = new Set(input.orders.map((order) => wholeNumber(leverageFor(input.leverage, order.type))))
+  for (const leverage of leverages) {
+    const violation = ContractRules.check(contract, { type: "open_long", size: contract.minOrderSize, leverage }).find((item) => item.rule === "leverage")
+    if (violation !== undefined) problems.push(problemOf(violation))
+  }
+
+  const plans = input.orders.some((order) => order.triggerPrice !== undefined)
+  const needed = BigDecimal.sumAll(orders.map((order) => held(contract, order.estimate)))
+  const available = input.available
+  if (BigDecimal.greaterThan(needed, available)) {
+    const text = `Margin and fees need ≈ ${amount(needed)} ${contract.marginCoin}, more than the ${dec(available)} ${contract.marginCoin} available.`
+    if (plans) {
+      // a plan order's funds are checked when it triggers
+      warnings.push(`${text} The exchange checks the funds when the trigger fires.`)
+    } else {
+      const only = orders.length === 1 ? input.orders[0] : undefined
+      problems.push({ what: text, fix: only === undefined ? "smaller sizes" : fittingSize(contract, only, available, needed) })
+    }
+  } else if (BigDecimal.isPositive(needed) && BigDecimal.greaterThan(needed, BigDecimal.multiply(available, CLOSE_TO_BALANCE))) {
+    warnings.push(`Margin and fees take ${share(BigDecimal.unsafeDivide(needed, available))} of the ${dec(available)} ${contract.marginCoin} available.`)
+  }
+  return { orders, problems, warnings, leverage: input.leverage, needed, available, marginCoin: contract.marginCoin }
+}
+
+/** The size, down to the step, that the available balance covers, for a lone order that needs more. */
+const fittingSize = (contract: Contract.Contract, order: OrderDraft, available: BigDecimal.BigDecimal, needed: BigDecimal.BigDecimal): string => {
+  const size = ContractRules.roundSize(contract, BigDecimal.unsafeDivide(BigDecimal.multiply(order.size, available), needed), "down")
+  return BigDecimal.lessThan(size, contract.minOrderSize) ? "a deposit, or a smaller order elsewhere" : `size ${dec(size)}`
+}
+
+/** An estimated amount, to the cent (never shown as 0 when it is not). */
+export const amount = (value: BigDecimal.BigDecimal): string => {
+  const rounded = BigDecimal.round(value, { scale: 2, mode: "half-from-zero" })
+  if (BigDecimal.isZero(rounded) && !BigDecimal.isZero(value)) return "< 0.01"
+  return dec(BigDecimal.scale(rounded, 2))
+}
+
+/** Whether the preview may offer Confirm. */
+export const confirmable = (checks: Checks): boolean => checks.problems.length === 0 && checks.orders.every((order) => order.problems.length === 0)
