@@ -1,7 +1,7 @@
 /**
- * The operations as data: method, host, path, signing, weights (interface.md §8), whether it writes, envelope, request
+ * The operations as data: method, host, path, signing, weights (docs/interface.md §8), whether it writes, envelope, request
  * schema (caller's parameters ⇄ wire query or body) and response decoder. Services pick their entry; only the
- * transport reads it. Besides the five operations of interface.md: the exchange's server time.
+ * transport reads it. Besides the five operations of docs/interface.md: the exchange's server time.
  */
 import * as Schema from "effect/Schema"
 import * as AffiliateUserStats from "./affiliate/AffiliateUserStats.js"
@@ -73,7 +73,7 @@ const NoParams = Schema.Struct({})
 /** One required futures symbol. */
 const SymbolRequest = Schema.Struct({ symbol: FuturesSymbol })
 
-/** `{ epoch, iso, timestamp }` (FACTS-trading.md §9): only `timestamp` is read. */
+/** `{ epoch, iso, timestamp }` (docs/trading.md §9): only `timestamp` is read. */
 const ServerTimeAnswer = W.one(W.record({
   /** wire `timestamp`: the exchange's clock, epoch milliseconds (a number) */
   epochMillis: W.integer("timestamp")
@@ -176,7 +176,7 @@ export const affiliateStats: Endpoint<AffiliateUserStats.AffiliateStatsRequest, 
   response: AffiliateUserStats.AffiliatePageResult
 }
 
-// Orders: normal-order reads, fills, cancels, plan orders, closing positions (FACTS-trading.md §3, §4). Every answer
+// Orders: normal-order reads, fills, cancels, plan orders, closing positions (docs/trading.md §3, §4). Every answer
 // is parsed with exact integers: the samples carry some ids as JSON numbers above 2^53, others as strings.
 
 const futuresSigned = { api: "futures", signed: true, exactIntegers: true } as const
@@ -350,7 +350,7 @@ export const cancelAllOrders: Endpoint<Cancel.CancelAllOrdersRequest, ReadonlyAr
   response: Cancel.CancelledOrderList
 }
 
-// Market (FACTS-trading.md §7, §10): public reads
+// Market (docs/trading.md §7, §10): public reads
 
 export const contracts: Endpoint<Contract.ContractsRequest, ReadonlyArray<Contract.Contract>> = {
   name: "contracts",
@@ -416,7 +416,7 @@ export const candles: Endpoint<Candle.CandlesRequest, ReadonlyArray<Candle.Candl
   response: Candle.CandleList
 }
 
-// Account (FACTS-trading.md §6, §8, §11): signed
+// Account (docs/trading.md §6, §8, §11): signed
 
 /** An acknowledgement with nothing to read: a write's `{ code: "200", msg: "success" }`, whatever else it holds. */
 const Acknowledged = W.fromSchema(Schema.transform(Schema.Unknown, Schema.Void, { strict: true, decode: () => undefined, encode: () => undefined }))
@@ -539,7 +539,7 @@ export const spotAssets: Endpoint<{}, ReadonlyArray<Asset.SpotAsset>> = {
   response: Asset.SpotAssetList
 }
 
-// Positions (FACTS-trading.md §5): signed, ids as JSON numbers
+// Positions (docs/trading.md §5): signed, ids as JSON numbers
 
 export const positions: Endpoint<{}, ReadonlyArray<Position.Position>> = {
   name: "positions",

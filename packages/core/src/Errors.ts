@@ -136,7 +136,7 @@ export const ApiErrorCategory = Schema.Literal(
 export type ApiErrorCategory = Schema.Schema.Type<typeof ApiErrorCategory>
 
 /**
- * Exchange error codes (FACTS.md) by category. Codes not listed are `unknown`, never guessed. 40008 (timestamp more
+ * Exchange error codes (docs/exchange.md) by category. Codes not listed are `unknown`, never guessed. 40008 (timestamp more
  * than 30 s off the exchange's clock) is `clock`: measuring the offset again fixes it. 40005 (ACCESS-TIMESTAMP not 13
  * digits of milliseconds) stays `auth`: it is a malformed header, which no clock offset mends.
  */

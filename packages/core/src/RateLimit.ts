@@ -1,5 +1,5 @@
 /**
- * Client-side weight budgets (FACTS.md "Rate limits"): every call is charged its IP and UID weights before it is sent,
+ * Client-side weight budgets (docs/exchange.md §3): every call is charged its IP and UID weights before it is sent,
  * order placement is also capped per second, and an exchange 429 pauses the budgets it touched for the penalty.
  *
  * Budgets are sliding windows: the weight charged in any trailing window never exceeds the budget, whatever the

@@ -1,5 +1,5 @@
 /**
- * The exchange's clock (`GET /capi/v2/market/time`, FACTS-trading.md §9): public, weight IP 1. The transport keeps its
+ * The exchange's clock (`GET /capi/v2/market/time`, docs/trading.md §9): public, weight IP 1. The transport keeps its
  * own offset from it for signing; this service is for callers who want to see the time themselves.
  */
 import * as Context from "effect/Context"

@@ -17,7 +17,7 @@ import { ConfigError } from "./Errors.js"
 export const PRODUCTION_FUTURES_BASE_URL = "https://api-contract.weex.com"
 export const PRODUCTION_SPOT_BASE_URL = "https://api-spot.weex.com"
 
-/** The exchange's pause after a 429 (FACTS.md), when it sends no Retry-After. */
+/** The exchange's pause after a 429 (docs/exchange.md), when it sends no Retry-After. */
 export const DEFAULT_PENALTY_MILLIS = 10_000
 
 /** Share of each budget kept for order writes: 50 of 500, room for five order batches (UID weight 10) per window. */

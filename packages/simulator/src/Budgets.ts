@@ -1,5 +1,5 @@
 /**
- * The server's weight budgets (FACTS.md "Rate limits"): per IP and per UID, a sliding window of charged weights, and
+ * The server's weight budgets (docs/exchange.md §3): per IP and per UID, a sliding window of charged weights, and
  * order placement capped at 10 requests per second per account. A request that would go over a budget is refused
  * with 429 and starts a penalty during which every request of that budget is refused.
  */

@@ -1,5 +1,5 @@
 /**
- * Body of `POST /capi/v2/order/plan_order` as FACTS-trading.md §4.5 has it: `symbol`, `client_oid`, `size`, `type`
+ * Body of `POST /capi/v2/order/plan_order` as docs/trading.md §4.5 has it: `symbol`, `client_oid`, `size`, `type`
  * (1–4), `match_type` (0 limit, 1 market), `execute_price`, `trigger_price` and an optional `marginMode` (1 cross,
  * 3 isolated). Its `client_oid`, `size` and `type` follow core's batch order rules. Read leniently where the docs
  * contradict themselves: `client_oid` may be empty or absent (the exchange assigns one), and `execute_price`, marked

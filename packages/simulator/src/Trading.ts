@@ -1,5 +1,5 @@
 /**
- * The futures trading endpoints beyond the five of interface.md: orders (open, detail, history, fills, cancels, plan
+ * The futures trading endpoints beyond the five of docs/interface.md: orders (open, detail, history, fills, cancels, plan
  * orders and their history, close-all and cancel-all), positions, the futures account (assets, accounts, settings,
  * leverage, margin mode, bills) and the spot assets. Each takes the caller's account and the raw query or body and
  * answers the wire JSON text shaped as the exchange's samples, or a refusal.
@@ -200,7 +200,7 @@ export class Trading {
   }
 
   /**
-   * `POST /capi/v2/order/plan_order` (FACTS-trading §4.5): `match_type` 0 limit at `execute_price`, 1 market;
+   * `POST /capi/v2/order/plan_order` (docs/trading.md §4.5): `match_type` 0 limit at `execute_price`, 1 market;
    * `execute_price` is needed for a limit (a market trigger may send one, it is not used); `client_oid`, when empty or
    * absent, is assigned. Answers `{ client_oid, order_id }`, echoing the caller's client_oid.
    */

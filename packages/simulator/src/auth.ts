@@ -1,5 +1,5 @@
 /**
- * Verifies the signed headers the way FACTS.md describes the exchange: ACCESS-SIGN is Base64 HMAC-SHA256, keyed with
+ * Verifies the signed headers the way docs/exchange.md describes the exchange: ACCESS-SIGN is Base64 HMAC-SHA256, keyed with
  * the secret, over `timestamp + METHOD + path + ("?" + query) + body`, computed over the bytes as received.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"

@@ -1,6 +1,6 @@
 /**
  * Refusals as the exchange answers them: an HTTP status and a body `{ code, msg, requestTime }`, the code a string
- * from FACTS.md's table.
+ * from docs/exchange.md §4.3.
  */
 export interface Failure {
   readonly _tag: "Failure"

@@ -1,7 +1,7 @@
 /**
- * The operations the simulator serves, as data: method, path, host, signing and weights. The five of interface.md
+ * The operations the simulator serves, as data: method, path, host, signing and weights. The five of docs/interface.md
  * take theirs from core's endpoint table, so client and server agree; the others take the weights of
- * FACTS-trading.md §2.
+ * docs/trading.md §2.
  */
 import { Endpoints } from "@tradedesk/core/transport"
 import type { EndpointName } from "@tradedesk/core"
@@ -74,7 +74,7 @@ const signedFromCore = (
   agentOnly = false
 ): Operation => ({ ...descriptionOf(agreeing(endpoint, true)), signed: true, agentOnly, run })
 
-/** A public futures operation outside core's table, with the weights of FACTS-trading.md §2. */
+/** A public futures operation outside core's table, with the weights of docs/trading.md §2. */
 const pub = (name: OperationName, method: "GET" | "POST", path: string, ipWeight: number, run: (exchange: Exchange, call: Call) => Answer): Operation => (
   { name, method, path, api: "futures", envelope: "bare", ipWeight, uidWeight: 0, placesOrders: false, signed: false, run }
 )

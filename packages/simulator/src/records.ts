@@ -1,5 +1,5 @@
 /**
- * Futures records as the exchange writes them (FACTS-trading.md's official samples): field names, order and JSON types
+ * Futures records as the exchange writes them (docs/trading.md's official samples): field names, order and JSON types
  * of the samples. Ids the samples show as JSON numbers (fills, positions, bills, close and cancel-all results) are
  * written as numbers, even above 2^53; order ids in order objects are strings.
  */

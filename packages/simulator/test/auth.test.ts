@@ -1,4 +1,4 @@
-/** Authentication exactly as FACTS.md describes it, one refusal at a time. */
+/** Authentication exactly as docs/exchange.md describes it, one refusal at a time. */
 import { describe, expect, it } from "vitest"
 import { signature } from "../src/auth.js"
 import { json, send, sign, signed, start } from "./helpers.js"
@@ -8,7 +8,7 @@ const PLAN = "/capi/v2/order/currentPlan"
 const refusal = (answer: { status: number; text: string }) => ({ status: answer.status, code: (json(answer) as { code: unknown }).code })
 
 describe("authentication", () => {
-  it("matches FACTS.md's test vector (secret XXX)", () => {
+  it("matches docs/exchange.md §2.6's test vector (secret XXX)", () => {
     expect(signature("XXX", "1659076670000", { method: "GET", path: PLAN, query: "symbol=cmt_btcusdt", body: Buffer.alloc(0) }))
       .toBe("MhGYfUEdfAeg1+sDBoALFdvlqQuCOXDCkPEx0kKSJ4I=")
   })

@@ -51,7 +51,7 @@ describe("weight budgets", () => {
     expect((await send(sim.futuresBaseUrl, TICKERS)).status).toBe(200)
   })
 
-  it("each operation is charged its own weights (interface.md §8)", async () => {
+  it("each operation is charged its own weights (docs/interface.md §8)", async () => {
     // batchOrders weighs 10 per UID: two fit in 20, the third does not
     const { sim, now } = await start({ budget: { uidWeightPerWindow: 20 } })
     const body = JSON.stringify({ symbol: "cmt_btcusdt", orderDataList: [{ client_oid: "w-1", size: "0.001", type: "1", order_type: "0", match_price: "1" }] })

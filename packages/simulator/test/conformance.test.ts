@@ -1,8 +1,8 @@
-/** Every response against interface.md: paths, methods, field names, string typing and envelopes. */
+/** Every response against docs/interface.md: paths, methods, field names, string typing and envelopes. */
 import { describe, expect, it } from "vitest"
 import { json, signed, start, send } from "./helpers.js"
 
-// field tables of interface.md §2
+// field tables of docs/interface.md §2
 const PLAN_ORDER_FIELDS = [
   "symbol", "size", "client_oid", "createTime", "filled_qty", "fee", "order_id", "price", "price_avg", "status", "type",
   "order_type", "totalProfits", "triggerPrice", "triggerPriceType", "triggerTime"
@@ -28,7 +28,7 @@ const expectStrings = (record: Record<string, unknown>, fields: ReadonlyArray<st
   for (const field of fields) expect(typeof record[field], field).toBe("string")
 }
 
-describe("wire conformance (interface.md)", () => {
+describe("wire conformance (docs/interface.md)", () => {
   it("GET /capi/v2/market/tickers: a bare array of string-typed tickers, public, ≥ 200 cmt_ symbols", async () => {
     const { sim } = await start()
     const answer = await send(sim.futuresBaseUrl, "/capi/v2/market/tickers")

@@ -1,5 +1,5 @@
 /**
- * Core reads the exchange and the simulator alike: every official sample of FACTS-trading.md, served over a loopback
+ * Core reads the exchange and the simulator alike: every official sample of docs/trading.md, served over a loopback
  * server, decodes through core's services with its ids exact; every endpoint of core's table makes a round trip to the
  * simulator and decodes; and the simulator serves each route with the method, weights and signing of core's table.
  */
@@ -188,7 +188,7 @@ describe("every endpoint of core's table against the simulator", () => {
     const page = await ok(sim, Effect.flatMap(AffiliateStats.AffiliateStats, (service) => service.page({ pageSize: 5 })), sim.accounts.agent)
     expect(page.records.length).toBeGreaterThan(0)
 
-    // the five operations of interface.md, the server time and the 24 of the trading interface
+    // the five operations of docs/interface.md, the server time and the 24 of the trading interface
     expect(endpoints).toHaveLength(30)
     const after = sim.counters()
     const unserved = endpoints.map((endpoint) => operationOf(endpoint)).filter((name) => after[name] === before[name])

@@ -1,5 +1,5 @@
 /**
- * The official response samples of FACTS-trading.md, verbatim (the `//` comments of the depth and candles samples
+ * The official response samples of docs/trading.md, verbatim (the `//` comments of the depth and candles samples
  * removed, as they are not JSON). Ids above 2^53 in them are JSON numbers: parse with care.
  */
 export const SAMPLES = {

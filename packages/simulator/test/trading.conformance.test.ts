@@ -1,5 +1,5 @@
 /**
- * Each futures trading route against the exchange's official sample (FACTS-trading.md): every field of the sample is
+ * Each futures trading route against the exchange's official sample (docs/trading.md): every field of the sample is
  * in the answer with the same JSON type, and ids the samples show as numbers above 2^53 come as exact JSON numbers.
  */
 import { describe, expect, it } from "vitest"

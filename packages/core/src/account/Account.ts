@@ -1,5 +1,5 @@
 /**
- * The futures account (FACTS-trading.md §6, §8) and the spot balance (§11): balances, settings, the ledger, and the
+ * The futures account (docs/trading.md §6, §8) and the spot balance (§11): balances, settings, the ledger, and the
  * two writes that change leverage and margin mode. The writes are never retried; the exchange acknowledges them with
  * `{ code: "200", msg: "success" }` and nothing else, so they resolve to nothing.
  */

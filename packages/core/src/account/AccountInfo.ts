@@ -1,5 +1,5 @@
 /**
- * The futures account's settings and collateral (`GET /capi/v2/account/getAccounts`, FACTS-trading.md §6.2): fees,
+ * The futures account's settings and collateral (`GET /capi/v2/account/getAccounts`, docs/trading.md §6.2): fees,
  * margin and position modes, leverage per symbol, and the collateral per coin with its running totals.
  */
 import type * as Schema from "effect/Schema"

@@ -1,5 +1,5 @@
 /**
- * Balances per coin: the futures account (`GET /capi/v2/account/assets`, FACTS-trading.md §6.1) and the spot account
+ * Balances per coin: the futures account (`GET /capi/v2/account/assets`, docs/trading.md §6.1) and the spot account
  * (`GET /api/v2/account/assets` on the spot host, §11).
  */
 import type * as Schema from "effect/Schema"

@@ -1,5 +1,5 @@
 /**
- * The futures account's ledger (`POST /capi/v2/account/bills`, FACTS-trading.md §6.4): one page of balance changes.
+ * The futures account's ledger (`POST /capi/v2/account/bills`, docs/trading.md §6.4): one page of balance changes.
  * Bill ids are JSON numbers above 2^53: the endpoint reads them exactly (`exactIntegers`) as strings.
  */
 import * as Schema from "effect/Schema"

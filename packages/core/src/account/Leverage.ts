@@ -1,5 +1,5 @@
 /**
- * Leverage and margin mode (FACTS-trading.md §8): the leverage settings per symbol (`GET /capi/v2/account/settings`)
+ * Leverage and margin mode (docs/trading.md §8): the leverage settings per symbol (`GET /capi/v2/account/settings`)
  * and the two writes that change them (`POST /capi/v2/account/leverage`, `/account/position/changeHoldModel`).
  */
 import * as Schema from "effect/Schema"

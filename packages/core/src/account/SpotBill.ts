@@ -1,11 +1,11 @@
 /**
- * Spot account bills, the ledger (interface.md §2.5, §4.4).
+ * Spot account bills, the ledger (docs/interface.md §2.5, §4.4).
  */
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { MillisBody, orderedWindow } from "../Params.js"
 
-/** Business types listed by the spec (interface.md §4.4). */
+/** Business types listed by the spec (docs/interface.md §4.4). */
 export const BizTypes = [
   "deposit",
   "withdraw",

@@ -1,4 +1,4 @@
-/** Spot account bills, the ledger (interface.md §4.4): one page, or walked back in time page after page. */
+/** Spot account bills, the ledger (docs/interface.md §4.4): one page, or walked back in time page after page. */
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"

@@ -1,4 +1,4 @@
-/** Trade and asset statistics of invited users, for an affiliate (agent) account (interface.md §4.5). */
+/** Trade and asset statistics of invited users, for an affiliate (agent) account (docs/interface.md §4.5). */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -1,5 +1,5 @@
 /**
- * Trade and asset statistics of the users an affiliate (agent) account invited (interface.md §2.6, §4.5).
+ * Trade and asset statistics of the users an affiliate (agent) account invited (docs/interface.md §2.6, §4.5).
  */
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"

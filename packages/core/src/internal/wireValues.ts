@@ -1,5 +1,5 @@
 /**
- * Decimals the futures answers send as JSON numbers (FACTS-trading.md §1): numbers and decimal strings are both read;
+ * Decimals the futures answers send as JSON numbers (docs/trading.md §1): numbers and decimal strings are both read;
  * encoding gives the number, the form of the official samples.
  */
 import * as BigDecimal from "effect/BigDecimal"

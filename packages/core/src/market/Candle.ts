@@ -1,5 +1,5 @@
 /**
- * Candlesticks of one symbol (`GET /capi/v2/market/candles`, FACTS-trading.md §10.3). The answer is an array of
+ * Candlesticks of one symbol (`GET /capi/v2/market/candles`, docs/trading.md §10.3). The answer is an array of
  * arrays of strings: `[time, open, high, low, close, base volume, quote volume]`.
  */
 import * as Schema from "effect/Schema"

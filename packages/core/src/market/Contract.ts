@@ -1,5 +1,5 @@
 /**
- * Contract information (`GET /capi/v2/market/contracts`, FACTS-trading.md §7): the trading rules of each futures
+ * Contract information (`GET /capi/v2/market/contracts`, docs/trading.md §7): the trading rules of each futures
  * symbol. Read them through `ContractRules`, which says how the precision fields combine.
  */
 import * as Schema from "effect/Schema"

@@ -2,7 +2,7 @@
  * A contract's trading rules as a value: checks an order against them before it is sent, and rounds prices and sizes
  * to the steps. Pure, exact (BigDecimal throughout): every broken rule is reported, never thrown.
  *
- * How the contract fields are read (FACTS-trading.md §7; WEEX does not define them all, so where it is silent the
+ * How the contract fields are read (docs/trading.md §7; WEEX does not define them all, so where it is silent the
  * reading chosen is stated here):
  * - `tick_size` and `size_increment` count decimal places (`tick_size "1"` → prices in tenths), as the docs word them
  *   and as ticker prices show. Should one come as a fraction (`"0.1"`), it is read as the step itself.

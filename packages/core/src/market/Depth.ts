@@ -1,5 +1,5 @@
 /**
- * The order book of one symbol (`GET /capi/v2/market/depth`, FACTS-trading.md §10.2): asks and bids as price levels.
+ * The order book of one symbol (`GET /capi/v2/market/depth`, docs/trading.md §10.2): asks and bids as price levels.
  */
 import * as Schema from "effect/Schema"
 import { BigDecimalValue, DecimalFromString } from "../Decimal.js"

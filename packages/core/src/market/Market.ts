@@ -1,5 +1,5 @@
 /**
- * Public market data of the futures exchange (FACTS-trading.md §7, §10): contracts, one ticker, the order book and
+ * Public market data of the futures exchange (docs/trading.md §7, §10): contracts, one ticker, the order book and
  * candles. Contracts rarely change: `contract(symbol)` serves them from a cache of the whole list, refreshed after
  * `CONTRACTS_TTL`, so checking an order against its rules (`ContractRules.check`) costs no request.
  */

@@ -1,5 +1,5 @@
 /**
- * A market ticker (interface.md §2.4): one record per futures trading pair, from `GET /capi/v2/market/tickers`.
+ * A market ticker (docs/interface.md §2.4): one record per futures trading pair, from `GET /capi/v2/market/tickers`.
  */
 import type * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"

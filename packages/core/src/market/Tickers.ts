@@ -1,4 +1,4 @@
-/** Market tickers of every futures pair (interface.md §4.3): public, weight 40. */
+/** Market tickers of every futures pair (docs/interface.md §4.3): public, weight 40. */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -1,5 +1,5 @@
 /**
- * Batch order placement (interface.md §2.2, §2.3, §4.2): up to 20 orders for one futures symbol in one call.
+ * Batch order placement (docs/interface.md §2.2, §2.3, §4.2): up to 20 orders for one futures symbol in one call.
  */
 import * as BigDecimal from "effect/BigDecimal"
 import * as Schema from "effect/Schema"

@@ -1,5 +1,5 @@
 /**
- * Batch order placement (interface.md §4.2): up to 20 orders for one symbol. Results come per order; a batch may be
+ * Batch order placement (docs/interface.md §4.2): up to 20 orders for one symbol. Results come per order; a batch may be
  * partly accepted. Never retried: a lost answer is reconciled by the orders' `client_oid`s.
  */
 import * as Context from "effect/Context"

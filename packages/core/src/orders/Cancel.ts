@@ -1,5 +1,5 @@
 /**
- * Cancels and closes (FACTS-trading.md §4.1–4.3, §4.6, §4.7): one order, a batch, one plan order, all orders of a
+ * Cancels and closes (docs/trading.md §4.1–4.3, §4.6, §4.7): one order, a batch, one plan order, all orders of a
  * kind, all positions at market. Each is a write: never sent twice, and a lost answer leaves its outcome unknown.
  */
 import * as Schema from "effect/Schema"

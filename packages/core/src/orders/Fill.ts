@@ -1,5 +1,5 @@
 /**
- * Fills (trade details) of futures orders, `GET /capi/v2/order/fills` (FACTS-trading.md §3.4). The answer is
+ * Fills (trade details) of futures orders, `GET /capi/v2/order/fills` (docs/trading.md §3.4). The answer is
  * `{ list, nextFlag, totals }`; its ids are JSON numbers, read exactly.
  */
 import * as BigDecimal from "effect/BigDecimal"

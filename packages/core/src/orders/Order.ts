@@ -1,5 +1,5 @@
 /**
- * Normal (non-trigger) orders as `order/current`, `order/detail` and `order/history` return them (FACTS-trading.md
+ * Normal (non-trigger) orders as `order/current`, `order/detail` and `order/history` return them (docs/trading.md
  * §3.1–3.3). Unlike plan orders, these answers name their codes with words (`open`, `filled`, `open_long`, `ioc`),
  * kept as the exchange sends them.
  */

@@ -1,5 +1,5 @@
 /**
- * Orders after placement (FACTS-trading.md §3, §4): open orders, one order, history, fills; cancels of one order, a
+ * Orders after placement (docs/trading.md §3, §4): open orders, one order, history, fills; cancels of one order, a
  * batch or all; trigger (plan) orders placed, cancelled and looked back on; positions closed at market. Writes are
  * never retried: a lost answer is an OutcomeUnknownError naming the ids to look up. The paged reads also come as
  * streams that fetch a page only when the one before is used up.

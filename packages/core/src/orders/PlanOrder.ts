@@ -1,11 +1,11 @@
 /**
- * Plan (trigger) orders (interface.md §2.1) and the codes shared with order placement: `type`, `order_type`, `status`.
+ * Plan (trigger) orders (docs/interface.md §2.1) and the codes shared with order placement: `type`, `order_type`, `status`.
  */
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
 
-/** Wire `type` codes (interface.md §2.1) and their names. */
+/** Wire `type` codes (docs/interface.md §2.1) and their names. */
 export const OrderTypeCodes = {
   "1": "open_long",
   "2": "open_short",

@@ -1,5 +1,5 @@
 /**
- * Placing a plan (trigger) order, `POST /capi/v2/order/plan_order` (FACTS-trading.md §4.5), and its history,
+ * Placing a plan (trigger) order, `POST /capi/v2/order/plan_order` (docs/trading.md §4.5), and its history,
  * `GET /capi/v2/order/historyPlan` (§4.4). Plan orders read back with the numeric codes of `PlanOrder`.
  */
 import * as Either from "effect/Either"

@@ -1,4 +1,4 @@
-/** Current plan (trigger) orders (interface.md §4.1), one page or walked over a time range. */
+/** Current plan (trigger) orders (docs/interface.md §4.1), one page or walked over a time range. */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

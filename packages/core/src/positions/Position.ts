@@ -1,5 +1,5 @@
 /**
- * Open positions (`GET /capi/v2/account/position/allPosition` and `singlePosition`, FACTS-trading.md §5): both answer
+ * Open positions (`GET /capi/v2/account/position/allPosition` and `singlePosition`, docs/trading.md §5): both answer
  * a bare array of the same records. Ids are JSON numbers (some above 2^53), read exactly as strings.
  */
 import * as BigDecimal from "effect/BigDecimal"

@@ -1,4 +1,4 @@
-/** Open positions (FACTS-trading.md §5): all of them, or one symbol's (one record per side in hedge mode). */
+/** Open positions (docs/trading.md §5): all of them, or one symbol's (one record per side in hedge mode). */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
