@@ -186,6 +186,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
       void stopWith(1)
     }
 
+    const watch = { budgetShare: config.watchBudgetPercent / 100, marginWarning: config.marginWarningPercent / 100 }
     // the console user is the operator at the terminal: a trader; nobody else can reach that chat
     const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
     if (consoleMode) {
@@ -199,7 +200,8 @@ export const startApp = async (io: AppIo): Promise<App> => {
         access,
         logger,
         pacing: { perChatIntervalMs: 0 },
-        confirmTtlMs: config.confirmTtlMs
+        confirmTtlMs: config.confirmTtlMs,
+        watch
       })
       const polling = await startPolling(trade, fatal)
       const chat = new ConsoleChat({ api, user: CONSOLE_USER, input: io.input, output: io.output, filesDir, cwd: io.cwd, onExit: () => void stopWith(0) })
@@ -231,7 +233,8 @@ export const startApp = async (io: AppIo): Promise<App> => {
         runtime,
         access,
         logger,
-        confirmTtlMs: config.confirmTtlMs
+        confirmTtlMs: config.confirmTtlMs,
+        watch
       })
       const running: Running = config.webhook === undefined
         ? await startPolling(trade, fatal)

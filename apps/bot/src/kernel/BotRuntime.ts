@@ -13,6 +13,7 @@ import * as ExportGate from "./ExportGate.js"
 import type * as Log from "./log.js"
 import * as MarketData from "./MarketData.js"
 import * as Store from "./Store.js"
+import * as Watcher from "./Watcher.js"
 
 export type Services =
   | TradeDesk.Services
@@ -21,6 +22,8 @@ export type Services =
   | CoinDirectory.CoinDirectory
   | ExportGate.ExportGate
   | Store.Store
+  | Watcher.OwnCancels
+  | TradeDeskConfig.TradeDeskConfig
 
 export type BotRuntime = ManagedRuntime.ManagedRuntime<Services, ConfigError>
 
@@ -51,9 +54,11 @@ const layer = (options: TradeDeskConfig.Options, caches: CacheSettings, storage:
     Layer.provideMerge(ExportGate.layer),
     // over core's services: the features (and the coin directory) read through the shared account reads
     Layer.provideMerge(AccountReads.layer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
+    // every cancel through the bot is noted, so the watcher tells the exchange's cancels from the trader's
+    Layer.provideMerge(Watcher.ownCancelsLayer),
     Layer.provideMerge(TradeDesk.layerConfigured),
-    // the gate reads the rate-limit window from the same configuration as the services
-    Layer.provide(TradeDeskConfig.layer(options))
+    // the gate and the watcher read the rate limits from the same configuration as the services
+    Layer.provideMerge(TradeDeskConfig.layer(options))
   )
 
 /** Core's log lines (e.g. the measured clock offset) into the bot's log, never onto standard output (the console chat). */

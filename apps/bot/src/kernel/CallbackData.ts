@@ -32,6 +32,7 @@ export type CallbackData =
   }
   | { readonly _tag: "Confirm"; readonly id: string }
   | { readonly _tag: "Cancel"; readonly id: string }
+  | { readonly _tag: "AlertDelete"; readonly id: string }
 
 export const MAX_BYTES = 64
 
@@ -61,6 +62,8 @@ export const encode = (data: CallbackData): string => {
       return ["c", data.id].join("|")
     case "Cancel":
       return ["x", data.id].join("|")
+    case "AlertDelete":
+      return ["r", data.id].join("|")
   }
 }
 
@@ -148,6 +151,10 @@ export const decode = (text: string): CallbackData | undefined => {
       if (fields.length !== 1 || !ID.test(id)) return undefined
       return tag === "c" ? { _tag: "Confirm", id } : { _tag: "Cancel", id }
     }
+    case "r": {
+      const [id = ""] = fields
+      return fields.length === 1 && ID.test(id) ? { _tag: "AlertDelete", id } : undefined
+    }
     default:
       return undefined
   }
@@ -162,6 +169,7 @@ export const access = (data: CallbackData): Access => {
     case "Orders":
     case "Bills":
     case "Affiliate":
+    case "AlertDelete":
       return "account"
     case "Confirm":
     case "Cancel":

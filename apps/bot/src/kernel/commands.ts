@@ -66,6 +66,27 @@ export const COMMANDS = [
     examples: ["/affiliate", "/affiliate 30d", "/affiliate csv 2024-05-01 2024-05-31"]
   },
   {
+    name: "alert",
+    access: "account",
+    summary: "A price alert that fires once",
+    usage: "/alert <symbol> <above|below|>|<> <price>",
+    examples: ["/alert btc above 70000", "/alert eth < 3000"]
+  },
+  {
+    name: "alerts",
+    access: "account",
+    summary: "Your price alerts, with Delete buttons",
+    usage: "/alerts",
+    examples: ["/alerts"]
+  },
+  {
+    name: "notify",
+    access: "account",
+    summary: "Messages when orders fill, plans trigger, positions change",
+    usage: "/notify [on|off]",
+    examples: ["/notify on", "/notify"]
+  },
+  {
     name: "help",
     access: "open",
     summary: "What the bot does, with examples",
