@@ -29,7 +29,7 @@ export const parseAlert = (payload: string): Parsed<AlertArgs> => {
   if (direction === undefined) return fail(`${quote(word)} is not a direction; use above or below (or > and <)`)
   if (priceText === undefined) return fail(`${direction} which price?`)
   if (rest.length > 0) return fail("one alert at a time: a symbol, above or below, and a price")
-  const price = priceText.length > MAX_PRICE_LENGTH ? undefined : Decimal.parse(priceText)
+  const price = priceText.length > MAX_PRICE_LENGTH || !/^\d+(\.\d+)?$/.test(priceText) ? undefined : Decimal.parse(priceText)
   if (price === undefined || !BigDecimal.isPositive(price)) return fail(`${quote(priceText)} is not a price; use digits, e.g. 70000 or 0.25`)
-  return ok({ query, direction, price: BigDecimal.normalize(price) })
+  return ok({ query, direction, price })
 }
