@@ -228,6 +228,57 @@ describe("notifications", () => {
     expect(r.api.botMessages(trader.id).length).toBe(count + 1)
   })
 
+  it("say nothing of cancels made through the bot, even one whose answer was lost, and tell one made elsewhere", async () => {
+    const r = await open()
+    await r.say(trader, "/notify on")
+    await baseline(r)
+    const last = await lastPrice(r.simulator)
+    const [byButton, byClientOid, elsewhere] = await Promise.all([0.98, 0.975, 0.97].map(async (share) => {
+      await r.say(trader, `/order btc open_long 0.01 @ ${Math.round(last * share)}`)
+      const preview = r.last(trader.id)
+      expect((await r.press(trader, preview, "✅ Confirm 1 order")).outcome).toBe("placed")
+      return /→ order (\d+)/.exec(r.api.message(trader.id, preview.messageId)!.text)![1]!
+    }))
+    const plan = await placePlan(r.simulator, Math.round(last * 1.2))
+    // the watcher sees all of them open before any goes
+    await wait(800)
+
+    await r.say(trader, "/open btc")
+    const list = r.last(trader.id)
+    const number = new RegExp(`(\\d+)\\. BTCUSDT[^\\n]*\\n[^\\n]*\\n\\s+id ${byButton}`).exec(list.text)![1]!
+    await r.press(trader, list, `✖ Cancel ${number}`)
+    expect((await r.press(trader, r.api.message(trader.id, list.messageId)!, "✅ Cancel order")).outcome).toBe("cancelled")
+
+    const clientOid = new RegExp(`id ${byClientOid} · client id (\\S+)`).exec(list.text)![1]!
+    await r.say(trader, `/cancel ${clientOid} btc`)
+    // the exchange cancels it, but its answer arrives cut short: the bot cannot tell the outcome
+    r.simulator.setFault("cancelOrder", { kind: "truncated", times: 1 })
+    expect((await r.press(trader, r.last(trader.id), "✅ Cancel order")).outcome).toBe("outcome_unknown")
+
+    await r.say(trader, "/orders btc")
+    const plans = r.last(trader.id)
+    const planNumber = new RegExp(`(\\d+)\\. BTCUSDT[^\\n]*\\n[^\\n]*\\n[^\\n]*id ${plan.orderId}`).exec(plans.text)![1]!
+    await r.press(trader, plans, `✖ Cancel ${planNumber}`)
+    expect((await r.press(trader, r.api.message(trader.id, plans.messageId)!, "✅ Cancel plan order")).outcome).toBe("cancelled")
+
+    const { apiKey, apiSecret, apiPassphrase } = r.simulator.accounts.agent
+    const client = createClient({ futuresBaseUrl: r.simulator.futuresBaseUrl, spotBaseUrl: r.simulator.spotBaseUrl, apiKey, apiSecret, apiPassphrase })
+    try {
+      await client.cancelOrder({ orderId: elsewhere, symbol: BTC })
+      const open = await client.openOrders({ symbol: BTC })
+      expect(open.map((order) => order.orderId)).not.toContain(byClientOid)
+    } finally {
+      await client.close()
+    }
+
+    await until(() => told(r, `id ${elsewhere}`).length > 0, "the cancel made elsewhere", 10_000)
+    await wait(1_000)
+    // one notification of a cancel, or of an order gone without a word on how: the one made elsewhere
+    const cancels = r.api.botMessages(trader.id).filter((message) => /not through this bot|no longer (open|listed)/.test(message.text))
+    expect(cancels.map((message) => message.text)).toEqual([expect.stringContaining(`id ${elsewhere}`)])
+    expect(cancels[0]!.text).toMatch(/^✖ Order cancelled \(not through this bot\)/)
+  })
+
   it("sum up once what happened while the bot was down, and tell nothing twice", async () => {
     const r = await open()
     await r.say(trader, "/notify on")

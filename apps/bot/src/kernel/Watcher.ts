@@ -114,8 +114,8 @@ export interface Findings {
   /** the final state of orders no longer open; none when it could not be read */
   readonly ended: ReadonlyMap<string, Option.Option<SeenOrder & { readonly status: string }>>
   readonly liquidated: ReadonlySet<string>
-  /** whether the bot itself cancelled the order */
-  readonly cancelledHere: (orderId: string) => boolean
+  /** whether the bot itself cancelled the order (known by its id or, for an order, its client oid) */
+  readonly cancelledHere: (orderId: string, clientOid?: string) => boolean
 }
 
 const isWaiting = (plan: SeenPlan) => !plan.triggered && plan.status === "pending"
@@ -152,10 +152,10 @@ export const changes = (prev: Seen, next: Seen, findings: Findings, warningLevel
     if (nextOrders.has(order.id)) continue
     const ended = findings.ended.get(order.id) ?? Option.none()
     if (Option.isNone(ended)) {
-      if (!findings.cancelledHere(order.id)) events.push({ _tag: "OrderGone", order })
+      if (!findings.cancelledHere(order.id, order.clientOid)) events.push({ _tag: "OrderGone", order })
     } else if (ended.value.status === "filled") {
       events.push({ _tag: "OrderFilled", order: ended.value })
-    } else if (!findings.cancelledHere(order.id)) {
+    } else if (!findings.cancelledHere(order.id, order.clientOid)) {
       events.push({ _tag: "OrderCancelled", order: ended.value })
     }
   }
@@ -184,13 +184,32 @@ export const changes = (prev: Seen, next: Seen, findings: Findings, warningLevel
 
 // ── cancels made through the bot ────────────────────────────────────────────────────────────────────────────────────
 
-/** order ids remembered as cancelled through the bot */
+/** order ids (and client oids) remembered as cancelled through the bot, each */
 const OWN_CANCELS = 2_000
 
-/** The orders the bot itself cancelled lately (or tried to: an unknown outcome counts), to tell them from the exchange's. */
+/**
+ * The orders the bot itself cancelled lately (or tried to: an unknown outcome counts), to tell them from the
+ * exchange's: by order id, or by client oid for a cancel asked by client oid whose answer never came.
+ */
 export class OwnCancels extends Context.Tag("@tradedesk/bot/OwnCancels")<OwnCancels, {
-  readonly has: (orderId: string) => boolean
+  readonly has: (orderId: string, clientOid?: string) => boolean
 }>() {}
+
+/** The newest `OWN_CANCELS` ids noted. */
+const recentIds = () => {
+  const ids = new Set<string>()
+  return {
+    note: (...noted: ReadonlyArray<string | undefined>) => {
+      for (const id of noted) {
+        if (id === undefined || id === "") continue
+        ids.delete(id)
+        ids.add(id)
+        if (ids.size > OWN_CANCELS) ids.delete(ids.values().next().value!)
+      }
+    },
+    has: (id: string | undefined) => id !== undefined && id !== "" && ids.has(id)
+  }
+}
 
 /**
  * Core's `Orders` with every cancel noted in `OwnCancels`: provided over core's services, it replaces `Orders` for
@@ -199,37 +218,35 @@ export class OwnCancels extends Context.Tag("@tradedesk/bot/OwnCancels")<OwnCanc
 export const ownCancelsLayer: Layer.Layer<Orders.Orders | OwnCancels, never, Orders.Orders> = Layer.effectContext(
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
-    const ids = new Set<string>()
-    const note = (...orderIds: ReadonlyArray<string | undefined>) =>
+    const orderIds = recentIds()
+    const clientOids = recentIds()
+    const note = (ids: ReadonlyArray<string | undefined>, oids: ReadonlyArray<string | undefined> = []) =>
       Effect.sync(() => {
-        for (const id of orderIds) {
-          if (id === undefined || id === "") continue
-          ids.delete(id)
-          ids.add(id)
-          if (ids.size > OWN_CANCELS) ids.delete(ids.values().next().value!)
-        }
+        orderIds.note(...ids)
+        clientOids.note(...oids)
       })
     const wrapped = Orders.Orders.of({
       ...orders,
       cancelOrder: (params) =>
         orders.cancelOrder(params).pipe(
-          Effect.tap((result) => note(result.orderId)),
-          Effect.tapError(() => note(params.orderId))
+          Effect.tap((result) => note([result.orderId], [result.clientOid])),
+          Effect.tapError(() => note([params.orderId], [params.clientOid]))
         ),
       cancelOrders: (params) =>
         orders.cancelOrders(params).pipe(
-          Effect.tap((result) => note(...result.results.filter((item) => item.cancelled).map((item) => item.orderId))),
-          Effect.tapError(() => note(...(params.orderIds ?? [])))
+          Effect.tap((result) => note(result.results.filter((item) => item.cancelled).map((item) => item.orderId))),
+          Effect.tapError(() => note(params.orderIds ?? [], params.clientOids ?? []))
         ),
       cancelPlanOrder: (params) =>
         orders.cancelPlanOrder(params).pipe(
-          Effect.tap((result) => note(result.orderId)),
-          Effect.tapError(() => note(params.orderId))
+          Effect.tap((result) => note([result.orderId])),
+          Effect.tapError(() => note([params.orderId]))
         ),
       cancelAllOrders: (params) =>
-        orders.cancelAllOrders(params).pipe(Effect.tap((cancelled) => note(...cancelled.filter((item) => item.cancelled).map((item) => item.orderId))))
+        orders.cancelAllOrders(params).pipe(Effect.tap((cancelled) => note(cancelled.filter((item) => item.cancelled).map((item) => item.orderId))))
     })
-    return Context.make(Orders.Orders, wrapped).pipe(Context.add(OwnCancels, OwnCancels.of({ has: (id) => ids.has(id) })))
+    const has = (orderId: string, clientOid?: string) => orderIds.has(orderId) || clientOids.has(clientOid)
+    return Context.make(Orders.Orders, wrapped).pipe(Context.add(OwnCancels, OwnCancels.of({ has })))
   })
 )
 
