@@ -12,7 +12,6 @@ import {
   AffiliateStats,
   BatchOrders,
   Decimal,
-  Endpoints,
   Market,
   Orders,
   PlanOrders,
@@ -23,6 +22,7 @@ import {
   Tickers
 } from "@tradedesk/core"
 import type { TradeDeskError } from "@tradedesk/core"
+import { Endpoints } from "@tradedesk/core/transport"
 import { operations } from "../src/operations.js"
 import { startSimulator } from "../src/index.js"
 import type { RunningSimulator } from "../src/index.js"
