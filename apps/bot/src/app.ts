@@ -20,6 +20,7 @@ import * as BotRuntime from "./kernel/BotRuntime.js"
 import { jsonLogger, scrub } from "./kernel/log.js"
 import type { Logger } from "./kernel/log.js"
 import { PRIVATE_DIR, PRIVATE_FILE } from "./kernel/privateFiles.js"
+import { prepareFolder } from "./kernel/Store.js"
 import { ConsoleChat } from "./kernel/telegram/ConsoleChat.js"
 import { LocalBotApi } from "./kernel/telegram/LocalBotApi.js"
 import { DRAIN_MILLIS, startPolling, startWebhook } from "./kernel/telegram/serve.js"
@@ -141,9 +142,18 @@ export const startApp = async (io: AppIo): Promise<App> => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined)
   }
   try {
+    const dataDir = resolve(io.cwd, config.dataDir)
+    await prepareFolder(dataDir).catch((error: unknown) => {
+      throw new StartupError(`BOT_DATA_DIR: cannot use ${dataDir} for the bot's data (${describe(error)})`)
+    })
     const exchange = await exchangeOf(config, io.env)
     if (exchange.simulator !== undefined) cleanups.push(exchange.simulator.close)
-    const runtime = BotRuntime.make(exchange.options, { tickersTtlMs: config.tickersTtlMs, accountReadsTtlMs: config.accountReadsTtlMs }, logger)
+    const runtime = BotRuntime.make(
+      exchange.options,
+      { tickersTtlMs: config.tickersTtlMs, accountReadsTtlMs: config.accountReadsTtlMs },
+      logger,
+      { dataDir }
+    )
     cleanups.push(() => runtime.dispose())
     // build core's layers now, so a misconfiguration stops the start rather than the first command
     const built = await runtime.runtimeEffect.pipe(Effect.exit, Effect.runPromise)
@@ -176,6 +186,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
       void stopWith(1)
     }
 
+    const watch = { budgetShare: config.watchBudgetPercent / 100, marginWarning: config.marginWarningPercent / 100 }
     // the console user is the operator at the terminal: a trader; nobody else can reach that chat
     const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
     if (consoleMode) {
@@ -189,7 +200,8 @@ export const startApp = async (io: AppIo): Promise<App> => {
         access,
         logger,
         pacing: { perChatIntervalMs: 0 },
-        confirmTtlMs: config.confirmTtlMs
+        confirmTtlMs: config.confirmTtlMs,
+        watch
       })
       const polling = await startPolling(trade, fatal)
       const chat = new ConsoleChat({ api, user: CONSOLE_USER, input: io.input, output: io.output, filesDir, cwd: io.cwd, onExit: () => void stopWith(0) })
@@ -222,7 +234,8 @@ export const startApp = async (io: AppIo): Promise<App> => {
         runtime,
         access,
         logger,
-        confirmTtlMs: config.confirmTtlMs
+        confirmTtlMs: config.confirmTtlMs,
+        watch
       })
       const running: Running = config.webhook === undefined
         ? await startPolling(trade, fatal)

@@ -1,31 +1,44 @@
 /**
  * The bot: telegraf with the paced Telegram client, the middleware in a fixed order and one composer per feature,
- * the unknown-command hint last.
+ * the unknown-command hint last; and its background work, started before the first update and stopped after the
+ * last: the account watcher and the alert checker, which push messages to chats.
  */
+import { Effect, Fiber, Option } from "effect"
+import type { ConfigError } from "@tradedesk/core"
 import { Telegraf } from "telegraf"
 import type { Context } from "telegraf"
 import { account } from "./features/account/account.js"
 import { affiliate } from "./features/affiliate/affiliate.js"
+import { alerts, checkAlerts } from "./features/alerts/alerts.js"
+import { firedView } from "./features/alerts/format.js"
 import { bills } from "./features/bills/bills.js"
 import { chart } from "./features/chart/chart.js"
 import { fills } from "./features/fills/fills.js"
 import { help, unknown } from "./features/help/help.js"
 import { market } from "./features/market/market.js"
+import { eventsViews } from "./features/notify/format.js"
+import { notify } from "./features/notify/notify.js"
+import { chats } from "./features/notify/subscribers.js"
 import { open } from "./features/open/open.js"
 import { orders } from "./features/orders/orders.js"
 import { positions } from "./features/positions/positions.js"
 import type { AccessPolicy } from "./kernel/access.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
-import { Confirmations } from "./kernel/Confirmations.js"
+import { Confirmations, Saved } from "./kernel/Confirmations.js"
+import type { Persistence } from "./kernel/Confirmations.js"
 import { Denials } from "./kernel/Denials.js"
 import { Inflight } from "./kernel/Inflight.js"
 import type { Logger } from "./kernel/log.js"
 import { authorize, caseInsensitiveCommands, detach, logUpdates } from "./kernel/middleware.js"
+import { push } from "./kernel/respond.js"
 import type { Deps } from "./kernel/respond.js"
+import * as Store from "./kernel/Store.js"
 import { BotContext } from "./kernel/telegram/BotContext.js"
 import { commandKey, PacedTelegram } from "./kernel/telegram/PacedTelegram.js"
-import { Pacer } from "./kernel/telegram/Pacer.js"
+import { essential, Pacer } from "./kernel/telegram/Pacer.js"
 import type { PacerOptions } from "./kernel/telegram/Pacer.js"
+import type { View } from "./kernel/view.js"
+import * as Watcher from "./kernel/Watcher.js"
 
 export interface BotOptions {
   readonly token: string
@@ -40,13 +53,29 @@ export interface BotOptions {
   /** show `typing…` when an exchange call takes longer than this (default 400 ms) */
   readonly typingDelayMs?: number
   readonly now?: () => number
+  /** the account watcher's pace and warning level */
+  readonly watch?: Watcher.WatchSettings
+  /** how often price alerts are checked against the shared tickers (default 5 s) */
+  readonly alertIntervalMs?: number
 }
 
 export interface TradeBot {
   readonly bot: Telegraf<BotContext>
   /** Waits for the updates being handled to finish (at most `timeoutMs`). */
   readonly drain: (timeoutMs: number) => Promise<void>
+  /**
+   * Takes back the order previews saved before a restart and starts the watcher and the alert checker: before the
+   * first update. Calls after the first do nothing.
+   */
+  readonly start: () => Promise<void>
+  /** Stops the watcher and the alert checker and waits for the previews' last save. */
+  readonly stop: () => Promise<void>
 }
+
+/** The order previews' entry in the store. */
+const SavedPreviews = Store.entry("confirmations", 1, Saved)
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 export const createBot = (options: BotOptions): TradeBot => {
   const pacer = new Pacer(options.pacing)
@@ -62,12 +91,19 @@ export const createBot = (options: BotOptions): TradeBot => {
     contextType: PacedContext
   })
   bot.telegram = new PacedTelegram(pacer, options.token, bot.telegram.options)
+  const { runtime, logger } = options
+  const persistence: Persistence = {
+    load: () => runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.get(SavedPreviews))).then(Option.getOrUndefined),
+    save: (saved) =>
+      runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.set(SavedPreviews, saved)))
+        .catch((error: unknown) => logger.log("error", "previews_not_saved", { detail: describe(error) }))
+  }
   const deps: Deps = {
     runtime: options.runtime,
     access: options.access,
     denials: new Denials(now),
     logger: options.logger,
-    confirmations: new Confirmations(options.confirmTtlMs ?? 5 * 60_000, now),
+    confirmations: new Confirmations(options.confirmTtlMs ?? 5 * 60_000, now, {}, persistence),
     typingDelayMs: options.typingDelayMs ?? 400,
     now
   }
@@ -87,7 +123,37 @@ export const createBot = (options: BotOptions): TradeBot => {
     fills(deps),
     positions(deps),
     account(deps),
+    alerts(deps),
+    notify(deps),
     unknown(deps)
   )
-  return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs) }
+
+  // a notification that cannot go out (the chat blocked the bot) is logged; it is never dropped for a busy chat
+  const tell = (chatId: number, views: ReadonlyArray<View>) =>
+    Effect.promise(() =>
+      essential(async () => {
+        for (const view of views) await push(bot.telegram, chatId, view)
+      }).catch((error: unknown) => logger.log("warn", "push_failed", { chat: chatId, detail: describe(error) }))
+    )
+  const listeners: Watcher.Listeners = {
+    chats,
+    tell: (to, events, away) => Effect.forEach(to, (chatId) => tell(chatId, eventsViews(events, away)), { discard: true })
+  }
+  let started: Promise<ReadonlyArray<Fiber.RuntimeFiber<never, ConfigError>>> | undefined
+  const start = async () => {
+    started ??= (async () => {
+      await deps.confirmations.restore()
+      return [
+        runtime.runFork(Watcher.run(listeners, logger, options.watch)),
+        runtime.runFork(checkAlerts((fired) => tell(fired.alert.chatId, [firedView(fired, now())]), logger, options.alertIntervalMs ?? 5_000))
+      ]
+    })()
+    await started
+  }
+  const stop = async () => {
+    const fibers = await started?.catch(() => [])
+    await Promise.all((fibers ?? []).map((fiber) => Effect.runPromise(Fiber.interrupt(fiber))))
+    await deps.confirmations.saved()
+  }
+  return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs), start, stop }
 }

@@ -77,7 +77,7 @@ describe("/chart", () => {
     expect(reply.text).toContain("\"5m\" is not a chart interval; use 15m, 1h, 4h or 1d.")
     expect(reply.text).toContain("Usage: /chart <symbol> [15m|1h|4h|1d]")
     expect((await rig.say(trader, "/chart")).outcome).toBe("usage")
-    expect(rig.last(trader.id).text).toContain("which market? e.g. /chart btc 4h")
+    expect(rig.last(trader.id).text).toContain("Which market? e.g. /chart btc 4h.")
     expect(callsSince(from).map((call) => call.method)).not.toContain("sendPhoto")
   })
 

@@ -348,3 +348,39 @@ describe("the console chat's screen", () => {
     }
   })
 })
+
+describe("console chat over a data folder", () => {
+  it("keeps an alert across a restart of the application, in a folder only its owner may read", async () => {
+    const local = await mkdtemp(join(tmpdir(), "tradedesk-console-data-"))
+    const session = async () => {
+      const keys = new PassThrough()
+      const terminal = new PassThrough()
+      let shown = ""
+      terminal.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")))
+      const chat = await startApp({ env: { BOT_FILES_DIR: "files" }, cwd: local, input: keys, output: terminal, errors: new PassThrough() })
+      const say = async (line: string, expected: string) => {
+        const from = shown.length
+        keys.write(`${line}\n`)
+        await until(() => shown.slice(from).includes(expected), expected)
+        return shown.slice(from)
+      }
+      return { chat, say }
+    }
+    try {
+      const first = await session()
+      await first.say("/alert btc above 9999999", "Alert set: BTCUSDT above 9999999")
+      await first.say("/notify on", "Notifications are on in this chat")
+      await first.chat.stop()
+      // the default data folder, under the working directory
+      expect((await stat(join(local, ".tradedesk-data"))).mode & 0o777).toBe(0o700)
+      expect((await stat(join(local, ".tradedesk-data", "alerts.json"))).mode & 0o777).toBe(0o600)
+
+      const second = await session()
+      expect(await second.say("/alerts", "[1] ✖ Delete 1")).toContain("1. BTCUSDT above 9999999")
+      await second.say("/notify", "Notifications are on in this chat")
+      await second.chat.stop()
+    } finally {
+      await rm(local, { recursive: true, force: true })
+    }
+  })
+})

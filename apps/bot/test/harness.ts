@@ -8,6 +8,7 @@ import { startSimulator } from "@tradedesk/simulator"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { createBot } from "../src/createBot.js"
 import type { TradeBot } from "../src/createBot.js"
+import type { WatchSettings } from "../src/kernel/Watcher.js"
 import type { AccessPolicy } from "../src/kernel/access.js"
 import * as BotRuntime from "../src/kernel/BotRuntime.js"
 import { jsonLogger } from "../src/kernel/log.js"
@@ -45,6 +46,10 @@ export interface RigOptions {
   readonly exchange?: Partial<TradeDeskConfig.Options>
   /** outgoing pacing; default none, so tests need not wait */
   readonly pacing?: PacerOptions
+  /** the bot's data folder, kept across `restart`; default: in memory, lost at a restart */
+  readonly dataDir?: string
+  readonly watch?: WatchSettings
+  readonly alertIntervalMs?: number
 }
 
 export interface Rig {
@@ -60,8 +65,11 @@ export interface Rig {
   /** a user presses a button (by label) on a message; resolves when the bot is done with it */
   readonly press: (from: Person, message: StoredMessage, label: string) => Promise<LogLine>
   readonly last: (chatId: number) => StoredMessage
-  /** stops the bot and starts a new one (new runtime, empty memory) over the same simulator and Telegram */
-  readonly restart: () => Promise<void>
+  /**
+   * stops the bot and starts a new one (new runtime, empty memory; the same data folder, if any) over the same
+   * simulator and Telegram, doing `meanwhile` while no bot runs
+   */
+  readonly restart: (meanwhile?: () => Promise<void> | void) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -97,7 +105,7 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
       // a short window also spaces exports by only that much
       rateLimit: { ipWeightPerWindow: 1_000_000, uidWeightPerWindow: 1_000_000, windowMs: 1, onExceeded: "fail", penaltyMs: 200 },
       ...options.exchange
-    }, { tickersTtlMs: options.tickersTtlMs ?? 60_000, accountReadsTtlMs: options.accountReadsTtlMs ?? 0 }, logger)
+    }, { tickersTtlMs: options.tickersTtlMs ?? 60_000, accountReadsTtlMs: options.accountReadsTtlMs ?? 0 }, logger, { dataDir: options.dataDir })
     const trade = createBot({
       token: TOKEN,
       apiRoot: api.url,
@@ -106,6 +114,8 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
       logger,
       pacing: options.pacing ?? { perChatIntervalMs: 0, groupIntervalMs: 0 },
       typingDelayMs: 50,
+      ...(options.watch === undefined ? {} : { watch: options.watch }),
+      ...(options.alertIntervalMs === undefined ? {} : { alertIntervalMs: options.alertIntervalMs }),
       ...(skew === undefined ? {} : { now: () => Date.now() + skew.value })
     })
     const running: Running = await startPolling(trade, (error) => {
@@ -141,8 +151,9 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
       if (message === undefined) throw new Error(`no bot message in chat ${chatId}`)
       return message
     },
-    restart: async () => {
+    restart: async (meanwhile) => {
       await bot.stop()
+      await meanwhile?.()
       bot = await startBot()
     },
     close: async () => {

@@ -134,6 +134,8 @@ export class Exchange {
       return `price must be positive, at most ${MAX_PRICE_UNITS} ticks, and a multiple of the tick ${Decimal.format(decimal(1, instrument.priceDecimals))}`
     }
     this.market.setPrice(symbol, Number(units))
+    // the tickers answer is kept for a tick: the new price is in the next one asked, not a tick later
+    this.tickerCache = undefined
     this.orders.onPriceSet(now)
     return undefined
   }
@@ -142,7 +144,7 @@ export class Exchange {
     return this.orders.placed(uid)
   }
 
-  /** `GET /capi/v2/market/tickers`: encoded once per tick, the hot path of every benchmark. */
+  /** `GET /capi/v2/market/tickers`: encoded once per tick (and after a `setPrice`), the hot path of every benchmark. */
   tickers(): string {
     if (this.tickerCache?.ticks !== this.market.ticks) {
       this.tickerCache = { ticks: this.market.ticks, text: JSON.stringify(encodeTickers(this.market.tickers())) }

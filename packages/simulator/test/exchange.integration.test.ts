@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest"
 import { Account, BatchOrders, Decimal, Market, Orders, PlanOrders, Positions } from "@tradedesk/core"
 import type { BatchOrder, TradeDeskError } from "@tradedesk/core"
 import type { RunningSimulator } from "../src/index.js"
-import { start } from "./helpers.js"
+import { send, start } from "./helpers.js"
 import { d, ok } from "./services.js"
 
 const BTC = "cmt_btcusdt"
@@ -95,6 +95,26 @@ describe("the futures exchange through core", () => {
     const bill = await newestBill(sim, DOT)
     expect(bill.businessType).toBe("finish_liquidate")
     same(bill.amount, "-11.5134")
+  })
+
+  it("setPrice shows at once in the tickers and the ticker, with no tick between", async () => {
+    const { sim } = await start({ budget: false })
+    const lastOf = async (path: string) => {
+      const answer = await send(sim.futuresBaseUrl, path, { query: path.endsWith("ticker") ? `symbol=${BTC}` : "" })
+      expect(answer.status).toBe(200)
+      const body: unknown = JSON.parse(answer.text)
+      const tickers: ReadonlyArray<{ symbol: string; last: string; markPrice?: string }> = Array.isArray(body) ? body : [body]
+      const ticker = tickers.find((item) => item.symbol === BTC)!
+      return [ticker.last, ticker.markPrice]
+    }
+    const before = await lastOf("/capi/v2/market/tickers")
+    expect(before[0]).not.toBe("66123.4")
+    sim.setPrice(BTC, "66123.4")
+    expect(await lastOf("/capi/v2/market/tickers")).toEqual(["66123.4", "66123.4"])
+    expect(await lastOf("/capi/v2/market/ticker")).toEqual(["66123.4", "66123.4"])
+    // a tick moves it on from there, as before
+    sim.tick()
+    expect((await lastOf("/capi/v2/market/tickers"))[0]).toBe((await lastOf("/capi/v2/market/ticker"))[0])
   })
 
   it("funding settles every 8 h of simulated time on each position, booked as position_funding bills", async () => {

@@ -41,7 +41,16 @@ export interface BotConfig {
   readonly tickersTtlMs: number
   readonly accountReadsTtlMs: number
   readonly confirmTtlMs: number
+  /** what survives a restart (alerts, notification settings, the watcher's state, pending confirmations) */
+  readonly dataDir: string
+  /** the share of the read budget the account watcher may use, in percent */
+  readonly watchBudgetPercent: number
+  /** the margin ratio (used margin / equity) past which the watcher warns, in percent */
+  readonly marginWarningPercent: number
 }
+
+/** The data folder when `BOT_DATA_DIR` is not set, under the working directory. */
+export const DEFAULT_DATA_DIR = ".tradedesk-data"
 
 export type Env = Readonly<Record<string, string | undefined>>
 
@@ -131,7 +140,10 @@ export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> 
     logFile: set(env, "BOT_LOG_FILE"),
     tickersTtlMs: integer("BOT_TICKERS_CACHE_MS", 3_000, 100, 600_000),
     accountReadsTtlMs: integer("BOT_ACCOUNT_CACHE_MS", 2_000, 0, 60_000),
-    confirmTtlMs: integer("BOT_CONFIRM_TTL_MS", 300_000, 10_000, 3_600_000)
+    confirmTtlMs: integer("BOT_CONFIRM_TTL_MS", 300_000, 10_000, 3_600_000),
+    dataDir: set(env, "BOT_DATA_DIR") ?? DEFAULT_DATA_DIR,
+    watchBudgetPercent: integer("BOT_WATCH_BUDGET_PERCENT", 15, 1, 50),
+    marginWarningPercent: integer("BOT_MARGIN_WARNING_PERCENT", 80, 10, 99)
   }
   return problems.length === 0 ? Either.right(config) : Either.left(problems)
 }

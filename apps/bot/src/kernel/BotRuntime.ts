@@ -1,7 +1,7 @@
 /**
  * The one runtime the bot runs its exchange programs on: core's services (one transport, one rate limiter, one
- * connection pool) and the bot's shared caches (tickers, account reads, affiliate users) and export gate, built once
- * at start-up and disposed at shutdown.
+ * connection pool), the bot's shared caches (tickers, account reads, affiliate users), export gate and store, built
+ * once at start-up and disposed at shutdown.
  */
 import type { ConfigError } from "@tradedesk/core"
 import { TradeDesk, TradeDeskConfig } from "@tradedesk/core"
@@ -12,6 +12,8 @@ import * as AccountReads from "./AccountReads.js"
 import * as ExportGate from "./ExportGate.js"
 import type * as Log from "./log.js"
 import * as MarketData from "./MarketData.js"
+import * as Store from "./Store.js"
+import * as Watcher from "./Watcher.js"
 
 export type Services =
   | TradeDesk.Services
@@ -19,6 +21,9 @@ export type Services =
   | AffiliateBook.AffiliateBook
   | CoinDirectory.CoinDirectory
   | ExportGate.ExportGate
+  | Store.Store
+  | Watcher.OwnCancels
+  | TradeDeskConfig.TradeDeskConfig
 
 export type BotRuntime = ManagedRuntime.ManagedRuntime<Services, ConfigError>
 
@@ -31,8 +36,17 @@ export interface CacheSettings {
   readonly affiliateTtlMs?: number
 }
 
-const layer = (options: TradeDeskConfig.Options, caches: CacheSettings): Layer.Layer<Services, ConfigError> =>
+export interface StoreSettings {
+  /** the data folder (made, and readable by its owner only, beforehand: `Store.prepareFolder`); none: in memory */
+  readonly dataDir?: string
+}
+
+const silent: Log.Logger = { log: () => undefined }
+
+const layer = (options: TradeDeskConfig.Options, caches: CacheSettings, storage: StoreSettings, log: Log.Logger): Layer.Layer<Services, ConfigError> =>
   Layer.mergeAll(
+    // the folder was prepared at start-up, where a problem is told by the variable that named it
+    storage.dataDir === undefined ? Store.layerMemory(log) : Layer.orDie(Store.layerFileSystem(storage.dataDir, log)),
     MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
     AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
     CoinDirectory.layer
@@ -41,9 +55,11 @@ const layer = (options: TradeDeskConfig.Options, caches: CacheSettings): Layer.L
     // over core's services: the features (and the coin directory) read through the shared account reads
     Layer.provideMerge(AccountReads.tradingLayer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     Layer.provideMerge(AccountReads.layer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
+    // every cancel through the bot is noted, so the watcher tells the exchange's cancels from the trader's
+    Layer.provideMerge(Watcher.ownCancelsLayer),
     Layer.provideMerge(TradeDesk.layerConfigured),
-    // the gate reads the rate-limit window from the same configuration as the services
-    Layer.provide(TradeDeskConfig.layer(options))
+    // the gate and the watcher read the rate limits from the same configuration as the services
+    Layer.provideMerge(TradeDeskConfig.layer(options))
   )
 
 /** Core's log lines (e.g. the measured clock offset) into the bot's log, never onto standard output (the console chat). */
@@ -56,5 +72,7 @@ const coreLogsInto = (log: Log.Logger) =>
     })
   )
 
-export const make = (options: TradeDeskConfig.Options, caches: CacheSettings = {}, log?: Log.Logger): BotRuntime =>
-  ManagedRuntime.make(log === undefined ? layer(options, caches) : Layer.provide(layer(options, caches), coreLogsInto(log)))
+export const make = (options: TradeDeskConfig.Options, caches: CacheSettings = {}, log?: Log.Logger, storage: StoreSettings = {}): BotRuntime =>
+  ManagedRuntime.make(
+    log === undefined ? layer(options, caches, storage, silent) : Layer.provide(layer(options, caches, storage, log), coreLogsInto(log))
+  )

@@ -52,6 +52,7 @@ export type CallbackData =
   | { readonly _tag: "Write"; readonly feature: WriteFeature; readonly id: string; readonly go: boolean }
   /** the /help text, from /start's welcome */
   | { readonly _tag: "Help" }
+  | { readonly _tag: "AlertDelete"; readonly id: string }
 
 /** Whose PendingWrites a Write button points into: open orders, plan orders, positions, leverage. */
 export const WRITE_FEATURES = ["open", "plan", "position", "leverage"] as const
@@ -109,6 +110,8 @@ export const encode = (data: CallbackData): string => {
       return ["w", WRITE_FEATURES.indexOf(data.feature), data.id, data.go ? "1" : "0"].join("|")
     case "Help":
       return "h"
+    case "AlertDelete":
+      return ["r", data.id].join("|")
   }
 }
 
@@ -258,6 +261,10 @@ export const decode = (text: string): CallbackData | undefined => {
     }
     case "h":
       return fields.length === 0 ? { _tag: "Help" } : undefined
+    case "r": {
+      const [id = ""] = fields
+      return fields.length === 1 && ID.test(id) ? { _tag: "AlertDelete", id } : undefined
+    }
     default:
       return undefined
   }
@@ -278,6 +285,7 @@ export const access = (data: CallbackData): Access => {
     case "Positions":
     case "Balance":
     case "Fills":
+    case "AlertDelete":
       return "account"
     case "Confirm":
     case "Cancel":

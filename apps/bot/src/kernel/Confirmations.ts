@@ -5,10 +5,14 @@
  * may succeed later (rate limited, never connected) waits again and may be confirmed again with the same
  * client_oids; one refused for good, or whose fate is unknown, is never sent again. A preview evicted to make room
  * for newer ones is never sent either.
+ *
+ * With a `Persistence`, the previews survive a restart: every change is saved (one write at a time, the latest state),
+ * a press's claim is saved before its batch is sent, and a batch that was being sent when the bot stopped is restored
+ * as sent (its fate unknown), so a restart never sends a batch twice.
  */
-import { Decimal } from "@tradedesk/core"
-import type { BatchOrder, PlanOrder, TradeDeskError } from "@tradedesk/core"
-import { Cause, Exit, Option } from "effect"
+import { BatchOrder, Decimal, PlanOrder } from "@tradedesk/core"
+import type { TradeDeskError } from "@tradedesk/core"
+import { Cause, Exit, Option, Schema } from "effect"
 import type { BigDecimal } from "effect"
 import { randomBytes } from "node:crypto"
 import type { OrderDraft } from "../features/orders/parse.js"
@@ -77,6 +81,46 @@ const unpack = ([clientOid, type, execution, priceMode, size, price, takeProfitP
   ...(stopLossPrice === "" ? {} : { stopLossPrice: decimal(stopLossPrice) }),
   ...(triggerPrice === "" ? {} : { triggerPrice: decimal(triggerPrice) })
 })
+
+const Amount = Schema.String.pipe(Schema.filter((text) => text === "" || Decimal.parse(text) !== undefined, { message: () => "a decimal or empty" }))
+
+const SavedOrder = Schema.Tuple(
+  Schema.String,
+  Schema.typeSchema(BatchOrder.NewOrderType),
+  Schema.typeSchema(PlanOrder.ExecutionFromCode),
+  Schema.typeSchema(BatchOrder.PriceModeFromCode),
+  Amount.pipe(Schema.filter((text) => text !== "", { message: () => "a size" })),
+  Amount,
+  Amount,
+  Amount,
+  Amount
+)
+
+const Outcome = Schema.Literal("sent", "refused", "cancelled", "expired", "evicted")
+
+/** The previews as saved: waiting ones with their orders, finished ones with their outcome; each oldest first. */
+export const Saved = Schema.Struct({
+  waiting: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    owner: Schema.Number,
+    symbol: Schema.String,
+    marginMode: Schema.optional(Schema.typeSchema(BatchOrder.MarginModeFromCode)),
+    orders: Schema.Array(SavedOrder),
+    expiresAt: Schema.Number,
+    placing: Schema.Boolean
+  })),
+  finished: Schema.Array(Schema.Struct({ id: Schema.String, owner: Schema.Number, outcome: Outcome, at: Schema.Number }))
+})
+export type Saved = Schema.Schema.Type<typeof Saved>
+
+/** Where the previews are kept across restarts. `save` gets the whole state; it logs its own failures. */
+export interface Persistence {
+  readonly load: () => Promise<Saved | undefined>
+  readonly save: (saved: Saved) => Promise<void>
+}
+
+/** finished previews saved at most, the newest: a restart answers late presses on these precisely */
+const SAVED_FINISHED = 2_000
 
 /** A preview waiting for Confirm: `placing` while a press sends it. */
 interface Waiting {
@@ -187,16 +231,66 @@ export class Confirmations {
   private readonly maxFinished: number
   /** when this store began: a preview made before then is from before a restart */
   private readonly startedAt: number
+  /** a save is running; `dirty`: the state changed since it began */
+  private saving: Promise<void> | undefined
+  private dirty = false
 
   constructor(
     readonly ttlMillis: number,
     private readonly now: () => number = Date.now,
-    limits: Limits = {}
+    limits: Limits = {},
+    private readonly persistence?: Persistence
   ) {
     this.perOwner = limits.perOwner ?? 5
     this.maxWaiting = limits.waiting ?? 2_000
     this.maxFinished = limits.finished ?? 20_000
     this.startedAt = now()
+  }
+
+  /**
+   * Takes back the previews saved before a restart (call it before the first press): those waiting wait again, one
+   * that was being sent counts as sent, since it may have reached the exchange.
+   */
+  async restore(): Promise<void> {
+    const saved = await this.persistence?.load()
+    if (saved === undefined) return
+    for (const entry of saved.finished) this.finished.set(entry.id, { owner: entry.owner, outcome: entry.outcome, at: entry.at })
+    for (const { id, placing, ...entry } of saved.waiting) {
+      if (placing) {
+        this.finish(id, entry.owner, "sent")
+        continue
+      }
+      this.waiting.set(id, { ...entry, marginMode: entry.marginMode, placing: false })
+      this.waitingOf.set(entry.owner, [...(this.waitingOf.get(entry.owner) ?? []), id])
+    }
+    this.sweep()
+    this.changed()
+  }
+
+  /** Resolves once every change made so far is saved (at once without persistence). */
+  saved(): Promise<void> {
+    return this.saving ?? Promise.resolve()
+  }
+
+  private snapshot(): Saved {
+    return {
+      waiting: [...this.waiting].map(([id, { marginMode, ...entry }]) => ({ id, ...entry, ...(marginMode === undefined ? {} : { marginMode }) })),
+      finished: [...this.finished].slice(-SAVED_FINISHED).map(([id, entry]) => ({ id, ...entry }))
+    }
+  }
+
+  /** Saves the state after a change: one write at a time, each of the latest state, until nothing changed meanwhile. */
+  private changed(): void {
+    const persistence = this.persistence
+    if (persistence === undefined) return
+    this.dirty = true
+    this.saving ??= (async () => {
+      while (this.dirty) {
+        this.dirty = false
+        await persistence.save(this.snapshot()).catch(() => undefined)
+      }
+      this.saving = undefined
+    })()
   }
 
   /** Previews held: waiting ones (with their batch) and finished ones (about a hundred bytes each). */
@@ -225,6 +319,7 @@ export class Confirmations {
     })
     mine.push(id)
     this.waitingOf.set(owner, mine)
+    this.changed()
     return { id, batch }
   }
 
@@ -246,6 +341,7 @@ export class Confirmations {
     const found = this.find(id, owner, madeAt)
     if ("_tag" in found) return found
     found.placing = true
+    this.changed()
     return { _tag: "Claimed", batch: batchOfWaiting(found) }
   }
 
@@ -266,6 +362,8 @@ export class Confirmations {
     batch: Batch,
     send: (batch: Batch) => Promise<Exit.Exit<BatchOrder.BatchOrdersResponse, TradeDeskError>>
   ): Promise<Placement> {
+    // the claim is saved first: after a restart, a batch that may have gone out is never sent again
+    await this.saved()
     const exit = await send(batch).catch((error: unknown) => Exit.die(error))
     const placement: Placement = Exit.isSuccess(exit)
       ? { _tag: "Placed", response: exit.value }
@@ -273,8 +371,10 @@ export class Confirmations {
     const entry = this.waiting.get(id)
     if (entry === undefined) return placement
     if (placement._tag === "Placed") this.finish(id, entry.owner, "sent")
-    else if (placement.after === "retryable") entry.placing = false
-    else this.finish(id, entry.owner, OUTCOME_AFTER[placement.after])
+    else if (placement.after === "retryable") {
+      entry.placing = false
+      this.changed()
+    } else this.finish(id, entry.owner, OUTCOME_AFTER[placement.after])
     return placement
   }
 
@@ -288,6 +388,7 @@ export class Confirmations {
       if (this.finished.size <= this.maxFinished) break
       this.finished.delete(oldest)
     }
+    this.changed()
   }
 
   /**

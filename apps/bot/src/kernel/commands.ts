@@ -119,6 +119,27 @@ export const COMMANDS = [
     examples: ["/leverage btc", "/leverage btc 20", "/leverage eth 5 isolated"]
   },
   {
+    name: "alert",
+    access: "account",
+    summary: "A price alert that fires once",
+    usage: "/alert <symbol> <above|below|>|<> <price>",
+    examples: ["/alert btc above 70000", "/alert eth < 3000"]
+  },
+  {
+    name: "alerts",
+    access: "account",
+    summary: "Your price alerts, with Delete buttons",
+    usage: "/alerts",
+    examples: ["/alerts"]
+  },
+  {
+    name: "notify",
+    access: "account",
+    summary: "Messages when orders fill, plans trigger, positions change",
+    usage: "/notify [on|off]",
+    examples: ["/notify on", "/notify"]
+  },
+  {
     name: "help",
     access: "open",
     summary: "What the bot does, with examples",

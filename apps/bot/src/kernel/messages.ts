@@ -4,6 +4,7 @@ import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { CommandSpec } from "./commands.js"
 import type { ExportBusyError } from "./ExportGate.js"
+import type { StoreError } from "./Store.js"
 import { capitalized, oneLine, view } from "./view.js"
 import type { View } from "./view.js"
 
@@ -35,7 +36,7 @@ const report = (text: FmtString, operator = false): ErrorReport => ({ view: view
 const MISCONFIGURED = "The bot is misconfigured, so this cannot work until the operator fixes it (the details are in the bot's log)."
 
 /** What a program run for a chat can fail with. */
-export type BotError = TradeDeskError | ExportBusyError
+export type BotError = TradeDeskError | ExportBusyError | StoreError
 
 const seconds = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
 
@@ -88,6 +89,8 @@ export const errorReport = (error: BotError): ErrorReport => {
       return report(fmt`The exchange refused: ${code(oneLine(error.code, "name"))} ${oneLine(error.msg, "message")}`)
     case "DecodeError":
       return report(fmt`The exchange sent an answer the bot cannot read. Try again later.`, true)
+    case "StoreError":
+      return report(fmt`The bot could not save this, so nothing changed. Try again; if it keeps failing, the operator can find why in the bot's log.`, true)
   }
 }
 

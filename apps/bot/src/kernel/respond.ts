@@ -7,6 +7,7 @@ import type { ConfigError } from "@tradedesk/core"
 import { Cause, Exit, Option } from "effect"
 import type { Effect } from "effect"
 import { Input, Markup, TelegramError } from "telegraf"
+import type { Telegram } from "telegraf"
 import type { InlineKeyboardMarkup } from "telegraf/types"
 import type { AccessPolicy } from "./access.js"
 import type { BotRuntime, Services } from "./BotRuntime.js"
@@ -53,6 +54,11 @@ export const send = async (ctx: BotContext, view: View): Promise<void> => {
   for (const [index, piece] of parts.entries()) {
     await ctx.reply(piece, index === parts.length - 1 && keyboard !== undefined ? { reply_markup: keyboard } : {})
   }
+}
+
+/** Sends a view to a chat outside any update (a notification): long texts split; no buttons. */
+export const push = async (telegram: Telegram, chatId: number, view: View): Promise<void> => {
+  for (const piece of pieces(view)) await telegram.sendMessage(chatId, piece)
 }
 
 const isNotModified = (error: unknown) =>

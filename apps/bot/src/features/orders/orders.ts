@@ -248,6 +248,8 @@ export const orders = (deps: Deps): Composer<BotContext> => {
   composer.use(onButton("Cancel", async (ctx, { id }) => {
     const claim = deps.confirmations.cancel(id, ctx.from?.id ?? 0, previewTime(ctx))
     if (claim._tag !== "Claimed") return notPending(ctx, id, claim, "Cancel")
+    // saved before it is said: after a restart, a preview shown as cancelled cannot be confirmed
+    await deps.confirmations.saved()
     ctx.note("cancelled", id)
     return show(ctx, cancelledView())
   }))

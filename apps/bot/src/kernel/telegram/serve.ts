@@ -1,6 +1,7 @@
 /**
  * Getting updates to the bot: long polling, or a webhook server on its own port that checks Telegram's secret token
- * on every request. Both register the command menu first and, when stopped, let the updates in hand finish.
+ * on every request. Both start the bot's background work and register the command menu first and, when stopped, let
+ * the updates in hand finish, then stop the background work.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
@@ -33,6 +34,7 @@ const setMenu = (trade: TradeBot): Promise<true> =>
 /** Long polling. `onFatal` hears of an error that stopped polling later on (e.g. another instance took over). */
 export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) => void): Promise<Running> => {
   const { bot } = trade
+  await trade.start()
   await setMenu(trade)
   let started!: () => void
   const launched = new Promise<void>((resolve) => (started = resolve))
@@ -49,6 +51,7 @@ export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) =>
       bot.stop("shutdown")
       await polling.catch(() => undefined)
       await trade.drain(drainMillis)
+      await trade.stop()
     }
   }
 }
@@ -164,6 +167,7 @@ export const startWebhook = async (
   const { bot } = trade
   const limit = { ...WEBHOOK_LIMITS, ...limits }
   bot.botInfo ??= await bot.telegram.getMe()
+  await trade.start()
   await setMenu(trade)
   const hookPath = new URL(webhook.url).pathname
   const secretMatches = secretChecker(webhook.secret)
@@ -242,6 +246,7 @@ export const startWebhook = async (
     stop: async (drainMillis = DRAIN_MILLIS) => {
       await close()
       await trade.drain(drainMillis)
+      await trade.stop()
     }
   }
 }

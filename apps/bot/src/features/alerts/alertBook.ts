@@ -1,0 +1,93 @@
+/**
+ * Price alerts, stored: each user's alerts on the last price of a market, checked against the shared tickers snapshot
+ * (one upstream request serves every alert and every market command), each fired once: removed from the store before
+ * it is told, so a restart never tells it again.
+ */
+import type { Ticker } from "@tradedesk/core"
+import { BigDecimal, Effect, Option, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import * as Store from "../../kernel/Store.js"
+
+export const Direction = Schema.Literal("above", "below")
+export type Direction = Schema.Schema.Type<typeof Direction>
+
+export const Alert = Schema.Struct({
+  id: Schema.String,
+  owner: Schema.Number,
+  /** where it is told */
+  chatId: Schema.Number,
+  symbol: Schema.String,
+  direction: Direction,
+  price: Schema.BigDecimal,
+  createdAt: Schema.Number
+})
+export type Alert = Schema.Schema.Type<typeof Alert>
+
+const Alerts = Store.entry("alerts", 1, Schema.Array(Alert))
+
+/** alerts a user may have waiting */
+export const MAX_PER_USER = 20
+/** alerts over all users: each check walks them all */
+export const MAX_ALERTS = 5_000
+
+export type Added = { readonly _tag: "Added"; readonly alert: Alert } | { readonly _tag: "TooMany" } | { readonly _tag: "Full" }
+
+const all = (current: Option.Option<ReadonlyArray<Alert>>): ReadonlyArray<Alert> => Option.getOrElse(current, (): ReadonlyArray<Alert> => [])
+
+/** Whether the alert's condition holds at `last`. */
+export const reached = (alert: Pick<Alert, "direction" | "price">, last: BigDecimal.BigDecimal): boolean =>
+  alert.direction === "above" ? BigDecimal.greaterThanOrEqualTo(last, alert.price) : BigDecimal.lessThanOrEqualTo(last, alert.price)
+
+/** Stores a new alert, within the limits; it is stored when this answers `Added`. */
+export const add = (draft: Omit<Alert, "id">): Effect.Effect<Added, Store.StoreError, Store.Store> =>
+  Effect.flatMap(Store.Store, (store) =>
+    store.modify(Alerts, (current): readonly [Added, ReadonlyArray<Alert>] => {
+      const alerts = all(current)
+      if (alerts.filter((alert) => alert.owner === draft.owner).length >= MAX_PER_USER) return [{ _tag: "TooMany" }, alerts]
+      if (alerts.length >= MAX_ALERTS) return [{ _tag: "Full" }, alerts]
+      const alert: Alert = { id: randomBytes(6).readUIntBE(0, 6).toString(36).padStart(10, "0"), ...draft }
+      return [{ _tag: "Added", alert }, [...alerts, alert]]
+    }))
+
+/** A user's alerts, oldest first. */
+export const listOf = (owner: number): Effect.Effect<ReadonlyArray<Alert>, never, Store.Store> =>
+  Effect.flatMap(Store.Store, (store) => Effect.map(store.get(Alerts), (current) => all(current).filter((alert) => alert.owner === owner)))
+
+/** Deletes one of the user's alerts; false when it is gone already (fired or deleted). */
+export const remove = (owner: number, id: string): Effect.Effect<boolean, Store.StoreError, Store.Store> =>
+  Effect.flatMap(Store.Store, (store) =>
+    store.modify(Alerts, (current) => {
+      const alerts = all(current)
+      const kept = alerts.filter((alert) => !(alert.id === id && alert.owner === owner))
+      return [kept.length < alerts.length, kept]
+    }))
+
+export interface Fired {
+  readonly alert: Alert
+  readonly ticker: Ticker.Ticker
+}
+
+/** Takes out the alerts whose condition holds in the snapshot and returns them, stored without them first. */
+export const fire = (bySymbol: ReadonlyMap<string, Ticker.Ticker>): Effect.Effect<ReadonlyArray<Fired>, Store.StoreError, Store.Store> =>
+  Effect.flatMap(Store.Store, (store) =>
+    Effect.flatMap(store.get(Alerts), (current) => {
+      // most checks find nothing: no write then
+      const due = all(current).some((alert) => {
+        const ticker = bySymbol.get(alert.symbol)
+        return ticker !== undefined && reached(alert, ticker.last)
+      })
+      if (!due) return Effect.succeed([])
+      return store.modify(Alerts, (latest) => {
+        const fired: Array<Fired> = []
+        const kept: Array<Alert> = []
+        for (const alert of all(latest)) {
+          const ticker = bySymbol.get(alert.symbol)
+          if (ticker !== undefined && reached(alert, ticker.last)) fired.push({ alert, ticker })
+          else kept.push(alert)
+        }
+        return [fired, kept]
+      })
+    }))
+
+/** Whether any alert waits (the checker reads no tickers otherwise). */
+export const any: Effect.Effect<boolean, never, Store.Store> = Effect.flatMap(Store.Store, (store) => Effect.map(store.get(Alerts), (current) => all(current).length > 0))

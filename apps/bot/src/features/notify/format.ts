@@ -1,0 +1,71 @@
+/** Notification views: the setting, and the watcher's events, one message each or one summary after a restart. */
+import { BigDecimal } from "effect"
+import { bold, code, fmt, join } from "telegraf/format"
+import type { FmtString } from "telegraf/format"
+import type { Event, SeenOrder, SeenPlan } from "../../kernel/Watcher.js"
+import { dec, marketName, oneLine, percent, view } from "../../kernel/view.js"
+import type { View } from "../../kernel/view.js"
+
+export const notifyStateView = (on: boolean): View =>
+  on
+    ? view(fmt`Notifications are ${bold("on")} in this chat: fills, plan orders triggered, orders cancelled outside the bot, positions opened, closed or liquidated, margin warnings. ${
+      code("/notify off")
+    } stops them.`)
+    : view(fmt`Notifications are ${bold("off")} in this chat. ${code("/notify on")} tells you here when orders fill, plan orders trigger, positions open or close, or margin runs low.`)
+
+export const notifyFullView = (): View =>
+  view(fmt`Too many chats have notifications on already, so they were not turned on here. The operator can say which ones to turn off.`)
+
+const kindOf = (kind: string) => oneLine(kind, "name").replaceAll("_", " ")
+
+const order = (item: SeenOrder) =>
+  fmt`${bold(marketName(item.symbol))} ${kindOf(item.kind)} ${code(dec(item.size))}${item.priceAvg === undefined ? "" : fmt` avg ${code(dec(item.priceAvg))}`} · id ${
+    oneLine(item.id, "id")
+  }`
+
+const plan = (item: SeenPlan) =>
+  fmt`${bold(marketName(item.symbol))} ${kindOf(item.kind)} ${code(dec(item.size))} · trigger ${code(dec(item.triggerPrice))} · id ${oneLine(item.id, "id")}`
+
+const ratio = (value: BigDecimal.BigDecimal) => percent(value, 1).replace(/^\+/, "")
+
+/** One line per event. */
+export const eventLine = (event: Event): FmtString => {
+  switch (event._tag) {
+    case "PlanTriggered":
+      return fmt`⚡ Plan order triggered${event.filled ? " and filled" : ""}: ${plan(event.plan)}`
+    case "PlanCancelled":
+      return fmt`✖ Plan order cancelled (not through this bot): ${plan(event.plan)}`
+    case "PlanGone":
+      return fmt`❔ Plan order no longer listed (triggered or cancelled on the exchange): ${plan(event.plan)}`
+    case "OrderFilled":
+      return fmt`✅ Order filled: ${order(event.order)}`
+    case "OrderPartlyFilled":
+      return fmt`◐ Order partly filled, ${code(dec(event.order.filled))} of ${code(dec(event.order.size))}: ${order(event.order)}`
+    case "OrderCancelled":
+      return fmt`✖ Order cancelled (not through this bot), ${code(dec(event.order.filled))} of ${code(dec(event.order.size))} filled: ${order(event.order)}`
+    case "OrderGone":
+      return fmt`❔ Order no longer open (filled or cancelled; the exchange did not say which): ${order(event.order)}`
+    case "PositionOpened":
+      return fmt`📈 Position opened: ${bold(marketName(event.position.symbol))} ${event.position.side} ${code(dec(event.position.size))}${
+        event.position.entryPrice === undefined ? "" : fmt` at ${code(dec(BigDecimal.round(event.position.entryPrice, { scale: 8 })))}`
+      } · ${dec(event.position.leverage)}x ${event.position.marginMode}`
+    case "PositionClosed":
+      return fmt`📉 Position closed: ${bold(marketName(event.position.symbol))} ${event.position.side} ${code(dec(event.position.size))} · ${event.position.marginMode}`
+    case "PositionLiquidated":
+      return fmt`🚨 Position liquidated: ${bold(marketName(event.position.symbol))} ${event.position.side} ${code(dec(event.position.size))} · ${event.position.marginMode}`
+    case "MarginWarning":
+      return fmt`⚠️ Margin ratio ${bold(ratio(event.ratio))}, past the warning level of ${ratio(event.level)}: that much of the futures equity is in use. Add margin or reduce positions before they are liquidated.`
+  }
+}
+
+/** the most events listed in one summary; the rest are counted */
+const SUMMARY_LINES = 30
+
+/** Events as messages: each on its own, or those found after a restart as one summary. */
+export const eventsViews = (events: ReadonlyArray<Event>, away: boolean): ReadonlyArray<View> => {
+  if (!away) return events.map((event) => view(eventLine(event)))
+  const shown = events.slice(0, SUMMARY_LINES).map(eventLine)
+  const more = events.length > SUMMARY_LINES ? `\n…and ${events.length - SUMMARY_LINES} more` : ""
+  return [view(fmt`${bold("While you were away")} (the bot was not running), on this account:
+${join(shown, "\n")}${more}`)]
+}

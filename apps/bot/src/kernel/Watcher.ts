@@ -1,0 +1,426 @@
+/**
+ * The account watcher: one per account (the bot serves one), however many chats listen. While at least one chat has
+ * notifications on, it polls the open orders, the plan orders, the positions and the futures assets, compares them
+ * with what it saw last, and hands each change on once as an event: a plan order triggered, an order filled or partly
+ * filled, an order cancelled outside the bot, a position opened, closed or liquidated, the margin ratio past its
+ * warning level.
+ *
+ * Budget: the watcher's reads are charged like every read (they never touch the order reserve), and it paces itself to
+ * a share of the read budget: after each round it waits as long as the weight the round spent takes to earn at that
+ * share. With 500 weight per 10 s, a 10 % order reserve and a 15 % share, a round of 30 UID weight waits about 4.4 s.
+ *
+ * Restarts: what it saw last is stored after each round, before the round's events are told, so an event is never
+ * told twice; the first round after a restart compares with the stored state, and what changed while the bot was
+ * down is told once, as one summary. With nobody listening it stops polling and forgets its state, so turning
+ * notifications on later starts from what is there then.
+ */
+import type { Order, TradeDeskError } from "@tradedesk/core"
+import { Account, Orders, PlanOrders, Position, Positions, RateLimit, TradeDeskConfig } from "@tradedesk/core"
+import { Endpoints } from "@tradedesk/core/transport"
+import { BigDecimal, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import type { Logger } from "./log.js"
+import * as Store from "./Store.js"
+
+// ── what the watcher sees ───────────────────────────────────────────────────────────────────────────────────────────
+
+const SeenOrder = Schema.Struct({
+  id: Schema.String,
+  symbol: Schema.String,
+  /** `open_long`, … */
+  kind: Schema.String,
+  size: Schema.BigDecimal,
+  filled: Schema.BigDecimal,
+  priceAvg: Schema.optional(Schema.BigDecimal),
+  clientOid: Schema.String
+})
+export type SeenOrder = Schema.Schema.Type<typeof SeenOrder>
+
+const SeenPlan = Schema.Struct({
+  id: Schema.String,
+  symbol: Schema.String,
+  kind: Schema.String,
+  size: Schema.BigDecimal,
+  triggerPrice: Schema.BigDecimal,
+  /** `pending`, `partially_filled`, `filled`, `canceled` */
+  status: Schema.String,
+  triggered: Schema.Boolean,
+  createdAt: Schema.Number
+})
+export type SeenPlan = Schema.Schema.Type<typeof SeenPlan>
+
+const SeenPosition = Schema.Struct({
+  symbol: Schema.String,
+  side: Schema.Literal("long", "short"),
+  marginMode: Schema.Literal("cross", "isolated"),
+  size: Schema.BigDecimal,
+  leverage: Schema.BigDecimal,
+  entryPrice: Schema.optional(Schema.BigDecimal)
+})
+export type SeenPosition = Schema.Schema.Type<typeof SeenPosition>
+
+/** The account as one round saw it, and whether the margin warning was told (it is told again once the ratio fell back). */
+export const Seen = Schema.Struct({
+  at: Schema.Number,
+  orders: Schema.Array(SeenOrder),
+  plans: Schema.Array(SeenPlan),
+  positions: Schema.Array(SeenPosition),
+  marginRatio: Schema.optional(Schema.BigDecimal),
+  marginWarned: Schema.Boolean
+})
+export type Seen = Schema.Schema.Type<typeof Seen>
+
+export type Event =
+  /** `filled`: the order it placed filled at once */
+  | { readonly _tag: "PlanTriggered"; readonly plan: SeenPlan; readonly filled: boolean }
+  | { readonly _tag: "PlanCancelled"; readonly plan: SeenPlan }
+  /** no longer listed, with nothing to tell whether it triggered or was cancelled */
+  | { readonly _tag: "PlanGone"; readonly plan: SeenPlan }
+  | { readonly _tag: "OrderFilled"; readonly order: SeenOrder }
+  | { readonly _tag: "OrderPartlyFilled"; readonly order: SeenOrder }
+  /** cancelled, not through the bot (by the exchange, or elsewhere); `order.filled` says what filled before */
+  | { readonly _tag: "OrderCancelled"; readonly order: SeenOrder }
+  /** no longer open, and its end could not be read */
+  | { readonly _tag: "OrderGone"; readonly order: SeenOrder }
+  | { readonly _tag: "PositionOpened"; readonly position: SeenPosition }
+  | { readonly _tag: "PositionClosed"; readonly position: SeenPosition }
+  | { readonly _tag: "PositionLiquidated"; readonly position: SeenPosition }
+  | { readonly _tag: "MarginWarning"; readonly ratio: BigDecimal.BigDecimal; readonly level: BigDecimal.BigDecimal }
+
+const seenOrder = (order: Order.Order): SeenOrder => ({
+  id: order.orderId,
+  symbol: order.symbol,
+  kind: order.kind,
+  size: order.size,
+  filled: order.filledQty,
+  ...Option.match(order.priceAvg, { onNone: () => ({}), onSome: (priceAvg) => ({ priceAvg }) }),
+  clientOid: order.clientOid
+})
+
+const positionKey = (position: Pick<SeenPosition, "symbol" | "side" | "marginMode">) => `${position.symbol}|${position.side}|${position.marginMode}`
+
+const seenPosition = (position: Position.Position): SeenPosition => ({
+  symbol: position.symbol,
+  side: position.side,
+  marginMode: position.marginMode,
+  size: position.size,
+  leverage: position.leverage,
+  ...Option.match(Position.entryPrice(position), { onNone: () => ({}), onSome: (entryPrice) => ({ entryPrice }) })
+})
+
+// ── what changed ────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** What a round learnt beyond the lists: how vanished orders ended, which vanished positions were liquidated. */
+export interface Findings {
+  /** the final state of orders no longer open; none when it could not be read */
+  readonly ended: ReadonlyMap<string, Option.Option<SeenOrder & { readonly status: string }>>
+  readonly liquidated: ReadonlySet<string>
+  /** whether the bot itself cancelled the order (known by its id or, for an order, its client oid) */
+  readonly cancelledHere: (orderId: string, clientOid?: string) => boolean
+}
+
+const isWaiting = (plan: SeenPlan) => !plan.triggered && plan.status === "pending"
+
+/** The margin ratio falls this far below the warning level before a new warning may be told. */
+const REARM_GAP = BigDecimal.unsafeFromString("0.05")
+
+/** The events between two rounds, each once, and whether the margin warning stands. */
+export const changes = (prev: Seen, next: Seen, findings: Findings, warningLevel: BigDecimal.BigDecimal): {
+  readonly events: ReadonlyArray<Event>
+  readonly marginWarned: boolean
+} => {
+  const events: Array<Event> = []
+  const prevPlans = new Map(prev.plans.map((plan) => [plan.id, plan]))
+  const nextPlans = new Map(next.plans.map((plan) => [plan.id, plan]))
+  for (const plan of next.plans) {
+    const before = prevPlans.get(plan.id)
+    const fresh = before === undefined && plan.createdAt > prev.at
+    if (!(fresh || (before !== undefined && isWaiting(before)))) continue
+    if (plan.triggered) events.push({ _tag: "PlanTriggered", plan, filled: plan.status === "filled" })
+    else if (plan.status === "canceled" && !findings.cancelledHere(plan.id)) events.push({ _tag: "PlanCancelled", plan })
+  }
+  for (const plan of prev.plans) {
+    if (!nextPlans.has(plan.id) && isWaiting(plan) && !findings.cancelledHere(plan.id)) events.push({ _tag: "PlanGone", plan })
+  }
+
+  const prevOrders = new Map(prev.orders.map((order) => [order.id, order]))
+  const nextOrders = new Set(next.orders.map((order) => order.id))
+  for (const order of next.orders) {
+    const filledBefore = prevOrders.get(order.id)?.filled ?? BigDecimal.fromBigInt(0n)
+    if (BigDecimal.greaterThan(order.filled, filledBefore)) events.push({ _tag: "OrderPartlyFilled", order })
+  }
+  for (const order of prev.orders) {
+    if (nextOrders.has(order.id)) continue
+    const ended = findings.ended.get(order.id) ?? Option.none()
+    if (Option.isNone(ended)) {
+      if (!findings.cancelledHere(order.id, order.clientOid)) events.push({ _tag: "OrderGone", order })
+    } else if (ended.value.status === "filled") {
+      events.push({ _tag: "OrderFilled", order: ended.value })
+    } else if (!findings.cancelledHere(order.id, order.clientOid)) {
+      events.push({ _tag: "OrderCancelled", order: ended.value })
+    }
+  }
+
+  const prevPositions = new Set(prev.positions.map(positionKey))
+  const nextPositions = new Set(next.positions.map(positionKey))
+  for (const position of next.positions) {
+    if (!prevPositions.has(positionKey(position))) events.push({ _tag: "PositionOpened", position })
+  }
+  for (const position of prev.positions) {
+    const key = positionKey(position)
+    if (nextPositions.has(key)) continue
+    events.push(findings.liquidated.has(key) ? { _tag: "PositionLiquidated", position } : { _tag: "PositionClosed", position })
+  }
+
+  const ratio = next.marginRatio
+  let marginWarned = prev.marginWarned
+  if (ratio !== undefined && BigDecimal.greaterThanOrEqualTo(ratio, warningLevel)) {
+    if (!prev.marginWarned) events.push({ _tag: "MarginWarning", ratio, level: warningLevel })
+    marginWarned = true
+  } else if (ratio === undefined || BigDecimal.lessThan(ratio, BigDecimal.subtract(warningLevel, REARM_GAP))) {
+    marginWarned = false
+  }
+  return { events, marginWarned }
+}
+
+// ── cancels made through the bot ────────────────────────────────────────────────────────────────────────────────────
+
+/** order ids (and client oids) remembered as cancelled through the bot, each */
+const OWN_CANCELS = 2_000
+
+/**
+ * The orders the bot itself cancelled lately (or tried to: an unknown outcome counts), to tell them from the
+ * exchange's: by order id, or by client oid for a cancel asked by client oid whose answer never came.
+ */
+export class OwnCancels extends Context.Tag("@tradedesk/bot/OwnCancels")<OwnCancels, {
+  readonly has: (orderId: string, clientOid?: string) => boolean
+}>() {}
+
+/** The newest `OWN_CANCELS` ids noted. */
+const recentIds = () => {
+  const ids = new Set<string>()
+  return {
+    note: (...noted: ReadonlyArray<string | undefined>) => {
+      for (const id of noted) {
+        if (id === undefined || id === "") continue
+        ids.delete(id)
+        ids.add(id)
+        if (ids.size > OWN_CANCELS) ids.delete(ids.values().next().value!)
+      }
+    },
+    has: (id: string | undefined) => id !== undefined && id !== "" && ids.has(id)
+  }
+}
+
+/**
+ * Core's `Orders` with every cancel noted in `OwnCancels`: provided over core's services, it replaces `Orders` for
+ * everything built on top, so any feature's cancel is known to the watcher.
+ */
+export const ownCancelsLayer: Layer.Layer<Orders.Orders | OwnCancels, never, Orders.Orders> = Layer.effectContext(
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    const orderIds = recentIds()
+    const clientOids = recentIds()
+    const note = (ids: ReadonlyArray<string | undefined>, oids: ReadonlyArray<string | undefined> = []) =>
+      Effect.sync(() => {
+        orderIds.note(...ids)
+        clientOids.note(...oids)
+      })
+    const wrapped = Orders.Orders.of({
+      ...orders,
+      cancelOrder: (params) =>
+        orders.cancelOrder(params).pipe(
+          Effect.tap((result) => note([result.orderId], [result.clientOid])),
+          Effect.tapError(() => note([params.orderId], [params.clientOid]))
+        ),
+      cancelOrders: (params) =>
+        orders.cancelOrders(params).pipe(
+          Effect.tap((result) => note(result.results.filter((item) => item.cancelled).map((item) => item.orderId))),
+          Effect.tapError(() => note(params.orderIds ?? [], params.clientOids ?? []))
+        ),
+      cancelPlanOrder: (params) =>
+        orders.cancelPlanOrder(params).pipe(
+          Effect.tap((result) => note([result.orderId])),
+          Effect.tapError(() => note([params.orderId]))
+        ),
+      cancelAllOrders: (params) =>
+        orders.cancelAllOrders(params).pipe(Effect.tap((cancelled) => note(cancelled.filter((item) => item.cancelled).map((item) => item.orderId))))
+    })
+    const has = (orderId: string, clientOid?: string) => orderIds.has(orderId) || clientOids.has(clientOid)
+    return Context.make(Orders.Orders, wrapped).pipe(Context.add(OwnCancels, OwnCancels.of({ has })))
+  })
+)
+
+// ── one round ───────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Weight a round spent, per budget. */
+export interface Spent {
+  ip: number
+  uid: number
+}
+
+/** order details and order histories looked up per round at most; more are told as gone */
+const LOOKUPS = 10
+
+/** The open orders, plan orders, positions and margin ratio, charging `spent` for each request. */
+const look = (spent: Spent, now: number) =>
+  Effect.gen(function*() {
+    const charge = (endpoint: { readonly ipWeight: number; readonly uidWeight: number }) =>
+      Effect.sync(() => {
+        spent.ip += endpoint.ipWeight
+        spent.uid += endpoint.uidWeight
+      })
+    const orders = yield* Orders.Orders
+    const plans = yield* PlanOrders.PlanOrders
+    const positions = yield* Positions.Positions
+    const account = yield* Account.Account
+    const [open, planList, positionList, assets] = yield* Effect.all([
+      Effect.zipLeft(orders.openOrders({ pageSize: 100 }), charge(Endpoints.openOrders)),
+      Effect.zipLeft(plans.list({ limit: 100 }), charge(Endpoints.planOrders)),
+      Effect.zipLeft(positions.positions(), charge(Endpoints.positions)),
+      Effect.zipLeft(account.futuresAssets(), charge(Endpoints.futuresAssets))
+    ], { concurrency: "unbounded" })
+    const usdt = assets.find((asset) => asset.coin.toUpperCase() === "USDT")
+    const held = positionList.filter((position) => BigDecimal.isPositive(position.size))
+    const marginRatio = usdt === undefined
+      ? undefined
+      : BigDecimal.isPositive(usdt.equity)
+      ? BigDecimal.unsafeDivide(BigDecimal.max(BigDecimal.subtract(usdt.equity, usdt.available), BigDecimal.fromBigInt(0n)), usdt.equity)
+      : held.length > 0 ? BigDecimal.fromBigInt(1n) : undefined
+    const seen: Omit<Seen, "marginWarned"> = {
+      at: now,
+      orders: open.map(seenOrder),
+      plans: planList.map((plan) => ({
+        id: plan.orderId,
+        symbol: plan.symbol,
+        kind: plan.type,
+        size: plan.size,
+        triggerPrice: plan.triggerPrice,
+        status: plan.status,
+        triggered: Option.isSome(plan.triggeredAt),
+        createdAt: plan.createdAt.epochMillis
+      })),
+      positions: held.map(seenPosition),
+      ...(marginRatio === undefined ? {} : { marginRatio: BigDecimal.round(marginRatio, { scale: 4 }) })
+    }
+    return seen
+  })
+
+/** How vanished orders ended and which vanished positions were liquidated, within `LOOKUPS` requests. */
+const findOut = (prev: Seen, next: Omit<Seen, "marginWarned">, spent: Spent) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    const cancels = yield* OwnCancels
+    const open = new Set(next.orders.map((order) => order.id))
+    const vanished = prev.orders.filter((order) => !open.has(order.id)).slice(0, LOOKUPS)
+    const ended = new Map<string, Option.Option<SeenOrder & { readonly status: string }>>()
+    for (const order of vanished) {
+      spent.ip += Endpoints.orderDetail.ipWeight
+      spent.uid += Endpoints.orderDetail.uidWeight
+      const detail = yield* Effect.option(orders.orderDetail({ orderId: order.id }))
+      ended.set(order.id, Option.map(detail, (found) => ({ ...seenOrder(found), status: found.status })))
+    }
+    const held = new Set(next.positions.map(positionKey))
+    const closed = prev.positions.filter((position) => !held.has(positionKey(position)))
+    const liquidated = new Set<string>()
+    for (const symbol of [...new Set(closed.map((position) => position.symbol))].slice(0, LOOKUPS)) {
+      spent.ip += Endpoints.orderHistory.ipWeight
+      spent.uid += Endpoints.orderHistory.uidWeight
+      const history = yield* Effect.option(orders.orderHistory({ symbol, pageSize: 20, since: prev.at }))
+      for (const order of Option.getOrElse(history, () => [])) {
+        const side = /^burst_liquidate_(long|short)$/.exec(order.kind)?.[1]
+        for (const position of closed) if (position.symbol === symbol && position.side === side) liquidated.add(positionKey(position))
+      }
+    }
+    return { ended, liquidated, cancelledHere: cancels.has } satisfies Findings
+  })
+
+// ── the loop ────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+export interface WatchSettings {
+  /** the share of the read budget the watcher may use (0–1; default 0.15) */
+  readonly budgetShare?: number
+  /** the margin ratio that is warned of (0–1; default 0.8) */
+  readonly marginWarning?: number
+  /** the shortest wait between rounds (default 1 s); also the pace without a rate limit */
+  readonly minIntervalMs?: number
+  /** how often it looks whether anyone listens, while nobody does (default 2 s) */
+  readonly idleMs?: number
+}
+
+/** The chats to tell, and how: `away` for what happened while the bot was down. */
+export interface Listeners {
+  readonly chats: Effect.Effect<ReadonlyArray<number>, never, Store.Store>
+  readonly tell: (chats: ReadonlyArray<number>, events: ReadonlyArray<Event>, away: boolean) => Effect.Effect<void>
+}
+
+/**
+ * The wait after a round that spent `spent`: the time that weight takes to earn at `share` of the read budget (the
+ * budget less the order reserve), at least `minMillis`.
+ */
+export const pause = (settings: TradeDeskConfig.Settings["rateLimit"], share: number, spent: Spent, minMillis: number): number => {
+  if (settings === false) return minMillis
+  const window = Duration.toMillis(settings.window)
+  const readShare = (budget: number) => share * (budget - Math.ceil(budget * settings.orderReserve))
+  return Math.max(minMillis, Math.ceil(window * Math.max(spent.ip / readShare(settings.ipWeightPerWindow), spent.uid / readShare(settings.uidWeightPerWindow))))
+}
+
+type Services = Orders.Orders | PlanOrders.PlanOrders | Positions.Positions | Account.Account | OwnCancels | Store.Store | TradeDeskConfig.TradeDeskConfig
+
+/** The watcher, until interrupted. */
+export const run = (listeners: Listeners, log: Logger, options: WatchSettings = {}): Effect.Effect<never, never, Services> =>
+  Effect.gen(function*() {
+    const config = yield* TradeDeskConfig.TradeDeskConfig
+    const store = yield* Store.Store
+    const share = options.budgetShare ?? 0.15
+    const warningLevel = BigDecimal.unsafeFromNumber(options.marginWarning ?? 0.8)
+    const minMillis = options.minIntervalMs ?? 1_000
+    const account = Option.match(config.credentials, {
+      onNone: () => "public",
+      onSome: (credentials) => RateLimit.accountKey(Redacted.value(credentials.apiKey))
+    })
+    const entry = Store.entry(`watch-${account}`, 1, Seen)
+    // the first round after a start tells what it finds as one summary
+    let away = true
+    // unknown at the start: a state stored while someone listened, then nobody did, is forgotten once
+    let idle: boolean | undefined
+
+    const round = Effect.gen(function*() {
+      const chats = yield* listeners.chats
+      if (chats.length === 0) {
+        if (idle !== true) yield* Effect.ignore(store.remove(entry.key))
+        idle = true
+        away = false
+        return Duration.millis(options.idleMs ?? 2_000)
+      }
+      idle = false
+      const spent: Spent = { ip: 0, uid: 0 }
+      const before = yield* store.get(entry)
+      const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+      const next = yield* look(spent, now)
+      if (Option.isNone(before)) {
+        yield* store.set(entry, { ...next, marginWarned: false })
+        log.log("info", "watch_baseline", { orders: next.orders.length, plans: next.plans.length, positions: next.positions.length })
+      } else {
+        const findings = yield* findOut(before.value, next, spent)
+        const { events, marginWarned } = changes(before.value, { ...next, marginWarned: before.value.marginWarned }, findings, warningLevel)
+        // stored before it is told: a crash between the two loses the telling, never tells twice
+        yield* store.set(entry, { ...next, marginWarned })
+        if (events.length > 0) {
+          log.log("info", "watch_events", { events: events.map((event) => event._tag), chats: chats.length, away })
+          yield* listeners.tell(chats, events, away)
+        }
+      }
+      away = false
+      return Duration.millis(pause(config.rateLimit, share, spent, minMillis))
+    })
+
+    return yield* round.pipe(
+      Effect.catchAll((error: TradeDeskError | Store.StoreError) => {
+        log.log("warn", "watch_failed", { tag: error._tag, detail: error.message })
+        // a rate-limit refusal says when there is room again
+        return Effect.succeed(Duration.millis(Math.max(minMillis, "retryAfterMillis" in error ? error.retryAfterMillis : 5_000)))
+      }),
+      Effect.flatMap(Effect.sleep),
+      Effect.forever
+    )
+  })

@@ -1,0 +1,326 @@
+/**
+ * What survives a restart and what the bot tells on its own, end to end (the simulator, the local Bot API, the bot
+ * over a data folder): price alerts, notifications from the account watcher, pending confirmations, the store's
+ * folder and its corrupt files, and the watcher's share of the rate budget.
+ */
+import { createClient, Decimal } from "@tradedesk/core"
+import type { RunningSimulator } from "@tradedesk/simulator"
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { Confirmations } from "../src/kernel/Confirmations.js"
+import type { Saved } from "../src/kernel/Confirmations.js"
+import { prepareFolder } from "../src/kernel/Store.js"
+import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
+import { labels, startRig, trader, until } from "./harness.js"
+import type { Rig, RigOptions } from "./harness.js"
+
+let dataDir: string
+let rig: Rig | undefined
+
+beforeEach(async () => {
+  dataDir = join(await mkdtemp(join(tmpdir(), "tradedesk-watch-")), "data")
+})
+
+afterEach(async () => {
+  await rig?.close()
+  rig = undefined
+  await rm(join(dataDir, ".."), { recursive: true, force: true })
+})
+
+const BTC = "cmt_btcusdt"
+
+const open = async (options: RigOptions = {}) => {
+  rig = await startRig({ dataDir, tickersTtlMs: 100, alertIntervalMs: 100, watch: { minIntervalMs: 200, idleMs: 100 }, ...options })
+  return rig
+}
+
+const lastPrice = async (simulator: RunningSimulator, symbol = BTC): Promise<number> => {
+  const response = await fetch(`${simulator.futuresBaseUrl}/capi/v2/market/tickers`)
+  const tickers = (await response.json()) as ReadonlyArray<{ symbol: string; last: string }>
+  return Number(tickers.find((ticker) => ticker.symbol === symbol)!.last)
+}
+
+/** The bot's messages in the trader's chat that contain `text`. */
+const told = (r: Rig, text: string) => r.api.botMessages(trader.id).filter((message) => message.text.includes(text))
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe("price alerts", () => {
+  it("fire once, from the shared tickers, and survive a restart", async () => {
+    const r = await open()
+    const last = await lastPrice(r.simulator)
+    const level = Math.round(last * 1.05)
+    expect((await r.say(trader, `/alert btc above ${level}`)).outcome).toBe("alert:Added")
+    expect(r.last(trader.id).text).toContain(`Alert set: BTCUSDT above ${level}`)
+    expect((await r.say(trader, `/alert btc below ${Math.round(last * 1.2)}`)).outcome).toBe("alert_reached")
+    expect(r.last(trader.id).text).toContain("would fire at once, so it was not set")
+
+    await r.restart()
+    await r.say(trader, "/alerts")
+    expect(r.last(trader.id).text).toContain(`1. BTCUSDT above ${level}`)
+    expect(labels(r.last(trader.id))).toEqual([`✖ Delete 1 (BTCUSDT above ${level})`])
+
+    const tickersBefore = r.simulator.counters().tickers
+    r.simulator.setPrice(BTC, String(Math.round(last * 1.08)))
+    await until(() => told(r, "🔔").length > 0, "the alert", 8_000)
+    await wait(600)
+    expect(told(r, "🔔")).toHaveLength(1)
+    expect(told(r, "🔔")[0]!.text).toContain(`Alert: BTCUSDT above ${level}`)
+    // one tickers request per check at most, whatever the number of alerts
+    expect(r.simulator.counters().tickers - tickersBefore).toBeLessThan(20)
+
+    await r.restart()
+    await wait(500)
+    expect(told(r, "🔔")).toHaveLength(1)
+    await r.say(trader, "/alerts")
+    expect(r.last(trader.id).text).toContain("You have no price alerts")
+  })
+
+  it("are deleted with their button, capped per user, and refuse bad input", async () => {
+    const r = await open({ dataDir: undefined })
+    const last = await lastPrice(r.simulator)
+    for (let i = 1; i <= 20; i++) expect((await r.say(trader, `/alert btc > ${Math.round(last * 2) + i}`)).outcome).toBe("alert:Added")
+    expect((await r.say(trader, `/alert btc > ${Math.round(last * 3)}`)).outcome).toBe("alert:TooMany")
+    expect(r.last(trader.id).text).toContain("You have 20 alerts, the most one user may have")
+
+    await r.say(trader, "/alerts")
+    const list = r.last(trader.id)
+    expect(labels(list)).toHaveLength(20)
+    expect((await r.press(trader, list, labels(list)[0]!)).outcome).toBe("alert_deleted")
+    const after = r.api.message(trader.id, list.messageId)!
+    expect(after.text).toContain("Alert deleted.")
+    expect(labels(after)).toHaveLength(19)
+
+    expect((await r.say(trader, "/alert btc sideways 5")).outcome).toBe("usage")
+    expect(r.last(trader.id).text).toContain('"sideways" is not a direction')
+    expect((await r.say(trader, "/alert btc above -5")).outcome).toBe("usage")
+  })
+})
+
+describe("the store's data folder", () => {
+  it("is readable by its owner only, and a corrupt file in it is skipped with a log line", async () => {
+    await prepareFolder(dataDir)
+    await writeFile(join(dataDir, "alerts.json"), "{\"version\":1,\"value\":[{\"id\":")
+    const r = await open()
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700)
+    expect((await r.say(trader, "/alerts")).outcome).toBe("ok")
+    expect(r.last(trader.id).text).toContain("You have no price alerts")
+    expect(r.logs.some((line) => line.event === "store_entry_skipped" && JSON.stringify(line).includes("\"key\":\"alerts\""))).toBe(true)
+    // the next write replaces it
+    const last = await lastPrice(r.simulator)
+    expect((await r.say(trader, `/alert btc above ${Math.round(last * 1.5)}`)).outcome).toBe("alert:Added")
+    expect((await stat(join(dataDir, "alerts.json"))).mode & 0o777).toBe(0o600)
+  })
+})
+
+describe("order previews across a restart", () => {
+  it("a pending preview still confirms after a restart, once", async () => {
+    const r = await open()
+    const price = Math.round((await lastPrice(r.simulator)) * 0.98)
+    expect((await r.say(trader, `/order btc open_long 0.01 @ ${price}`)).outcome).toBe("preview")
+    const preview = r.last(trader.id)
+    const confirm = LocalBotApi.buttons(preview).flat().find((button) => button.text === "✅ Confirm 1 order")
+    if (confirm === undefined || !("callback_data" in confirm)) throw new Error("no Confirm button")
+    await r.restart()
+    expect((await r.press(trader, preview, "✅ Confirm 1 order")).outcome).toBe("placed")
+    expect(r.last(trader.id).text).toContain("1 of 1 placed")
+    const placed = r.simulator.placedClientOids().filter((oid) => oid.startsWith("tdb"))
+    expect(placed).toHaveLength(1)
+    await r.restart()
+    // the same press delivered again, as Telegram does with an update the bot had not confirmed
+    expect((await r.handled(r.api.pressData(trader, preview, confirm.callback_data))).outcome).toBe("not_pending:Sent")
+    expect(r.simulator.placedClientOids().filter((oid) => oid.startsWith("tdb"))).toEqual(placed)
+  })
+
+  it("a preview cancelled before a restart cannot be confirmed after it", async () => {
+    const r = await open()
+    const price = Math.round((await lastPrice(r.simulator)) * 0.98)
+    await r.say(trader, `/order btc open_long 0.01 @ ${price}`)
+    const preview = r.last(trader.id)
+    expect((await r.press(trader, preview, "✖ Cancel")).outcome).toBe("cancelled")
+    await r.restart()
+    expect((await r.say(trader, `/order btc open_long 0.01 @ ${price}`)).outcome).toBe("preview")
+    expect(r.simulator.counters().batchOrders).toBe(0)
+  })
+
+  it("a batch being sent when the bot stopped is never sent again", async () => {
+    let now = 1_000
+    const saved: Array<Saved> = []
+    const first = new Confirmations(60_000, () => now, {}, { load: async () => undefined, save: async (state) => void saved.push(state) })
+    const { id } = first.create(1, () => ({ symbol: BTC, marginMode: undefined, orders: [] }))
+    expect(first.claim(id, 1)._tag).toBe("Claimed")
+    // the bot stops while the batch is on its way: the claim was saved before it was sent
+    await first.saved()
+    now = 2_000
+    const second = new Confirmations(60_000, () => now, {}, { load: async () => saved.at(-1), save: async () => undefined })
+    await second.restore()
+    expect(second.claim(id, 1)).toEqual({ _tag: "Sent" })
+  })
+})
+
+/** A plan order placed outside the bot (on the exchange's site, say), through core's client. */
+const placePlan = async (simulator: RunningSimulator, trigger: number) => {
+  const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
+  const client = createClient({ futuresBaseUrl: simulator.futuresBaseUrl, spotBaseUrl: simulator.spotBaseUrl, apiKey, apiSecret, apiPassphrase })
+  try {
+    return await client.placePlanOrder({
+      symbol: BTC,
+      clientOid: `web-plan-${trigger}`,
+      type: "open_long",
+      size: Decimal.parse("0.001")!,
+      triggerPrice: Decimal.parse(String(trigger))!,
+      priceMode: "market"
+    })
+  } finally {
+    await client.close()
+  }
+}
+
+const baseline = (r: Rig) => until(() => r.logs.some((line) => line.event === "watch_baseline"), "the watcher's first look", 8_000)
+
+describe("notifications", () => {
+  it("tell a triggered plan order once, within seconds", async () => {
+    const r = await open()
+    expect((await r.say(trader, "/notify on")).outcome).toBe("notify:On")
+    expect(r.last(trader.id).text).toContain("Notifications are on in this chat")
+    await baseline(r)
+    const last = await lastPrice(r.simulator)
+    const ack = await placePlan(r.simulator, Math.round(last * 1.02))
+    await wait(500)
+    const moved = Date.now()
+    r.simulator.setPrice(BTC, String(Math.round(last * 1.03)))
+    // the seeded plan orders a few percent away may trigger too: this one is told once
+    await until(() => told(r, ack.orderId).length > 0, "the notification", 10_000)
+    expect(Date.now() - moved).toBeLessThan(10_000)
+    await wait(1_000)
+    const messages = told(r, ack.orderId)
+    expect(messages).toHaveLength(1)
+    expect(messages[0]!.text).toMatch(new RegExp(`^⚡ Plan order triggered and filled: BTCUSDT open long 0\\.001 · trigger ${Math.round(last * 1.02)}(\\.0+)? · id ${ack.orderId}$`))
+  })
+
+  it("tell a resting order's fill, and only to chats that opted in", async () => {
+    const r = await open()
+    await r.say(trader, "/notify on")
+    await baseline(r)
+    const price = Math.round((await lastPrice(r.simulator)) * 0.98)
+    await r.say(trader, `/order btc open_long 0.01 @ ${price}`)
+    expect((await r.press(trader, r.last(trader.id), "✅ Confirm 1 order")).outcome).toBe("placed")
+    await wait(800)
+    r.simulator.setPrice(BTC, String(Math.round(price * 0.99)))
+    await until(() => told(r, "Order filled").length > 0, "the fill", 10_000)
+    await wait(800)
+    expect(told(r, "Order filled")).toHaveLength(1)
+    expect(told(r, "Order filled")[0]!.text).toMatch(/Order filled: BTCUSDT open long 0\.010? avg \d+/)
+
+    expect((await r.say(trader, "/notify off")).outcome).toBe("notify:Off")
+    await wait(300)
+    const count = r.api.botMessages(trader.id).length
+    const next = Math.round(price * 0.99 * 0.98)
+    await r.say(trader, `/order btc open_long 0.01 @ ${next}`)
+    await r.press(trader, r.last(trader.id), "✅ Confirm 1 order")
+    r.simulator.setPrice(BTC, String(Math.round(next * 0.99)))
+    await wait(1_000)
+    // the preview and its result, nothing more
+    expect(r.api.botMessages(trader.id).length).toBe(count + 1)
+  })
+
+  it("say nothing of cancels made through the bot, even one whose answer was lost, and tell one made elsewhere", async () => {
+    const r = await open()
+    await r.say(trader, "/notify on")
+    await baseline(r)
+    const last = await lastPrice(r.simulator)
+    const [byButton, byClientOid, elsewhere] = await Promise.all([0.98, 0.975, 0.97].map(async (share) => {
+      await r.say(trader, `/order btc open_long 0.01 @ ${Math.round(last * share)}`)
+      const preview = r.last(trader.id)
+      expect((await r.press(trader, preview, "✅ Confirm 1 order")).outcome).toBe("placed")
+      return /→ order (\d+)/.exec(r.api.message(trader.id, preview.messageId)!.text)![1]!
+    }))
+    const plan = await placePlan(r.simulator, Math.round(last * 1.2))
+    // the watcher sees all of them open before any goes
+    await wait(800)
+
+    await r.say(trader, "/open btc")
+    const list = r.last(trader.id)
+    const number = new RegExp(`(\\d+)\\. BTCUSDT[^\\n]*\\n[^\\n]*\\n\\s+id ${byButton}`).exec(list.text)![1]!
+    await r.press(trader, list, `✖ Cancel ${number}`)
+    expect((await r.press(trader, r.api.message(trader.id, list.messageId)!, "✅ Cancel order")).outcome).toBe("cancelled")
+
+    const clientOid = new RegExp(`id ${byClientOid} · client id (\\S+)`).exec(list.text)![1]!
+    await r.say(trader, `/cancel ${clientOid} btc`)
+    // the exchange cancels it, but its answer arrives cut short: the bot cannot tell the outcome
+    r.simulator.setFault("cancelOrder", { kind: "truncated", times: 1 })
+    expect((await r.press(trader, r.last(trader.id), "✅ Cancel order")).outcome).toBe("outcome_unknown")
+
+    await r.say(trader, "/orders btc")
+    const plans = r.last(trader.id)
+    const planNumber = new RegExp(`(\\d+)\\. BTCUSDT[^\\n]*\\n[^\\n]*\\n[^\\n]*id ${plan.orderId}`).exec(plans.text)![1]!
+    await r.press(trader, plans, `✖ Cancel ${planNumber}`)
+    expect((await r.press(trader, r.api.message(trader.id, plans.messageId)!, "✅ Cancel plan order")).outcome).toBe("cancelled")
+
+    const { apiKey, apiSecret, apiPassphrase } = r.simulator.accounts.agent
+    const client = createClient({ futuresBaseUrl: r.simulator.futuresBaseUrl, spotBaseUrl: r.simulator.spotBaseUrl, apiKey, apiSecret, apiPassphrase })
+    try {
+      await client.cancelOrder({ orderId: elsewhere, symbol: BTC })
+      const open = await client.openOrders({ symbol: BTC })
+      expect(open.map((order) => order.orderId)).not.toContain(byClientOid)
+    } finally {
+      await client.close()
+    }
+
+    await until(() => told(r, `id ${elsewhere}`).length > 0, "the cancel made elsewhere", 10_000)
+    await wait(1_000)
+    // one notification of a cancel, or of an order gone without a word on how: the one made elsewhere
+    const cancels = r.api.botMessages(trader.id).filter((message) => /not through this bot|no longer (open|listed)/.test(message.text))
+    expect(cancels.map((message) => message.text)).toEqual([expect.stringContaining(`id ${elsewhere}`)])
+    expect(cancels[0]!.text).toMatch(/^✖ Order cancelled \(not through this bot\)/)
+  })
+
+  it("sum up once what happened while the bot was down, and tell nothing twice", async () => {
+    const r = await open()
+    await r.say(trader, "/notify on")
+    await baseline(r)
+    const last = await lastPrice(r.simulator)
+    const ack = await placePlan(r.simulator, Math.round(last * 1.02))
+    await wait(800)
+    await r.restart(() => r.simulator.setPrice(BTC, String(Math.round(last * 1.03))))
+    await until(() => told(r, "While you were away").length > 0, "the summary", 10_000)
+    await wait(1_000)
+    expect(told(r, "While you were away")).toHaveLength(1)
+    expect(told(r, "While you were away")[0]!.text).toMatch(new RegExp(`Plan order triggered[^\n]*id ${ack.orderId}`))
+    expect(told(r, ack.orderId)).toHaveLength(1)
+
+    await r.restart()
+    await wait(1_000)
+    expect(told(r, ack.orderId)).toHaveLength(1)
+  })
+})
+
+describe("the watcher's budget", () => {
+  it("stays within its share of the read budget", async () => {
+    const windowMs = 2_000
+    const r = await open({
+      watch: { budgetShare: 0.15, minIntervalMs: 0, idleMs: 100 },
+      exchange: { rateLimit: { ipWeightPerWindow: 500, uidWeightPerWindow: 500, windowMs, onExceeded: "fail", orderReserve: 0.1 } }
+    })
+    await r.say(trader, "/notify on")
+    await baseline(r)
+    const uidWeights = { openOrders: 2, planOrders: 3, positions: 15, futuresAssets: 10, orderDetail: 2, orderHistory: 10 } as const
+    const weight = () => {
+      const counters = r.simulator.counters()
+      return Object.entries(uidWeights).reduce((sum, [name, each]) => sum + counters[name as keyof typeof uidWeights] * each, 0)
+    }
+    const rounds = () => r.simulator.counters().positions
+    const [weightBefore, roundsBefore] = [weight(), rounds()]
+    const span = 3 * windowMs
+    await wait(span)
+    const spent = weight() - weightBefore
+    const slice = 0.15 * (500 - 50) * (span / windowMs)
+    // one round (30) may start at the end of the span
+    expect(spent).toBeLessThanOrEqual(slice + 30)
+    // and it does use its share: rounds kept going
+    expect(rounds() - roundsBefore).toBeGreaterThanOrEqual(3)
+    expect(r.logs.filter((line) => line.event === "watch_failed")).toEqual([])
+  })
+})
