@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 
-const folders = [".ci/package-smoke"]
+const folders = [".ci/package-smoke", "examples"]
 for (const group of ["packages", "apps"]) {
   if (existsSync(group)) folders.push(...readdirSync(group).map((name) => join(group, name)))
 }

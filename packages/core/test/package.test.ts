@@ -56,6 +56,9 @@ describe("the published declarations", () => {
     for (const text of declarations("orders/BatchOrder.d.ts")) {
       expect(text).toContain("/** wire `client_oid`: your identifier, used to reconcile an order whose response was lost */")
     }
+    for (const text of declarations("market/Ticker.d.ts")) {
+      expect(text).toContain("/** wire `last`: latest execution price */")
+    }
     for (const text of declarations("TradeDeskConfig.d.ts")) {
       expect(text).toMatch(/\/\*\* the largest answer body read; [^*]*\*\/\s+readonly maxResponseBytes: number/)
     }

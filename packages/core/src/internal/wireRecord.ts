@@ -270,7 +270,12 @@ const fastArray = <A>(
   return out
 }
 
-type Signatures<F extends Record<string, AnyField>> = { readonly [K in keyof F]: ReturnType<F[K]["signature"]> }
+/**
+ * The Struct fields of a field table. Exported so that declaration emit can name it: a record schema's type is then
+ * written as `Signatures<{ …the field table… }>` with each field's doc comment, which an editor's hover shows on the
+ * record's fields; left unnamed, the emitter expands it and the docs are lost from the published `.d.ts`.
+ */
+export type Signatures<F extends Record<string, AnyField>> = { readonly [K in keyof F]: ReturnType<F[K]["signature"]> }
 
 /**
  * A record's fast decoder: a loop over its field table. Each record starts as a copy of one blank record holding
