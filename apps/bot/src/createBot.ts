@@ -26,6 +26,8 @@ import type { AccessPolicy } from "./kernel/access.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
 import { Confirmations, Saved } from "./kernel/Confirmations.js"
 import type { Persistence } from "./kernel/Confirmations.js"
+import { PendingWrites, savedWrites } from "./kernel/PendingWrites.js"
+import type { MakePendingWrites } from "./kernel/PendingWrites.js"
 import { Denials } from "./kernel/Denials.js"
 import { Inflight } from "./kernel/Inflight.js"
 import type { Logger } from "./kernel/log.js"
@@ -64,11 +66,11 @@ export interface TradeBot {
   /** Waits for the updates being handled to finish (at most `timeoutMs`). */
   readonly drain: (timeoutMs: number) => Promise<void>
   /**
-   * Takes back the order previews saved before a restart and starts the watcher and the alert checker: before the
+   * Takes back the order previews and single writes waiting for Confirm saved before a restart and starts the watcher and the alert checker: before the
    * first update. Calls after the first do nothing.
    */
   readonly start: () => Promise<void>
-  /** Stops the watcher and the alert checker and waits for the previews' last save. */
+  /** Stops the watcher and the alert checker and waits for the last save of the previews and single writes. */
   readonly stop: () => Promise<void>
 }
 
@@ -92,18 +94,32 @@ export const createBot = (options: BotOptions): TradeBot => {
   })
   bot.telegram = new PacedTelegram(pacer, options.token, bot.telegram.options)
   const { runtime, logger } = options
+  const confirmTtlMs = options.confirmTtlMs ?? 5 * 60_000
   const persistence: Persistence = {
     load: () => runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.get(SavedPreviews))).then(Option.getOrUndefined),
     save: (saved) =>
       runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.set(SavedPreviews, saved)))
         .catch((error: unknown) => logger.log("error", "previews_not_saved", { detail: describe(error) }))
   }
+  const writeStores: Array<{ readonly restore: () => Promise<void>; readonly saved: () => Promise<void> }> = []
+  const pendingWrites: MakePendingWrites = (feature, schema) => {
+    const entry = Store.entry(`pending-${feature}`, 1, savedWrites(schema))
+    const pending = new PendingWrites(confirmTtlMs, now, undefined, {
+      load: () => runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.get(entry))).then(Option.getOrUndefined),
+      save: (saved) =>
+        runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.set(entry, saved)))
+          .catch((error: unknown) => logger.log("error", "pending_writes_not_saved", { feature, detail: describe(error) }))
+    })
+    writeStores.push(pending)
+    return pending
+  }
   const deps: Deps = {
     runtime: options.runtime,
     access: options.access,
     denials: new Denials(now),
     logger: options.logger,
-    confirmations: new Confirmations(options.confirmTtlMs ?? 5 * 60_000, now, {}, persistence),
+    confirmations: new Confirmations(confirmTtlMs, now, {}, persistence),
+    pendingWrites,
     typingDelayMs: options.typingDelayMs ?? 400,
     now
   }
@@ -142,7 +158,7 @@ export const createBot = (options: BotOptions): TradeBot => {
   let started: Promise<ReadonlyArray<Fiber.RuntimeFiber<never, ConfigError>>> | undefined
   const start = async () => {
     started ??= (async () => {
-      await deps.confirmations.restore()
+      await Promise.all([deps.confirmations.restore(), ...writeStores.map((pending) => pending.restore())])
       return [
         runtime.runFork(Watcher.run(listeners, logger, options.watch)),
         runtime.runFork(checkAlerts((fired) => tell(fired.alert.chatId, [firedView(fired, now())]), logger, options.alertIntervalMs ?? 5_000))
@@ -153,7 +169,7 @@ export const createBot = (options: BotOptions): TradeBot => {
   const stop = async () => {
     const fibers = await started?.catch(() => [])
     await Promise.all((fibers ?? []).map((fiber) => Effect.runPromise(Fiber.interrupt(fiber))))
-    await deps.confirmations.saved()
+    await Promise.all([deps.confirmations.saved(), ...writeStores.map((pending) => pending.saved())])
   }
   return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs), start, stop }
 }

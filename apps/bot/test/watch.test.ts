@@ -160,6 +160,69 @@ describe("order previews across a restart", () => {
   })
 })
 
+describe("single writes across a restart", () => {
+  /** Places a limit order far from the market through /order; its order id. */
+  const placeOrder = async (r: Rig): Promise<string> => {
+    const price = Math.round((await lastPrice(r.simulator)) * 0.9)
+    expect((await r.say(trader, `/order btc open_long 0.01 @ ${price}`)).outcome).toBe("preview")
+    const preview = r.last(trader.id)
+    expect((await r.press(trader, preview, "✅ Confirm 1 order")).outcome).toBe("placed")
+    return /→ order (\d+)/.exec(r.api.message(trader.id, preview.messageId)!.text)![1]!
+  }
+
+  const cancelData = (ask: ReturnType<Rig["last"]>) => {
+    const confirm = LocalBotApi.buttons(ask).flat().find((button) => button.text === "✅ Cancel order")
+    if (confirm === undefined || !("callback_data" in confirm)) throw new Error("no Cancel order button")
+    return confirm.callback_data
+  }
+
+  it("an /open Cancel confirmed after a restart cancels the order once; a second press says it was done", async () => {
+    const r = await open()
+    const orderId = await placeOrder(r)
+    expect((await r.say(trader, `/cancel ${orderId}`)).outcome).toBe("ask")
+    const ask = r.last(trader.id)
+    const confirm = cancelData(ask)
+    await r.restart()
+    const before = r.simulator.counters().cancelOrder
+    expect((await r.press(trader, ask, "✅ Cancel order")).outcome).toBe("cancelled")
+    expect(r.simulator.counters().cancelOrder - before).toBe(1)
+    expect(r.last(trader.id).text).toContain(`✅ Order ${orderId} cancelled.`)
+    await r.restart()
+    // the same press delivered again after another restart: the claim was saved, nothing is sent
+    expect((await r.handled(r.api.pressData(trader, ask, confirm))).outcome).toBe("not_pending:Sent")
+    expect(r.last(trader.id).text).toContain("confirmed already and sent once")
+    expect(r.simulator.counters().cancelOrder - before).toBe(1)
+  })
+
+  it("a confirmation that expired across a restart says so and sends nothing", async () => {
+    const skew = { value: 0 }
+    const r = await open({ clockSkewMs: skew })
+    const orderId = await placeOrder(r)
+    expect((await r.say(trader, `/cancel ${orderId}`)).outcome).toBe("ask")
+    const ask = r.last(trader.id)
+    await r.restart(() => {
+      skew.value = 10 * 60_000
+    })
+    const before = r.simulator.counters().cancelOrder
+    expect((await r.press(trader, ask, "✅ Cancel order")).outcome).toBe("not_pending:Expired")
+    expect(r.last(trader.id).text).toContain("This confirmation expired")
+    expect(r.simulator.counters().cancelOrder).toBe(before)
+  })
+
+  it("Back pressed before a restart stays called off after it", async () => {
+    const r = await open()
+    const orderId = await placeOrder(r)
+    expect((await r.say(trader, `/cancel ${orderId}`)).outcome).toBe("ask")
+    const ask = r.last(trader.id)
+    const confirm = cancelData(ask)
+    await r.press(trader, ask, "‹ Back")
+    await r.restart()
+    const before = r.simulator.counters().cancelOrder
+    expect((await r.handled(r.api.pressData(trader, ask, confirm))).outcome).toBe("not_pending:Dropped")
+    expect(r.simulator.counters().cancelOrder).toBe(before)
+  })
+})
+
 /** A plan order placed outside the bot (on the exchange's site, say), through core's client. */
 const placePlan = async (simulator: RunningSimulator, trigger: number) => {
   const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent

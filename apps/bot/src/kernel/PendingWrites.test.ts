@@ -1,6 +1,8 @@
+import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import * as CallbackData from "./CallbackData.js"
-import { PendingWrites } from "./PendingWrites.js"
+import { PendingWrites, savedWrites } from "./PendingWrites.js"
+import type { SavedWrites } from "./PendingWrites.js"
 
 describe("pending writes", () => {
   it("hands a write to one Confirm of its owner only, never again, and none after Back or expiry", () => {
@@ -30,6 +32,45 @@ describe("pending writes", () => {
     expect(writes.size).toBe(3)
     expect(writes.claim(ids[0]!, 1)._tag).toBe("Missing")
     expect(writes.claim(ids[3]!, 1)).toEqual({ _tag: "Claimed", write: 4 })
+  })
+
+  it("saves a claim before it is sent and restores waiting, sent and dropped writes through their schema, within the cap", async () => {
+    let now = 1_000
+    const schema = savedWrites(Schema.Struct({ symbol: Schema.String }))
+    // each save goes through the stored form (JSON) and back, as the store does
+    let stored: string | undefined
+    const persistence = {
+      load: async () => (stored === undefined ? undefined : Schema.decodeUnknownSync(schema)(JSON.parse(stored))),
+      save: async (saved: SavedWrites<{ readonly symbol: string }>) => void (stored = JSON.stringify(Schema.encodeSync(schema)(saved)))
+    }
+    const first = new PendingWrites<{ readonly symbol: string }>(60_000, () => now, 3, persistence)
+    const [old, sent, dropped, waiting] = ["a", "b", "c", "d"].map((symbol) => first.create(1, { symbol }))
+    expect(first.claim(sent!, 1)._tag).toBe("Claimed")
+    expect(first.drop(dropped!, 1)._tag).toBe("Claimed")
+    await first.saved()
+
+    now = 2_000
+    const second = new PendingWrites<{ readonly symbol: string }>(60_000, () => now, 2, persistence)
+    await second.restore()
+    // a smaller cap keeps the newest: the dropped and the waiting one
+    expect(second.size).toBe(2)
+    expect(second.claim(old!, 1, 500)).toEqual({ _tag: "Missing", restarted: true })
+    expect(second.claim(sent!, 1)).toEqual({ _tag: "Missing", restarted: false })
+    expect(second.claim(dropped!, 1)).toEqual({ _tag: "Dropped" })
+    expect(second.claim(waiting!, 2)).toEqual({ _tag: "NotYours" })
+    expect(second.claim(waiting!, 1)).toEqual({ _tag: "Claimed", write: { symbol: "d" } })
+    await second.saved()
+
+    now = 100_000
+    const third = new PendingWrites<{ readonly symbol: string }>(60_000, () => now, 3, persistence)
+    await third.restore()
+    expect(third.claim(waiting!, 1)).toEqual({ _tag: "Sent" })
+    const late = third.create(1, { symbol: "e" })
+    await third.saved()
+    now += 60_001
+    const fourth = new PendingWrites<{ readonly symbol: string }>(60_000, () => now, 3, persistence)
+    await fourth.restore()
+    expect(fourth.claim(late, 1)).toEqual({ _tag: "Expired" })
   })
 
   it("puts its buttons and the managing buttons in 64 bytes that read back as made", () => {

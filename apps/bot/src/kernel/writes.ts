@@ -29,20 +29,22 @@ const messageTime = (ctx: BotContext): number | undefined => {
 
 /**
  * Handles Confirm and Back presses of one feature's confirmations: claims the write (Confirm) or drops it (Back) for
- * the presser, then hands the claim on. The handler answers the press.
+ * the presser, saves the claim, then hands it on. The handler answers the press.
  */
 export const onWrite = <W>(
   feature: WriteFeature,
   pending: PendingWrites<W>,
   handle: (ctx: BotContext, claim: WriteClaim<W>, go: boolean) => Promise<void>
 ): Middleware<BotContext> =>
-(ctx, next) => {
+async (ctx, next) => {
   const data = ctx.button
   if (data?._tag !== "Write" || data.feature !== feature) return next()
   const owner = ctx.from?.id ?? 0
   const claim = data.go ? pending.claim(data.id, owner, messageTime(ctx)) : pending.drop(data.id, owner, messageTime(ctx))
   if (claim._tag === "NotYours") ctx.note("denied:not_owner", data.id, "warn")
   else if (claim._tag !== "Claimed") ctx.note(`not_pending:${claim._tag}`, data.id)
+  // the claim is saved first: after a restart, a write that may have gone out is never sent again
+  if (claim._tag === "Claimed") await pending.saved()
   return handle(ctx, claim, data.go)
 }
 

@@ -5,7 +5,6 @@ import { BigDecimal, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
-import { PendingWrites } from "../../kernel/PendingWrites.js"
 import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
@@ -21,9 +20,10 @@ import {
   leverageAskView,
   leverageRefusal,
   leverageView,
+  LeverageWrite,
   unchangedView
 } from "./format.js"
-import type { LeverageReading, LeverageWrite } from "./format.js"
+import type { LeverageReading } from "./format.js"
 import { parseLeverage } from "./parse.js"
 
 const readBalance = Effect.all({
@@ -64,7 +64,7 @@ const changesNothing = (reading: LeverageReading, write: LeverageWrite): boolean
 
 export const account = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  const pending = new PendingWrites<LeverageWrite>(deps.confirmations.ttlMillis, deps.now)
+  const pending = deps.pendingWrites("leverage", LeverageWrite)
 
   const showBalance = async (ctx: BotContext) => {
     const balance = await run(ctx, deps, readBalance)

@@ -1,6 +1,7 @@
 /** Account views: the balance (futures and spot) and a market's leverage, with the leverage change's confirmation. */
-import type { Asset, BatchOrder, Contract, Leverage, Position } from "@tradedesk/core"
-import { BigDecimal, Option } from "effect"
+import { BatchOrder } from "@tradedesk/core"
+import type { Asset, Contract, Leverage, Position } from "@tradedesk/core"
+import { BigDecimal, Option, Schema } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import { confirmRow } from "../../kernel/writes.js"
@@ -68,12 +69,13 @@ export interface LeverageReading {
 }
 
 /** A leverage change waiting for Confirm: the margin mode first when it changes, then the leverage. */
-export interface LeverageWrite {
-  readonly symbol: string
-  readonly from: BatchOrder.MarginMode
-  readonly marginMode: BatchOrder.MarginMode
-  readonly leverage: number | undefined
-}
+export const LeverageWrite = Schema.Struct({
+  symbol: Schema.String,
+  from: Schema.typeSchema(BatchOrder.MarginModeFromCode),
+  marginMode: Schema.typeSchema(BatchOrder.MarginModeFromCode),
+  leverage: Schema.UndefinedOr(Schema.Number)
+})
+export interface LeverageWrite extends Schema.Schema.Type<typeof LeverageWrite> {}
 
 /** The leverage in force in the mode: cross has one; isolated one per side. */
 const inForce = (reading: LeverageReading): string => {

@@ -1,6 +1,6 @@
 /** Open-order views: the list with its Cancel buttons, the confirmations, and the outcome of a cancel. */
 import type { Cancel, Order } from "@tradedesk/core"
-import { BigDecimal, DateTime, Option } from "effect"
+import { BigDecimal, DateTime, Option, Schema } from "effect"
 import { bold, code, fmt, italic, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { CallbackData } from "../../kernel/CallbackData.js"
@@ -13,23 +13,21 @@ export const OPEN_PAGE_SIZE = 8
 const MAX_CANCEL_ALL_BUTTONS = 4
 
 /** Which list a view shows: the filter and the page. */
-export interface OpenState {
-  readonly symbol: string | undefined
-  readonly page: number
-}
+export const OpenState = Schema.Struct({ symbol: Schema.UndefinedOr(Schema.String), page: Schema.Number })
+export interface OpenState extends Schema.Schema.Type<typeof OpenState> {}
 
-/** A cancel waiting for Confirm. */
-export type OpenWrite =
-  | {
-    readonly _tag: "Cancel"
-    readonly symbol: string
+/** A cancel waiting for Confirm, and the list to show after (`back`). */
+export const OpenWrite = Schema.Union(
+  Schema.TaggedStruct("Cancel", {
+    symbol: Schema.String,
     /** the order as the trader named it: by the exchange's id, or by its client id */
-    readonly orderId: string | undefined
-    readonly clientOid: string | undefined
-    /** the list to show after */
-    readonly back: OpenState
-  }
-  | { readonly _tag: "CancelAll"; readonly symbol: string | undefined; readonly back: OpenState }
+    orderId: Schema.UndefinedOr(Schema.String),
+    clientOid: Schema.UndefinedOr(Schema.String),
+    back: OpenState
+  }),
+  Schema.TaggedStruct("CancelAll", { symbol: Schema.UndefinedOr(Schema.String), back: OpenState })
+)
+export type OpenWrite = typeof OpenWrite.Type
 
 const KIND_NAMES: Readonly<Record<Order.OrderKind, string>> = {
   open_long: "Open long",

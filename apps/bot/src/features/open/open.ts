@@ -6,7 +6,6 @@ import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
 import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
-import { PendingWrites } from "../../kernel/PendingWrites.js"
 import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
@@ -23,9 +22,10 @@ import {
   goneNote,
   nothingOpenView,
   notOpenView,
-  openView
+  openView,
+  OpenWrite
 } from "./format.js"
-import type { OpenState, OpenWrite } from "./format.js"
+import type { OpenState } from "./format.js"
 import { parseCancel, parseSymbol } from "./parse.js"
 import type { CancelTarget } from "./parse.js"
 
@@ -48,7 +48,7 @@ const matches = (target: CancelTarget) => (order: Order.Order): boolean =>
 
 export const open = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  const pending = new PendingWrites<OpenWrite>(deps.confirmations.ttlMillis, deps.now)
+  const pending = deps.pendingWrites("open", OpenWrite)
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
 
   /** The list of `state`, with `note` above; when the list cannot be read, the note alone and the reason. */

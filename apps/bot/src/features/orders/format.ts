@@ -1,6 +1,6 @@
 /** Order views: the plan-order list, a batch preview and a batch result. */
 import type { BatchOrder, Cancel, PlanOrder } from "@tradedesk/core"
-import { BigDecimal, DateTime, Option } from "effect"
+import { BigDecimal, DateTime, Option, Schema } from "effect"
 import { bold, code, fmt, italic, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { Batch, NotClaimed } from "../../kernel/Confirmations.js"
@@ -55,11 +55,12 @@ ${italic(`created ${utc(DateTime.toEpochMillis(order.createdAt))} · id ${oneLin
 }
 
 /** A plan-order cancel waiting for Confirm, and the list to show after. */
-export interface PlanWrite {
-  readonly orderId: string
-  readonly symbol: string
-  readonly back: { readonly symbol: string | undefined; readonly page: number }
-}
+export const PlanWrite = Schema.Struct({
+  orderId: Schema.String,
+  symbol: Schema.String,
+  back: Schema.Struct({ symbol: Schema.UndefinedOr(Schema.String), page: Schema.Number })
+})
+export interface PlanWrite extends Schema.Schema.Type<typeof PlanWrite> {}
 
 /** Only a plan order still waiting for its trigger can be cancelled. */
 export const isWorking = (order: PlanOrder.PlanOrder): boolean => order.status === "pending"

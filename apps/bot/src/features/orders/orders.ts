@@ -16,7 +16,6 @@ import { essential } from "../../kernel/telegram/Pacer.js"
 import { view } from "../../kernel/view.js"
 import { fmt } from "telegraf/format"
 import type { View } from "../../kernel/view.js"
-import { PendingWrites } from "../../kernel/PendingWrites.js"
 import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
 import { checkBatch, confirmable } from "./checks.js"
@@ -33,10 +32,11 @@ import {
   planCancelledNote,
   planGoneNote,
   planHistoryView,
+  PlanWrite,
   previewView,
   resultView
 } from "./format.js"
-import type { PlanWrite, PreviewChecks } from "./format.js"
+import type { PreviewChecks } from "./format.js"
 import { parseOrder, parseOrders } from "./parse.js"
 import type { OrderArgs } from "./parse.js"
 
@@ -155,7 +155,7 @@ export const orders = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
   const validMinutes = Math.round(deps.confirmations.ttlMillis / 60_000)
 
-  const plans = new PendingWrites<PlanWrite>(deps.confirmations.ttlMillis, deps.now)
+  const plans = deps.pendingWrites("plan", PlanWrite)
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
 
   const showOrders = async (ctx: BotContext, symbol: string | undefined, page: number, note?: FmtString) => {

@@ -1,7 +1,7 @@
 /** Position views: each open position with its PnL and liquidation price, Close per market, and the close's outcome. */
 import type { Cancel, Contract, Position, Ticker } from "@tradedesk/core"
 import { ContractRules, Position as Positions } from "@tradedesk/core"
-import { BigDecimal, Option } from "effect"
+import { BigDecimal, Option, Schema } from "effect"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import { assets } from "../../kernel/symbols.js"
@@ -13,9 +13,8 @@ import type { Button, View } from "../../kernel/view.js"
 const MAX_CLOSE_BUTTONS = 8
 
 /** A close waiting for Confirm: every position of the market, at market. */
-export interface CloseWrite {
-  readonly symbol: string
-}
+export const CloseWrite = Schema.Struct({ symbol: Schema.String })
+export interface CloseWrite extends Schema.Schema.Type<typeof CloseWrite> {}
 
 /** What a position is shown with: its contract (to round the entry to the price step) and its market's ticker (the mark). */
 export interface PositionRow {

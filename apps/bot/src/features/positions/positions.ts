@@ -7,14 +7,13 @@ import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
 import { snapshot } from "../../kernel/MarketData.js"
 import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
-import { PendingWrites } from "../../kernel/PendingWrites.js"
 import { run, runExit, send, show } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { view } from "../../kernel/view.js"
 import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
-import { checkPositions, closeAgain, closeAskView, closedNote, noPositionView, positionsView } from "./format.js"
-import type { CloseWrite, PositionRow } from "./format.js"
+import { checkPositions, closeAgain, closeAskView, closedNote, CloseWrite, noPositionView, positionsView } from "./format.js"
+import type { PositionRow } from "./format.js"
 
 /** A position's contract, or none when the contract list cannot say (the entry is then shown unrounded). */
 const contractOf = (position: Position.Position) =>
@@ -37,7 +36,7 @@ const close = (symbol: string) => Effect.flatMap(Orders.Orders, (orders) => orde
 
 export const positions = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  const pending = new PendingWrites<CloseWrite>(deps.confirmations.ttlMillis, deps.now)
+  const pending = deps.pendingWrites("position", CloseWrite)
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
 
   const showPositions = async (ctx: BotContext, note?: FmtString) => {
