@@ -1,5 +1,5 @@
 /**
- * The operations as data: method, host, path, signing, weights (docs/interface.md §8), whether it writes, envelope, request
+ * The V2 table (docs/interface.md, docs/trading.md), and what an endpoint of any version is. The operations as data: method, host, path, signing, weights (docs/interface.md §8), whether it writes, envelope, request
  * schema (caller's parameters ⇄ wire query or body) and response decoder. Services pick their entry; only the
  * transport reads it. Besides the five operations of docs/interface.md: the exchange's server time.
  */
@@ -7,6 +7,7 @@ import * as Schema from "effect/Schema"
 import * as AffiliateUserStats from "./affiliate/AffiliateUserStats.js"
 import * as BatchOrder from "./orders/BatchOrder.js"
 import type { EndpointName } from "./Errors.js"
+import type { WireTable } from "./Wire.js"
 import * as W from "./internal/wireRecord.js"
 import type { Codec } from "./internal/wireRecord.js"
 import { FuturesSymbol } from "./Params.js"
@@ -28,7 +29,7 @@ import * as Ticker from "./market/Ticker.js"
 
 export interface Endpoint<Params, A> {
   readonly name: EndpointName
-  readonly method: "GET" | "POST"
+  readonly method: "GET" | "POST" | "DELETE"
   /** `futures` is served from the futures base URL, `spot` (spot and affiliate) from the spot base URL */
   readonly api: "futures" | "spot"
   readonly path: string
@@ -51,10 +52,11 @@ export interface Endpoint<Params, A> {
   readonly exactIntegers?: boolean
   /**
    * `bare` JSON, the spot `{ code: "00000", data }` envelope or the affiliate `{ code: "200", data }` envelope (also the
-   * `{ code: "200", msg: "success" }` acknowledgement of the futures account writes, which has no `data`)
+   * `{ code: "200", msg: "success" }` acknowledgement of the futures account writes, which has no `data`); `v3`: bare
+   * JSON whose errors are a non-2xx status or a negative numeric `code` (docs/v3.md §1.4, §1.5)
    */
-  readonly envelope: "bare" | "spot" | "affiliate"
-  /** parameters go in the `query` string or the JSON `body` */
+  readonly envelope: "bare" | "spot" | "affiliate" | "v3"
+  /** parameters go in the `query` string or the JSON `body` (a V3 DELETE may carry either) */
   readonly location: "query" | "body"
   /** the wire side differs per endpoint (query strings or a JSON body) and only the transport reads it: left open */
   readonly request: Schema.Schema<Params, any>
@@ -573,4 +575,39 @@ export const position: Endpoint<Position.PositionRequest, ReadonlyArray<Position
   location: "query",
   request: Position.PositionRequest,
   response: Position.PositionList
+}
+
+/** Every operation of V2, each one request. */
+export const table: WireTable = {
+  version: "v2",
+  serverTime,
+  tickers,
+  planOrders,
+  batchOrders,
+  spotBills,
+  affiliateStats,
+  openOrders,
+  orderDetail,
+  orderHistory,
+  fills,
+  cancelOrder,
+  cancelOrders,
+  placePlanOrder,
+  cancelPlanOrder,
+  planOrderHistory,
+  closePositions,
+  cancelAllOrders,
+  contracts,
+  ticker,
+  depth,
+  candles,
+  futuresAssets,
+  accounts,
+  accountSettings,
+  setLeverage,
+  setMarginMode,
+  futuresBills,
+  spotAssets,
+  positions,
+  position
 }

@@ -136,7 +136,8 @@ export const ApiErrorCategory = Schema.Literal(
 export type ApiErrorCategory = Schema.Schema.Type<typeof ApiErrorCategory>
 
 /**
- * Exchange error codes (docs/exchange.md) by category. Codes not listed are `unknown`, never guessed. 40008 (timestamp more
+ * Exchange error codes (docs/exchange.md; V3's negative codes: docs/v3.md §1.5) by category. Codes not listed are
+ * `unknown`, never guessed. 40008 (timestamp more
  * than 30 s off the exchange's clock) is `clock`: measuring the offset again fixes it. 40005 (ACCESS-TIMESTAMP not 13
  * digits of milliseconds) stays `auth`: it is a malformed header, which no clock offset mends.
  */
@@ -169,7 +170,53 @@ const CATEGORY_BY_CODE: Readonly<Record<string, ApiErrorCategory>> = {
   "40102": "not_found",
   "43001": "not_found",
   "43002": "rejected",
-  "429": "rate_limit"
+  "429": "rate_limit",
+  // V3: negative numeric codes. -1054 ("system error", also seen for a cancel of an unknown order) may follow an
+  // action, so it stays `server`; -1150 (method not supported) is refused before acting.
+  "-1000": "server",
+  "-1054": "server",
+  "-1040": "auth",
+  "-1041": "auth",
+  "-1042": "auth",
+  "-1044": "auth",
+  "-1047": "auth",
+  "-1049": "auth",
+  "-1043": "clock",
+  "-1046": "clock",
+  "-1045": "parameter",
+  "-1050": "permission",
+  "-1051": "permission",
+  "-1052": "permission",
+  "-1053": "permission",
+  "-1055": "permission",
+  "-1056": "permission",
+  "-1057": "permission",
+  "-1058": "permission",
+  "-1190": "permission",
+  "-3235": "permission",
+  "-3236": "permission",
+  "-1115": "parameter",
+  "-1116": "parameter",
+  "-1117": "parameter",
+  "-1128": "parameter",
+  "-1135": "parameter",
+  "-1140": "parameter",
+  "-1141": "parameter",
+  "-1142": "parameter",
+  "-1150": "parameter",
+  "-1160": "parameter",
+  "-1170": "parameter",
+  "-1171": "parameter",
+  "-1180": "parameter",
+  "-3006": "parameter",
+  "-3007": "parameter",
+  "-3201": "parameter",
+  "-3313": "parameter",
+  "-1121": "not_found",
+  "-2007": "not_found",
+  "-2200": "not_found",
+  "-3200": "not_found",
+  "-3613": "server"
 }
 
 /** The category of an exchange code; an unlisted code in a 5xx answer is the server's trouble. */
@@ -233,6 +280,28 @@ export class ExchangeApiError extends Schema.TaggedError<ExchangeApiError>()("Ex
       ? "check the machine's clock, or set clockOffsetMs"
       : `the clock was synced again since: offset ${signedMillis(measured)} ms`
     return `${head}; signed with a clock offset of ${signedMillis(used)} ms; ${after}; nothing was placed or changed, so it may be sent again)`
+  }
+}
+
+/** The API versions a client speaks (docs/v3.md): `v2` is the specification's, `v3` the exchange's current one. */
+export const ApiVersion = Schema.Literal("v2", "v3")
+export type ApiVersion = Schema.Schema.Type<typeof ApiVersion>
+
+/**
+ * The operation does not exist in the API version the client speaks (e.g. an endpoint one version dropped). Nothing
+ * was sent; the other version may have it.
+ */
+export class UnsupportedOperationError extends Schema.TaggedError<UnsupportedOperationError>()("UnsupportedOperationError", {
+  endpoint: EndpointName,
+  apiVersion: ApiVersion,
+  /** why, and what to use instead */
+  reason: Schema.String
+}) {
+  get retryable() {
+    return false
+  }
+  override get message() {
+    return `${this.endpoint}: not available on the exchange's API ${this.apiVersion}: ${this.reason}`
   }
 }
 
@@ -357,6 +426,7 @@ export type TradeDeskError =
   | RateLimitError
   | DecodeError
   | OutcomeUnknownError
+  | UnsupportedOperationError
 
 /**
  * Whether a read is sent again at once, within its retry budget: a failure that may pass by itself. Rate limits and

@@ -7,12 +7,27 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
-/** Futures symbols are lower case with the `cmt_` prefix, e.g. `cmt_btcusdt`. */
-export const FuturesSymbol = Schema.String.pipe(
-  Schema.pattern(/^cmt_[a-z0-9]{2,30}$/, {
-    message: (issue) => `expected a futures symbol like cmt_btcusdt, got ${JSON.stringify(issue.actual)}`
+const SYMBOL = /^(?:cmt_[a-z0-9]{2,30}|[A-Z0-9]{2,30})$/
+
+/**
+ * A futures symbol as callers write it: the specification's `cmt_btcusdt`, or V3's `BTCUSDT` (docs/v3.md §1.7).
+ * Answers always name symbols in the first form, whatever the API version.
+ */
+export const SymbolInput = Schema.String.pipe(
+  Schema.pattern(SYMBOL, {
+    message: (issue) => `expected a futures symbol like cmt_btcusdt (or BTCUSDT), got ${JSON.stringify(issue.actual)}`
   })
 )
+
+/** `cmt_btcusdt` for either form. */
+export const specSymbol = (symbol: string): string => (symbol.startsWith("cmt_") ? symbol : `cmt_${symbol.toLowerCase()}`)
+
+/** A futures symbol in a V2 request: either form in, `cmt_btcusdt` on the wire. */
+export const FuturesSymbol = Schema.transform(Schema.String, SymbolInput, {
+  strict: true,
+  decode: (wire) => wire,
+  encode: specSymbol
+})
 
 /** A point in time as callers have it: a `DateTime`, a `Date` or epoch milliseconds. */
 export const TimeInput = Schema.Union(

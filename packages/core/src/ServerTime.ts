@@ -7,7 +7,6 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Endpoints from "./Endpoints.js"
 import { DecodeError } from "./Errors.js"
 import type { TradeDeskError } from "./Errors.js"
 import { TradingHttp } from "./TradingHttp.js"
@@ -22,7 +21,7 @@ export const layer: Layer.Layer<ServerTime, never, TradingHttp> = Layer.effect(
   Effect.map(TradingHttp, (http) =>
     ServerTime.of({
       now: () =>
-        Effect.flatMap(http.call(Endpoints.serverTime, {}), ({ epochMillis }) =>
+        Effect.flatMap(http.call(http.wire.serverTime, {}), ({ epochMillis }) =>
           Option.match(DateTime.make(epochMillis), {
             onNone: () =>
               Effect.fail(new DecodeError({ endpoint: "serverTime", detail: `at timestamp: not a date: ${epochMillis}`, bodyExcerpt: String(epochMillis) })),

@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as EffectConfigError from "effect/ConfigError"
 import { ConfigError } from "./Errors.js"
+import type { ApiVersion } from "./Errors.js"
 
 export const PRODUCTION_FUTURES_BASE_URL = "https://api-contract.weex.com"
 export const PRODUCTION_SPOT_BASE_URL = "https://api-spot.weex.com"
@@ -32,7 +33,10 @@ export interface Credentials {
 export interface RateLimitSettings {
   /** weight allowed per window for all processes behind one IP (default 500) */
   readonly ipWeightPerWindow: number
-  /** weight allowed per window for one API key (default 500) */
+  /**
+   * weight allowed per window for one API key (default 500); on V3, the account's ORDERS count: orders placed per
+   * window, a batch counting 5 (default 5, the exchange's published sample, until its `exchangeInfo` says otherwise)
+   */
   readonly uidWeightPerWindow: number
   readonly window: Duration.Duration
   /** order-placing requests per second (default 10) */
@@ -48,6 +52,8 @@ export interface RateLimitSettings {
 }
 
 export interface Settings {
+  /** the exchange API spoken (default `v2`, the specification's; the exchange is retiring V2: docs/v3.md) */
+  readonly apiVersion: ApiVersion
   readonly futuresBaseUrl: string
   readonly spotBaseUrl: string
   readonly credentials: Option.Option<Credentials>
@@ -70,6 +76,8 @@ export interface Settings {
 
 /** The options shape shared by `layer` and the Promise facade's `createClient`. */
 export interface Options {
+  /** `"v2"` (default) or `"v3"` */
+  readonly apiVersion?: ApiVersion
   readonly futuresBaseUrl?: string
   readonly spotBaseUrl?: string
   readonly apiKey?: string | Redacted.Redacted<string>
@@ -167,7 +175,15 @@ export const DEFAULT_MAX_DECIMAL_LENGTH = 100
 /** Largest `maxDecimalLength`: the cap exists to bound the work of parsing one number. */
 const MAX_DECIMAL_LENGTH_LIMIT = 100_000
 
-const rateLimitSettings = (limits: Options["rateLimit"]): Checked<RateLimitSettings | false> =>
+/** The ORDERS budget of V3 per window when none is given: the exchange's published sample (docs/v3.md §1.6). */
+export const DEFAULT_V3_ORDERS_PER_WINDOW = 5
+
+const apiVersion = (value: unknown): Checked<ApiVersion> =>
+  value === undefined || value === "v2" || value === "v3"
+    ? Either.right(value ?? "v2")
+    : invalid("apiVersion", `must be "v2" or "v3", got ${shown(value)}`)
+
+const rateLimitSettings = (limits: Options["rateLimit"], version: ApiVersion): Checked<RateLimitSettings | false> =>
   Either.gen(function*() {
     if (limits === false) return false
     if (limits !== undefined && (typeof limits !== "object" || limits === null)) return yield* invalid("rateLimit", "must be an object or false")
@@ -178,7 +194,11 @@ const rateLimitSettings = (limits: Options["rateLimit"]): Checked<RateLimitSetti
     }
     return {
       ipWeightPerWindow: yield* positive("rateLimit.ipWeightPerWindow", given.ipWeightPerWindow, 500),
-      uidWeightPerWindow: yield* positive("rateLimit.uidWeightPerWindow", given.uidWeightPerWindow, 500),
+      uidWeightPerWindow: yield* positive(
+        "rateLimit.uidWeightPerWindow",
+        given.uidWeightPerWindow,
+        version === "v3" ? DEFAULT_V3_ORDERS_PER_WINDOW : 500
+      ),
       window: Duration.millis(yield* positive("rateLimit.windowMs", given.windowMs, 10_000)),
       orderRequestsPerSecond: yield* positive("rateLimit.orderRequestsPerSecond", given.orderRequestsPerSecond, 10),
       orderReserve: yield* fraction("rateLimit.orderReserve", given.orderReserve, DEFAULT_ORDER_RESERVE),
@@ -205,7 +225,9 @@ export const validate = (options: Options): Checked<Settings> =>
       return yield* invalid(missing[0]!, `is missing: API credentials are all three or none (missing: ${missing.join(", ")})`)
     }
     if (options.locale !== undefined && typeof options.locale !== "string") return yield* invalid("locale", "must be a string")
+    const version = yield* apiVersion(options.apiVersion)
     return {
+      apiVersion: version,
       futuresBaseUrl: yield* baseUrl("futuresBaseUrl", options.futuresBaseUrl, PRODUCTION_FUTURES_BASE_URL),
       spotBaseUrl: yield* baseUrl("spotBaseUrl", options.spotBaseUrl, PRODUCTION_SPOT_BASE_URL),
       credentials: apiKey && apiSecret && apiPassphrase ? Option.some({ apiKey, apiSecret, apiPassphrase }) : Option.none(),
@@ -216,7 +238,7 @@ export const validate = (options: Options): Checked<Settings> =>
       readRetries: yield* integer("readRetries", options.readRetries, 2, 0, MAX_READ_RETRIES),
       maxResponseBytes: yield* integer("maxResponseBytes", options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1, MAX_RESPONSE_BYTES_LIMIT),
       maxDecimalLength: yield* integer("maxDecimalLength", options.maxDecimalLength, DEFAULT_MAX_DECIMAL_LENGTH, 1, MAX_DECIMAL_LENGTH_LIMIT),
-      rateLimit: yield* rateLimitSettings(options.rateLimit)
+      rateLimit: yield* rateLimitSettings(options.rateLimit, version)
     }
   })
 
@@ -233,6 +255,7 @@ const optionalBoolean = (name: string) => Config.option(Config.boolean(name)).pi
 
 /** The environment variable of each option read from the environment, to name the variable in a ConfigError. */
 const VARIABLE_OF: Readonly<Record<string, string>> = {
+  apiVersion: "TRADEDESK_API_VERSION",
   futuresBaseUrl: "TRADEDESK_FUTURES_BASE_URL",
   spotBaseUrl: "TRADEDESK_SPOT_BASE_URL",
   apiKey: "TRADEDESK_API_KEY",
@@ -253,13 +276,14 @@ const VARIABLE_OF: Readonly<Record<string, string>> = {
 }
 
 /**
- * Options from the environment: `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
+ * Options from the environment: `TRADEDESK_API_VERSION` (`v2` or `v3`), `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
  * `TRADEDESK_API_SECRET`, `TRADEDESK_API_PASSPHRASE`, `TRADEDESK_LOCALE`, `TRADEDESK_TIMEOUT_MS`,
  * `TRADEDESK_CLOCK_OFFSET_MS`, `TRADEDESK_SYNC_CLOCK`, `TRADEDESK_MAX_RESPONSE_BYTES`, `TRADEDESK_MAX_DECIMAL_LENGTH`,
  * `TRADEDESK_IP_WEIGHT_PER_WINDOW`, `TRADEDESK_UID_WEIGHT_PER_WINDOW`, `TRADEDESK_RATE_WINDOW_MS`,
  * `TRADEDESK_RATE_MAX_WAIT_MS`, `TRADEDESK_RATE_ORDER_RESERVE`, `TRADEDESK_RATE_LIMIT` (`wait`, `fail` or `off`).
  */
 export const optionsFromEnv: Config.Config<Options> = Config.all({
+  apiVersion: Config.option(Config.literal("v2", "v3")("TRADEDESK_API_VERSION")).pipe(Config.map(Option.getOrUndefined)),
   futuresBaseUrl: optionalString("TRADEDESK_FUTURES_BASE_URL"),
   spotBaseUrl: optionalString("TRADEDESK_SPOT_BASE_URL"),
   apiKey: optionalSecret("TRADEDESK_API_KEY"),

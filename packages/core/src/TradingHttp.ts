@@ -37,20 +37,29 @@ import {
   isTransient,
   OutcomeUnknownError,
   RateLimitError,
-  TransportError
+  TransportError,
+  UnsupportedOperationError
 } from "./Errors.js"
 import type { TradeDeskError } from "./Errors.js"
 import { quoteLongIntegers } from "./internal/exactIntegers.js"
+import { jsonText } from "./internal/jsonText.js"
 import * as HandOut from "./internal/handOut.js"
 import { ResponseTooLarge } from "./internal/ResponseTooLarge.js"
 import { signedMillis } from "./internal/signedMillis.js"
 import { accountKey, RateLimit } from "./RateLimit.js"
 import * as Signer from "./Signer.js"
 import { TradeDeskConfig } from "./TradeDeskConfig.js"
+import * as V3 from "./v3/table.js"
+import type { Operation, WireTable } from "./Wire.js"
 
 export class TradingHttp extends Context.Tag("@tradedesk/core/TradingHttp")<TradingHttp, {
-  readonly call: <P, A>(endpoint: Endpoint<P, A>, params: P) => Effect.Effect<A, TradeDeskError>
+  /** the operations of the configured API version: services pick their entry here */
+  readonly wire: WireTable
+  readonly call: <P, A>(operation: Operation<P, A>, params: P) => Effect.Effect<A, TradeDeskError>
 }>() {}
+
+/** The table of an API version. */
+export const wireOf = (version: WireTable["version"]): WireTable => (version === "v3" ? V3.table : Endpoints.table)
 
 /**
  * Called when a write's request is handed to the HTTP client: from then on, until its answer is read, an interrupted
@@ -94,7 +103,7 @@ const encodeParams = <P>(endpoint: Endpoint<P, any>, params: P): Either.Either<{
   Either.match(Schema.encodeUnknownEither(endpoint.request, { errors: "first" })(params ?? {}), {
     onLeft: (error) => Either.left(inputError(endpoint, params ?? {}, error)),
     onRight: (wire: Record<string, unknown>) => {
-      if (endpoint.location === "body") return Either.right({ query: "", body: JSON.stringify(wire) })
+      if (endpoint.location === "body") return Either.right({ query: "", body: jsonText(wire) })
       const query = new URLSearchParams()
       for (const [key, value] of Object.entries(wire)) if (value !== undefined) query.append(key, String(value))
       return Either.right({ query: query.toString(), body: "" })
@@ -134,6 +143,8 @@ interface ExchangeErrorBody {
   readonly msg: string
   /** whether the body carried a message at all: a bare answer with only a `code` is not an error body */
   readonly hasMessage: boolean
+  /** V3's error mark: a negative numeric code (its success bodies carry string codes such as `"200"`) */
+  readonly negative: boolean
 }
 
 const errorBodyOf = (json: unknown): ExchangeErrorBody | undefined => {
@@ -141,7 +152,7 @@ const errorBodyOf = (json: unknown): ExchangeErrorBody | undefined => {
   const { code, msg, message } = json
   if (typeof code !== "string" && typeof code !== "number") return undefined
   const text = typeof msg === "string" ? msg : typeof message === "string" ? message : undefined
-  return { code: String(code), msg: text ?? "", hasMessage: text !== undefined }
+  return { code: String(code), msg: text ?? "", hasMessage: text !== undefined, negative: typeof code === "number" && code < 0 }
 }
 
 /** Both envelopes' success codes: the sources disagree on which envelope uses which, so either is accepted. */
@@ -295,6 +306,8 @@ const make = Effect.gen(function*() {
     if (endpoint.envelope === "bare") {
       // a bare-JSON operation answers errors as `{ code, msg }` in place of its array or object
       if (errorBody?.hasMessage) return refused(errorBody)
+    } else if (endpoint.envelope === "v3") {
+      if (errorBody?.negative) return refused(errorBody)
     } else {
       if (errorBody === undefined || !Predicate.isRecord(json)) {
         return Effect.fail(new DecodeError({ endpoint: endpoint.name, detail: "the response envelope has no code", bodyExcerpt: excerpt(text) }))
@@ -308,15 +321,17 @@ const make = Effect.gen(function*() {
     })
   }
 
+  const table = wireOf(settings.apiVersion)
+
   const urlOf = (endpoint: Endpoint<any, any>, query: string) =>
     `${endpoint.api === "futures" ? settings.futuresBaseUrl : settings.spotBaseUrl}${endpoint.path}${query.length > 0 ? `?${query}` : ""}`
 
   /** The exchange's clock minus the local one, from the server-time endpoint; half the round trip counts. */
   const measureOffset = Effect.scoped(Effect.gen(function*() {
-    yield* limiter.guard(Endpoints.serverTime, undefined)
-    const request = HttpClientRequest.get(urlOf(Endpoints.serverTime, "")).pipe(HttpClientRequest.setHeaders(localeHeader))
-    const answer = yield* exchange(Endpoints.serverTime, request)
-    const { epochMillis } = yield* interpret(Endpoints.serverTime, answer)
+    yield* limiter.guard(table.serverTime, undefined)
+    const request = HttpClientRequest.get(urlOf(table.serverTime, "")).pipe(HttpClientRequest.setHeaders(localeHeader))
+    const answer = yield* exchange(table.serverTime, request)
+    const { epochMillis } = yield* interpret(table.serverTime, answer)
     if (!isPlausibleTime(epochMillis)) {
       return yield* new DecodeError({ endpoint: "serverTime", detail: `not a time in epoch milliseconds: ${epochMillis}`, bodyExcerpt: excerpt(answer.text) })
     }
@@ -386,7 +401,7 @@ const make = Effect.gen(function*() {
         yield* limiter.guard(endpoint, undefined)
       }
       let request = HttpClientRequest.make(endpoint.method)(urlOf(endpoint, wire.query)).pipe(HttpClientRequest.setHeaders(headers))
-      if (endpoint.method === "POST") request = HttpClientRequest.bodyText(request, wire.body, "application/json")
+      if (endpoint.location === "body") request = HttpClientRequest.bodyText(request, wire.body, "application/json")
       return { answer: yield* exchange(endpoint, request, keys), reading }
     })
 
@@ -404,7 +419,7 @@ const make = Effect.gen(function*() {
 
   const retryReads = Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(settings.readRetries)))
 
-  const call = <P, A>(endpoint: Endpoint<P, A>, params: P): Effect.Effect<A, TradeDeskError> =>
+  const callEndpoint = <P, A>(endpoint: Endpoint<P, A>, params: P): Effect.Effect<A, TradeDeskError> =>
     Either.match(encodeParams(endpoint, params), {
       onLeft: (error): Effect.Effect<A, TradeDeskError> => Effect.fail(error),
       onRight: (wire) => {
@@ -430,7 +445,16 @@ const make = Effect.gen(function*() {
         }))
     )
 
-  return TradingHttp.of({ call })
+  /** An operation of the table: its one request, its requests one after another, or UnsupportedOperation. */
+  const call = <P, A>(operation: Operation<P, A>, params: P): Effect.Effect<A, TradeDeskError> => {
+    if (!("_tag" in operation)) return callEndpoint(operation, params)
+    if (operation._tag === "Unsupported") {
+      return Effect.fail(new UnsupportedOperationError({ endpoint: operation.name, apiVersion: table.version, reason: operation.reason }))
+    }
+    return operation.run(callEndpoint, params)
+  }
+
+  return TradingHttp.of({ wire: table, call })
 })
 
 /** The transport over a supplied HttpClient and RateLimit. */

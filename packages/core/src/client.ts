@@ -58,6 +58,8 @@ import * as RateLimit from "./RateLimit.js"
 import { ServerTime } from "./ServerTime.js"
 import * as TradeDesk from "./TradeDesk.js"
 import * as TradeDeskConfig from "./TradeDeskConfig.js"
+import { isWrite, OPERATION_NAMES } from "./Wire.js"
+import type { Operation, OperationName, ParamsOf, ResultOf } from "./Wire.js"
 import type { Options } from "./TradeDeskConfig.js"
 import { layer as transportLayer, onWriteSent, TradingHttp } from "./TradingHttp.js"
 import type { WriteKeys } from "./TradingHttp.js"
@@ -182,9 +184,9 @@ const batchWithDecimals = (batch: BatchOrdersInput): Effect.Effect<unknown, Inpu
     )
   })
 
-/** The endpoints that change state on the exchange: aborting one says whether its request was sent. */
+/** The operations that change state on the exchange (the same in every version): aborting one says whether its request was sent. */
 const writeNames = (): ReadonlySet<EndpointName> =>
-  new Set(Object.values(Endpoints).flatMap((endpoint: { readonly name: EndpointName; readonly write: unknown }) => (endpoint.write === undefined ? [] : [endpoint.name])))
+  new Set(OPERATION_NAMES.filter((name) => isWrite(Endpoints.table[name])))
 
 export const createClient = (options: Options = {}): TradeDeskClient => {
   const writes = writeNames()
@@ -243,9 +245,19 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     return plain
   }
 
-  /** One call of the transport, decoded straight to plain records. */
-  const call = <P, A>(endpoint: Endpoint<P, A>, params: P, options?: CallOptions): Promise<PlainOf<A>> =>
-    run(endpoint.name, Effect.flatMap(TradingHttp, (http) => http.call(plainOf(endpoint), params)), options)
+  /**
+   * One operation of the configured version's table: one request decoded straight to plain records, or the requests
+   * of a composite operation made plain.
+   */
+  const call = <K extends OperationName>(name: K, params: ParamsOf<K>, options?: CallOptions): Promise<PlainOf<ResultOf<K>>> =>
+    run(
+      name,
+      Effect.flatMap(TradingHttp, (http) => {
+        const operation = http.wire[name] as Operation<ParamsOf<K>, ResultOf<K>>
+        return "_tag" in operation ? Effect.map(http.call(operation, params), toPlain) : http.call(plainOf(operation), params)
+      }),
+      options
+    )
 
   /** A service's result, made plain. */
   const viaService = <A>(endpoint: EndpointName, program: Effect.Effect<A, TradeDeskError, Requirements>, options?: CallOptions) =>
@@ -317,8 +329,8 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
   })
 
   return {
-    tickers: (options) => call(Endpoints.tickers, {}, options),
-    planOrders: (params, options) => call(Endpoints.planOrders, params ?? {}, options),
+    tickers: (options) => call("tickers", {}, options),
+    planOrders: (params, options) => call("planOrders", params ?? {}, options),
     batchOrders: (batch, options) =>
       viaService(
         "batchOrders",
@@ -326,15 +338,15 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
         Effect.flatMap(batchWithDecimals(batch), (checked) => Effect.flatMap(BatchOrders, (service) => service.place(checked as DomainBatchOrdersInput))),
         options
       ),
-    spotBills: (params, options) => call(Endpoints.spotBills, params ?? {}, options),
-    affiliateStats: (params, options) => call(Endpoints.affiliateStats, params ?? {}, options),
+    spotBills: (params, options) => call("spotBills", params ?? {}, options),
+    affiliateStats: (params, options) => call("affiliateStats", params ?? {}, options),
     serverTime: (options) => viaService("serverTime", Effect.flatMap(ServerTime, (service) => service.now()), options),
-    openOrders: (params, options) => call(Endpoints.openOrders, params ?? {}, options),
-    orderDetail: (params, options) => call(Endpoints.orderDetail, params, options),
-    orderHistory: (params, options) => call(Endpoints.orderHistory, params ?? {}, options),
-    fills: (params, options) => call(Endpoints.fills, params ?? {}, options),
-    cancelOrder: (params, options) => call(Endpoints.cancelOrder, params, options),
-    cancelOrders: (params, options) => call(Endpoints.cancelOrders, params, options),
+    openOrders: (params, options) => call("openOrders", params ?? {}, options),
+    orderDetail: (params, options) => call("orderDetail", params, options),
+    orderHistory: (params, options) => call("orderHistory", params ?? {}, options),
+    fills: (params, options) => call("fills", params ?? {}, options),
+    cancelOrder: (params, options) => call("cancelOrder", params, options),
+    cancelOrders: (params, options) => call("cancelOrders", params, options),
     placePlanOrder: (order, options) =>
       viaService(
         "placePlanOrder",
@@ -345,24 +357,24 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
         ),
         options
       ),
-    cancelPlanOrder: (params, options) => call(Endpoints.cancelPlanOrder, params, options),
-    planOrderHistory: (params, options) => call(Endpoints.planOrderHistory, params, options),
-    closePositions: (params, options) => call(Endpoints.closePositions, params ?? {}, options),
+    cancelPlanOrder: (params, options) => call("cancelPlanOrder", params, options),
+    planOrderHistory: (params, options) => call("planOrderHistory", params, options),
+    closePositions: (params, options) => call("closePositions", params ?? {}, options),
     cancelAllOrders: (params, options) => viaService("cancelAllOrders", Effect.flatMap(Orders, (service) => service.cancelAllOrders(params)), options),
-    contracts: (params, options) => call(Endpoints.contracts, params ?? {}, options),
+    contracts: (params, options) => call("contracts", params ?? {}, options),
     contract: (params, options) => viaService("contracts", Effect.flatMap(Market, (service) => service.contract(params?.symbol)), options),
-    ticker: (params, options) => call(Endpoints.ticker, params, options),
-    depth: (params, options) => call(Endpoints.depth, params, options),
-    candles: (params, options) => call(Endpoints.candles, params, options),
-    futuresAssets: (options) => call(Endpoints.futuresAssets, {}, options),
-    accounts: (options) => call(Endpoints.accounts, {}, options),
-    accountSettings: (params, options) => call(Endpoints.accountSettings, params ?? {}, options),
-    setLeverage: (params, options) => call(Endpoints.setLeverage, params, options),
-    setMarginMode: (params, options) => call(Endpoints.setMarginMode, params, options),
-    futuresBills: (params, options) => call(Endpoints.futuresBills, params ?? {}, options),
-    spotAssets: (options) => call(Endpoints.spotAssets, {}, options),
-    positions: (options) => call(Endpoints.positions, {}, options),
-    position: (params, options) => call(Endpoints.position, params, options),
+    ticker: (params, options) => call("ticker", params, options),
+    depth: (params, options) => call("depth", params, options),
+    candles: (params, options) => call("candles", params, options),
+    futuresAssets: (options) => call("futuresAssets", {}, options),
+    accounts: (options) => call("accounts", {}, options),
+    accountSettings: (params, options) => call("accountSettings", params ?? {}, options),
+    setLeverage: (params, options) => call("setLeverage", params, options),
+    setMarginMode: (params, options) => call("setMarginMode", params, options),
+    futuresBills: (params, options) => call("futuresBills", params ?? {}, options),
+    spotAssets: (options) => call("spotAssets", {}, options),
+    positions: (options) => call("positions", {}, options),
+    position: (params, options) => call("position", params, options),
 
     iteratePlanOrders: (range, options) => iterate("planOrders", () => Stream.unwrap(Effect.map(PlanOrders, (service) => service.inRange(range))), options),
     iterateSpotBills: (params, options) => iterate("spotBills", () => Stream.unwrap(Effect.map(SpotBills, (service) => service.walkBack(params))), options),

@@ -105,7 +105,7 @@ describe("the Market service against a loopback exchange", () => {
 
   it("refuses bad parameters before sending, naming the field", async () => {
     const cases: ReadonlyArray<readonly [Effect.Effect<unknown, TradeDeskError, Market>, string]> = [
-      [Effect.flatMap(Market, (m) => m.contracts({ symbol: "BTCUSDT" })), "symbol"],
+      [Effect.flatMap(Market, (m) => m.contracts({ symbol: "btc-usdt" })), "symbol"],
       [Effect.flatMap(Market, (m) => m.ticker({ symbol: "" })), "symbol"],
       [Effect.flatMap(Market, (m) => m.ticker(undefined as never)), "symbol"],
       [Effect.flatMap(Market, (m) => m.depth({ symbol: "cmt_btcusdt", limit: 50 as never })), "limit"],

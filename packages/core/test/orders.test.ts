@@ -196,7 +196,7 @@ describe("plan orders (official samples)", () => {
 describe("input checks: nothing is sent", () => {
   const cases: ReadonlyArray<readonly [string, (orders: Orders["Type"]) => Effect.Effect<unknown, TradeDeskError>, string]> = [
     ["openOrders pageSize", (orders) => orders.openOrders({ pageSize: 101 }), "pageSize"],
-    ["openOrders symbol", (orders) => orders.openOrders({ symbol: "BTCUSDT" }), "symbol"],
+    ["openOrders symbol", (orders) => orders.openOrders({ symbol: "BTC/USDT" }), "symbol"],
     ["orderDetail orderId", (orders) => orders.orderDetail({ orderId: "12ab" }), "orderId"],
     ["orderHistory since", (orders) => orders.orderHistory({ since: -1 }), "since"],
     ["fills window", (orders) => orders.fills({ startTime: 5, endTime: 1 }), "startTime"],

@@ -28,7 +28,7 @@ const cases: ReadonlyArray<readonly [string, Effect.Effect<unknown, TradeDeskErr
   ["plan limit 0", Effect.flatMap(PlanOrders, (s) => s.list({ limit: 0 })), "limit"],
   ["plan limit 101", Effect.flatMap(PlanOrders, (s) => s.list({ limit: 101 })), "limit"],
   ["plan limit 1.5", Effect.flatMap(PlanOrders, (s) => s.list({ limit: 1.5 })), "limit"],
-  ["plan symbol", Effect.flatMap(PlanOrders, (s) => s.list({ symbol: "BTCUSDT" })), "symbol"],
+  ["plan symbol", Effect.flatMap(PlanOrders, (s) => s.list({ symbol: "cmt_BTCUSDT" })), "symbol"],
   ["plan order id", Effect.flatMap(PlanOrders, (s) => s.list({ orderId: "12a" })), "orderId"],
   ["plan start after end", Effect.flatMap(PlanOrders, (s) => s.list({ startTime: 2000, endTime: 1000 })), "startTime"],
   ["plan negative time", Effect.flatMap(PlanOrders, (s) => s.list({ startTime: -5 })), "startTime"],

@@ -6,7 +6,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import { TradingHttp } from "../TradingHttp.js"
 import type { AccountInfo } from "./AccountInfo.js"
@@ -35,12 +34,12 @@ export const layer: Layer.Layer<Account, never, TradingHttp> = Layer.effect(
   Account,
   Effect.map(TradingHttp, (http) =>
     Account.of({
-      futuresAssets: () => http.call(Endpoints.futuresAssets, {}),
-      accounts: () => http.call(Endpoints.accounts, {}),
-      accountSettings: (params?: AccountSettingsRequest) => http.call(Endpoints.accountSettings, params ?? {}),
-      setLeverage: (params: SetLeverageRequest) => http.call(Endpoints.setLeverage, params),
-      setMarginMode: (params: SetMarginModeRequest) => http.call(Endpoints.setMarginMode, params),
-      futuresBills: (params?: FuturesBillsRequest) => http.call(Endpoints.futuresBills, params ?? {}),
-      spotAssets: () => http.call(Endpoints.spotAssets, {})
+      futuresAssets: () => http.call(http.wire.futuresAssets, {}),
+      accounts: () => http.call(http.wire.accounts, {}),
+      accountSettings: (params?: AccountSettingsRequest) => http.call(http.wire.accountSettings, params ?? {}),
+      setLeverage: (params: SetLeverageRequest) => http.call(http.wire.setLeverage, params),
+      setMarginMode: (params: SetMarginModeRequest) => http.call(http.wire.setMarginMode, params),
+      futuresBills: (params?: FuturesBillsRequest) => http.call(http.wire.futuresBills, params ?? {}),
+      spotAssets: () => http.call(http.wire.spotAssets, {})
     }))
 )

@@ -5,7 +5,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import { MAX_BILLS_LIMIT } from "./SpotBill.js"
 import type { SpotBill, SpotBillsRequest } from "./SpotBill.js"
@@ -30,7 +29,7 @@ interface Cursor {
 }
 
 const make = Effect.map(TradingHttp, (http) => {
-  const list = (params?: SpotBillsRequest) => http.call(Endpoints.spotBills, params ?? {})
+  const list = (params?: SpotBillsRequest) => http.call(http.wire.spotBills, params ?? {})
 
   /**
    * The exchange does not say whether `before` is inclusive. Until a page shows it, the walk asks with

@@ -5,7 +5,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { AffiliatePage, AffiliateStatsRequest, AffiliateUserStats } from "./AffiliateUserStats.js"
-import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import { TradingHttp } from "../TradingHttp.js"
 
@@ -16,7 +15,7 @@ export class AffiliateStats extends Context.Tag("@tradedesk/core/AffiliateStats"
 }>() {}
 
 const make = Effect.map(TradingHttp, (http) => {
-  const page = (params?: AffiliateStatsRequest) => http.call(Endpoints.affiliateStats, params ?? {})
+  const page = (params?: AffiliateStatsRequest) => http.call(http.wire.affiliateStats, params ?? {})
 
   const allRecords = (params: AffiliateStatsRequest = {}): Stream.Stream<AffiliateUserStats, TradeDeskError> =>
     Stream.paginateEffect(params.page ?? 1, (number) =>

@@ -13,7 +13,8 @@ import {
   InputError,
   OutcomeUnknownError,
   RateLimitError,
-  TransportError
+  TransportError,
+  UnsupportedOperationError
 } from "../Errors.js"
 
 /**
@@ -61,6 +62,7 @@ const ERROR_CLASSES = [
   DecodeError,
   OutcomeUnknownError,
   ClientClosedError,
+  UnsupportedOperationError,
   AbortedError,
   UnexpectedError
 ] as const

@@ -49,7 +49,7 @@ export type FieldKind =
   | { readonly _tag: "epochMillis"; readonly presence: "required" | "maybe" }
   | { readonly _tag: "records"; readonly fields: Record<string, AnyField> }
 
-const renamed = <S extends Schema.Schema.All>(schema: S, wireKey: string) =>
+export const renamed = <S extends Schema.Schema.All>(schema: S, wireKey: string) =>
   Schema.propertySignature(schema).pipe(Schema.fromKey(wireKey))
 
 /** A UTC time from the epoch on (for property tests: the wire has no negative times). */
@@ -156,8 +156,11 @@ const optional = <A>(scalar: Scalar<A>) => {
   })
 }
 
-/** A field whose schema does not depend on the limits. */
-const plain = <S extends Schema.Struct.Field, A>(wireKey: string, signature: S, fast: (wire: unknown) => A | Invalid) => ({
+/**
+ * A field whose schema does not depend on the limits: its Struct field (renamed from `wireKey`) and the same rule as a
+ * plain function for the fast path. Exported for the fields of one API version (e.g. V3's symbols).
+ */
+export const plain = <S extends Schema.Struct.Field, A>(wireKey: string, signature: S, fast: (wire: unknown) => A | Invalid) => ({
   wireKey,
   signature: () => signature,
   fast

@@ -9,10 +9,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Endpoints from "../Endpoints.js"
 import { InputError } from "../Errors.js"
 import type { TradeDeskError } from "../Errors.js"
 import type { Ticker } from "./Ticker.js"
+import { specSymbol } from "../Params.js"
 import { TradingHttp } from "../TradingHttp.js"
 import type { Candle, CandlesRequest } from "./Candle.js"
 import type { Contract, ContractsRequest } from "./Contract.js"
@@ -39,7 +39,7 @@ export class Market extends Context.Tag("@tradedesk/core/Market")<Market, {
 
 const make = Effect.gen(function*() {
   const http = yield* TradingHttp
-  const contracts = (params?: ContractsRequest) => http.call(Endpoints.contracts, params ?? {})
+  const contracts = (params?: ContractsRequest) => http.call(http.wire.contracts, params ?? {})
   const all = yield* Cache.makeWith({
     capacity: 1,
     lookup: (_: "all") => Effect.map(contracts(), (list) => new Map(list.map((contract) => [contract.symbol, contract]))),
@@ -49,7 +49,7 @@ const make = Effect.gen(function*() {
   const contractsBySymbol = Effect.tapError(all.get("all"), () => all.invalidate("all"))
   const contract = (symbol: string) =>
     Effect.flatMap(contractsBySymbol, (bySymbol) => {
-      const found = bySymbol.get(symbol)
+      const found = bySymbol.get(specSymbol(symbol))
       return found === undefined
         ? Effect.fail(new InputError({ endpoint: "contracts", field: "symbol", reason: `no futures contract ${JSON.stringify(symbol)}` }))
         : Effect.succeed(found)
@@ -58,9 +58,9 @@ const make = Effect.gen(function*() {
   return Market.of({
     contracts,
     contract,
-    ticker: (params: { readonly symbol: string }) => http.call(Endpoints.ticker, params),
-    depth: (params: DepthRequest) => http.call(Endpoints.depth, params),
-    candles: (params: CandlesRequest) => http.call(Endpoints.candles, params)
+    ticker: (params: { readonly symbol: string }) => http.call(http.wire.ticker, params),
+    depth: (params: DepthRequest) => http.call(http.wire.depth, params),
+    candles: (params: CandlesRequest) => http.call(http.wire.candles, params)
   })
 })
 

@@ -2,7 +2,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import type { Ticker } from "./Ticker.js"
 import { TradingHttp } from "../TradingHttp.js"
@@ -13,5 +12,5 @@ export class Tickers extends Context.Tag("@tradedesk/core/Tickers")<Tickers, {
 
 export const layer: Layer.Layer<Tickers, never, TradingHttp> = Layer.effect(
   Tickers,
-  Effect.map(TradingHttp, (http) => Tickers.of({ all: () => http.call(Endpoints.tickers, {}) }))
+  Effect.map(TradingHttp, (http) => Tickers.of({ all: () => http.call(http.wire.tickers, {}) }))
 )

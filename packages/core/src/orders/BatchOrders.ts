@@ -7,7 +7,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { withDefaults } from "./BatchOrder.js"
 import type { BatchOrdersInput, BatchOrdersResponse } from "./BatchOrder.js"
-import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import { TradingHttp } from "../TradingHttp.js"
 
@@ -20,7 +19,7 @@ export const layer: Layer.Layer<BatchOrders, never, TradingHttp> = Layer.effect(
   Effect.map(TradingHttp, (http) =>
     BatchOrders.of({
       place: (batch: BatchOrdersInput) =>
-        http.call(Endpoints.batchOrders, withDefaults(batch))
+        http.call(http.wire.batchOrders, withDefaults(batch))
       
     }))
 )

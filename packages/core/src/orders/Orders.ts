@@ -12,7 +12,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as Endpoints from "../Endpoints.js"
 import { InputError } from "../Errors.js"
 import type { EndpointName, TradeDeskError } from "../Errors.js"
 import { TimeInput, toMillis } from "../Params.js"
@@ -129,10 +128,10 @@ const windowed = <A>(
 }
 
 const make = Effect.map(TradingHttp, (http) => {
-  const openOrders = (params?: OpenOrdersRequest) => http.call(Endpoints.openOrders, params ?? {})
-  const orderHistory = (params?: OrderHistoryRequest) => http.call(Endpoints.orderHistory, params ?? {})
-  const fills = (params?: FillsRequest) => http.call(Endpoints.fills, params ?? {})
-  const planOrderHistory = (params: PlanOrderHistoryRequest) => http.call(Endpoints.planOrderHistory, params)
+  const openOrders = (params?: OpenOrdersRequest) => http.call(http.wire.openOrders, params ?? {})
+  const orderHistory = (params?: OrderHistoryRequest) => http.call(http.wire.orderHistory, params ?? {})
+  const fills = (params?: FillsRequest) => http.call(http.wire.fills, params ?? {})
+  const planOrderHistory = (params: PlanOrderHistoryRequest) => http.call(http.wire.planOrderHistory, params)
 
   /** Pages from 0 until a short page; a page with no order not seen before also ends it (the page ignored). */
   const allOpenOrders = (params: Omit<OpenOrdersRequest, "page"> = {}): Stream.Stream<Order, TradeDeskError> => {
@@ -188,17 +187,17 @@ const make = Effect.map(TradingHttp, (http) => {
 
   return Orders.of({
     openOrders,
-    orderDetail: (params: OrderDetailRequest) => http.call(Endpoints.orderDetail, params),
+    orderDetail: (params: OrderDetailRequest) => http.call(http.wire.orderDetail, params),
     orderHistory,
     fills,
-    cancelOrder: (params: CancelOrderRequest) => http.call(Endpoints.cancelOrder, params),
-    cancelOrders: (params: CancelOrdersRequest) => http.call(Endpoints.cancelOrders, params),
-    placePlanOrder: (order: PlacePlanOrderInput) => http.call(Endpoints.placePlanOrder, withDefaults(order)),
-    cancelPlanOrder: (params: CancelPlanOrderRequest) => http.call(Endpoints.cancelPlanOrder, params),
+    cancelOrder: (params: CancelOrderRequest) => http.call(http.wire.cancelOrder, params),
+    cancelOrders: (params: CancelOrdersRequest) => http.call(http.wire.cancelOrders, params),
+    placePlanOrder: (order: PlacePlanOrderInput) => http.call(http.wire.placePlanOrder, withDefaults(order)),
+    cancelPlanOrder: (params: CancelPlanOrderRequest) => http.call(http.wire.cancelPlanOrder, params),
     planOrderHistory,
-    closePositions: (params?: ClosePositionsRequest) => http.call(Endpoints.closePositions, params ?? {}),
+    closePositions: (params?: ClosePositionsRequest) => http.call(http.wire.closePositions, params ?? {}),
     cancelAllOrders: (params?: CancelAllOrdersInput) =>
-      http.call(Endpoints.cancelAllOrders, { ...params, kind: params?.kind ?? "normal" })
+      http.call(http.wire.cancelAllOrders, { ...params, kind: params?.kind ?? "normal" })
     ,
     allOpenOrders,
     orderHistoryFrom,

@@ -5,7 +5,6 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as Endpoints from "../Endpoints.js"
 import { InputError } from "../Errors.js"
 import type { TradeDeskError } from "../Errors.js"
 import { TimeInput, toMillis } from "../Params.js"
@@ -30,7 +29,7 @@ export class PlanOrders extends Context.Tag("@tradedesk/core/PlanOrders")<PlanOr
 const DAY = 86_400_000
 
 const make = Effect.map(TradingHttp, (http) => {
-  const list = (params?: PlanOrdersRequest) => http.call(Endpoints.planOrders, params ?? {})
+  const list = (params?: PlanOrdersRequest) => http.call(http.wire.planOrders, params ?? {})
 
   const inRange = (range: TimeRange): Stream.Stream<PlanOrder, TradeDeskError> => {
     const bounds = Schema.decodeUnknownEither(Schema.Tuple(TimeInput, TimeInput))([range?.startTime, range?.endTime])

@@ -2,7 +2,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Endpoints from "../Endpoints.js"
 import type { TradeDeskError } from "../Errors.js"
 import { TradingHttp } from "../TradingHttp.js"
 import type { Position, PositionRequest } from "./Position.js"
@@ -18,7 +17,7 @@ export const layer: Layer.Layer<Positions, never, TradingHttp> = Layer.effect(
   Positions,
   Effect.map(TradingHttp, (http) =>
     Positions.of({
-      positions: () => http.call(Endpoints.positions, {}),
-      position: (params: PositionRequest) => http.call(Endpoints.position, params)
+      positions: () => http.call(http.wire.positions, {}),
+      position: (params: PositionRequest) => http.call(http.wire.position, params)
     }))
 )
