@@ -5,8 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { AffiliateStats, Decimal, SpotBills } from "@tradedesk/core"
 import type { AffiliateUserStats, SpotBill } from "@tradedesk/core"
-import { TradingHttp } from "@tradedesk/core/transport"
-import type { Endpoints } from "@tradedesk/core/transport"
+import { Endpoints, TradingHttp } from "@tradedesk/core/transport"
 import { DateTime, Effect, Fiber, Layer, TestClock } from "effect"
 import * as AffiliateBook from "../src/features/affiliate/AffiliateBook.js"
 import { exportBills } from "../src/features/bills/bills.js"
@@ -59,6 +58,7 @@ const fakeExchange = () => {
     return Array.from({ length: Math.max(0, Math.min(limit, BILLS - first)) }, (_, i) => bill(first + i))
   }
   const layer = Layer.succeed(TradingHttp.TradingHttp, {
+    wire: Endpoints.table,
     // the fake answers in the decoded types, which the generic signature cannot know
     call: (endpoint, params) => Effect.sync(() => answer(endpoint, params as Record<string, unknown>) as never)
   })

@@ -1,4 +1,4 @@
-import { ConfigError, Decimal, ExchangeApiError, HttpStatusError, OutcomeUnknownError, RateLimitError, TransportError } from "@tradedesk/core"
+import { ConfigError, Decimal, ExchangeApiError, HttpStatusError, OutcomeUnknownError, RateLimitError, TransportError, UnsupportedOperationError } from "@tradedesk/core"
 import type { AffiliateUserStats } from "@tradedesk/core"
 import { BigDecimal, FastCheck as fc } from "effect"
 import { FmtString } from "telegraf/format"
@@ -248,6 +248,12 @@ describe("errors", () => {
       expect(report.operator).toBe(true)
     }
     expect(errorReport(new HttpStatusError({ endpoint: "spotBills", status: 404, bodyExcerpt: "" })).view.text.text).toBe("The exchange refused the request (HTTP 404).")
+  })
+
+  it("says an operation the exchange's API version lacks was not sent, and flags it for the operator", () => {
+    const report = errorReport(new UnsupportedOperationError({ endpoint: "accounts", apiVersion: "v3", reason: "V3 has no <single> account endpoint" }))
+    expect(report.view.text.text).toBe("The exchange's API V3, which this bot speaks, does not offer this: V3 has no <single> account endpoint. Nothing was sent.")
+    expect(report.operator).toBe(true)
   })
 
   it("say plainly when the outcome of an order batch is unknown, and how to check", () => {

@@ -89,6 +89,8 @@ export const errorReport = (error: BotError): ErrorReport => {
       return report(fmt`The exchange refused: ${code(oneLine(error.code, "name"))} ${oneLine(error.msg, "message")}`)
     case "DecodeError":
       return report(fmt`The exchange sent an answer the bot cannot read. Try again later.`, true)
+    case "UnsupportedOperationError":
+      return report(fmt`The exchange's API ${error.apiVersion.toUpperCase()}, which this bot speaks, does not offer this: ${oneLine(error.reason, "message")}. Nothing was sent.`, true)
     case "StoreError":
       return report(fmt`The bot could not save this, so nothing changed. Try again; if it keeps failing, the operator can find why in the bot's log.`, true)
   }
