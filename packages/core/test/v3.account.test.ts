@@ -101,22 +101,22 @@ describe("decoding the official V3 account samples onto V2's domain records", ()
   })
 
   it("income: V2's bill page with its exact id, and the cursor of the next page; the live answer's strings read too", async () => {
-    const page = decoded(V3.futuresBills.response, await sample("income.json", true))
+    const page = decoded(V3.income.response, await sample("income.json", true))
     const v2 = decoded(Endpoints.futuresBills.response, JSON.parse(quoteLongIntegers(await fixture("futuresBills.json"))))
     expect(without(toPlain(page), "next")).toEqual(without(toPlain(v2), "next"))
     expect(page.bills[0]).toMatchObject({ billId: "686960019383517338", coin: "USDT", symbol: "cmt_btcusdt", businessType: "position_funding" })
     expect(Option.map(page.next, (next) => [next.billId, millis(next.time)])).toEqual(Option.some(["686960019383517338", 1763784031721]))
     expect(v2.next).toEqual(Option.none())
 
-    const live = decoded(V3.futuresBills.response, await sample("income.live.json", true))
+    const live = decoded(V3.income.response, await sample("income.live.json", true))
     expect(live.hasNextPage).toBe(false)
     expect(live.next).toEqual(Option.none())
     expect(live.bills.map((bill) => [bill.billId, bill.symbol, format(bill.amount), millis(bill.createdAt)]))
       .toEqual([["793622764958253481", "cmt_virtualusdt", "0.00000378", 1789214411964]])
     // a bill of no symbol (a transfer) reads as V2's empty symbol; a V2-style symbol is not V3's
     const transfer = { ...live.bills[0], billId: "1", asset: "USDT", income: "1", incomeType: "transfer_in", balance: "1", fillFee: "0", time: 1, transferReason: "USER_TRANSFER" }
-    expect(decoded(V3.futuresBills.response, { hasNextPage: false, nextKey: null, items: [{ ...transfer, symbol: "" }] }).bills[0]!.symbol).toBe("")
-    expect(Either.isLeft(V3.futuresBills.response.decode({ hasNextPage: false, items: [{ ...transfer, symbol: "cmt_btcusdt" }] }))).toBe(true)
+    expect(decoded(V3.income.response, { hasNextPage: false, nextKey: null, items: [{ ...transfer, symbol: "" }] }).bills[0]!.symbol).toBe("")
+    expect(Either.isLeft(V3.income.response.decode({ hasNextPage: false, items: [{ ...transfer, symbol: "cmt_btcusdt" }] }))).toBe(true)
   })
 
   it("spot account: balances under `balances`, total = free + locked, no coin numbers", async () => {
@@ -238,6 +238,28 @@ describe("the account services over V3 against a loopback exchange", () => {
       ["POST", "/capi/v3/account/income", "{\"limit\":10,\"nextKeyId\":686960019383517338,\"nextKeyTime\":1763784031721}"]
     ])
     expect(holder.server.requests.every(signedCorrectly)).toBe(true)
+  })
+
+  it("sends both bounds of the ledger's window: a lone bound gets the other the V3 page would give it", async () => {
+    holder.server.handle = () => ({ body: "{\"hasNextPage\":false,\"nextKey\":null,\"items\":[]}" })
+    const before = Date.now()
+    const result = await run(Effect.gen(function*() {
+      const account = yield* Account
+      yield* account.futuresBills({ startTime: 1763000000000 })
+      yield* account.futuresBills({ endTime: DateTime.unsafeMake(1763784031721) })
+      yield* account.futuresBills({ limit: 5 })
+      // a start in the future: the end is the start, not before it
+      yield* account.futuresBills({ startTime: before + 86_400_000 })
+    }))
+    const after = Date.now()
+    expect(Either.isRight(result)).toBe(true)
+    const [lone, end, none, future] = holder.server.requests.map((r) => JSON.parse(r.body))
+    expect(lone.startTime).toBe(1763000000000)
+    expect(lone.endTime).toBeGreaterThanOrEqual(before)
+    expect(lone.endTime).toBeLessThanOrEqual(after)
+    expect(end).toEqual({ startTime: 1763784031721 - 30 * 86_400_000, endTime: 1763784031721 })
+    expect(none).toEqual({ limit: 5 })
+    expect(future).toEqual({ startTime: before + 86_400_000, endTime: before + 86_400_000 })
   })
 
   it("sends leverage and margin mode in V3's words and reads both acknowledgements as done", async () => {

@@ -4,6 +4,8 @@
  * domain records of V2, and what V3 does not send is none there.
  */
 import * as BigDecimal from "effect/BigDecimal"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -17,9 +19,9 @@ import * as SpotBill from "../account/SpotBill.js"
 import * as AffiliateUserStats from "../affiliate/AffiliateUserStats.js"
 import type { Endpoint } from "../Endpoints.js"
 import * as W from "../internal/wireRecord.js"
-import { MillisBody, specSymbol } from "../Params.js"
+import { MillisBody, specSymbol, TimeInput, toMillis } from "../Params.js"
 import * as Position from "../positions/Position.js"
-import type { WireTable } from "../Wire.js"
+import type { Composite, WireTable } from "../Wire.js"
 import { LongId, symbol, SymbolParam, wireSymbol } from "./wire.js"
 
 const NoParams = Schema.Struct({})
@@ -250,7 +252,7 @@ const incomePage = W.record({
   bills: W.records("items", incomeRecord)
 })
 
-export const futuresBills: Endpoint<FuturesBill.FuturesBillsRequest, FuturesBill.FuturesBillPage> = {
+export const income: Endpoint<FuturesBill.FuturesBillsRequest, FuturesBill.FuturesBillPage> = {
   name: "futuresBills",
   method: "POST",
   api: "futures",
@@ -262,6 +264,32 @@ export const futuresBills: Endpoint<FuturesBill.FuturesBillsRequest, FuturesBill
   location: "body",
   request: IncomeBody,
   response: W.one(incomePage)
+}
+
+/** The window V3's page fills in for a lone bound (docs/v3.md §16): 30 days before `endTime`, or up to now after `startTime`. */
+const DEFAULT_SPAN_MILLIS = 30 * 24 * 60 * 60 * 1000
+
+const isTime = Schema.is(TimeInput)
+
+/**
+ * Both bounds of the window or neither: the V3 page fills in a lone bound, one library saw the exchange refuse it
+ * (docs/v3.md §16, §29 question 11). The bound is filled as the page says, which gives the same bills under either
+ * reading. A bound that is not a time is left for the request's validation to name.
+ */
+const withBothBounds = (params: FuturesBill.FuturesBillsRequest, now: number): FuturesBill.FuturesBillsRequest => {
+  const { endTime, startTime } = params
+  if (startTime === undefined && endTime !== undefined && isTime(endTime)) {
+    return { ...params, startTime: Math.max(0, toMillis(endTime) - DEFAULT_SPAN_MILLIS) }
+  }
+  if (endTime === undefined && startTime !== undefined && isTime(startTime)) return { ...params, endTime: Math.max(now, toMillis(startTime)) }
+  return params
+}
+
+export const futuresBills: Composite<FuturesBill.FuturesBillsRequest, FuturesBill.FuturesBillPage> = {
+  _tag: "Composite",
+  name: "futuresBills",
+  write: false,
+  run: (call, params) => Effect.flatMap(Clock.currentTimeMillis, (now) => call(income, withBothBounds(params, now)))
 }
 
 // Spot balances (§17): `GET /api/v3/account/` with its trailing slash
