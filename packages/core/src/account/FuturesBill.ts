@@ -92,7 +92,12 @@ export const FuturesBillPageResult = W.one(pageRecord)
 export const MAX_FUTURES_BILLS_LIMIT = 100
 
 /** A page's `next`, to ask for the page after it (V3 only). */
-export const FuturesBillCursor = Schema.Struct({ billId: DigitString, time: TimeInput })
+export const FuturesBillCursor = Schema.Struct({
+  /** sent as `nextKeyId`, a JSON number of these digits */
+  billId: DigitString,
+  /** sent as `nextKeyTime` */
+  time: TimeInput
+})
 
 /** The caller's parameters on both versions; every field optional. */
 export const FuturesBillsParams = Schema.Struct({
