@@ -113,5 +113,6 @@ export const leverageSetting = (cross: string, isolatedLong = cross, isolatedSho
   symbol: "cmt_btcusdt",
   cross: d(cross),
   isolatedLong: d(isolatedLong),
-  isolatedShort: d(isolatedShort)
+  isolatedShort: d(isolatedShort),
+  marginMode: Option.none()
 })

@@ -51,13 +51,13 @@ describe("decoding the official account and position samples", () => {
   it("spot assets: the data of the spot envelope", async () => {
     const { data } = JSON.parse(await fixture("spotAssets.json"))
     const [btc, usdt] = Either.getOrThrow(Asset.SpotAssetList.decode(data))
-    expect([btc!.coinId, btc!.coin, format(btc!.available)]).toEqual([1, "BTC", "0.0040000000000000"])
+    expect([btc!.coinId, btc!.coin, format(btc!.available)]).toEqual([Option.some(1), "BTC", "0.0040000000000000"])
     expect(format(usdt!.equity)).toBe("10000999657.8927028500000000")
   })
 
   it("positions: the copied sample, its odd `size: \"0.\"` read as 0, side in any case, entry price derived", async () => {
     const [position] = Either.getOrThrow(Position.PositionList.decode(JSON.parse(await fixture("allPosition.json"))))
-    expect(position).toMatchObject({ positionId: "0", contractId: "10000002", side: "long", marginMode: "cross", symbol: "", separatedMode: "COMBINED" })
+    expect(position).toMatchObject({ positionId: "0", contractId: Option.some("10000002"), side: "long", marginMode: "cross", symbol: "", separatedMode: "COMBINED" })
     expect(format(position!.size)).toBe("0")
     expect(format(position!.totalOpenValue)).toBe("9")
     expect(millis(position!.createdAt)).toBe(1708395319042)
@@ -89,7 +89,7 @@ describe("the Account and Positions services against a loopback exchange", () =>
     expect(page.bills[0]).toMatchObject({ billId: "686960019383517338", businessType: "position_funding", transferReason: "UNKNOWN_TRANSFER_REASON" })
     expect(format(page.bills[0]!.amount)).toBe("0.08266646")
     expect(millis(page.bills[0]!.createdAt)).toBe(1763784031721)
-    expect([all[0]!.positionId, all[0]!.accountId]).toEqual([big, "9007199254740993"])
+    expect([all[0]!.positionId, all[0]!.accountId]).toEqual([big, Option.some("9007199254740993")])
     expect(one[0]!.positionId).toBe(big)
     expect(holder.server.requests.map((r) => [r.method, r.path, r.query, r.body])).toEqual([
       ["POST", "/capi/v2/account/bills", "", "{\"symbol\":\"cmt_btcusdt\",\"startTime\":1763784031000,\"limit\":10}"],

@@ -4,6 +4,7 @@
  */
 import type * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
+import { optionalInteger } from "./optionalWire.js"
 
 const futuresRecord = W.record({
   /** wire `coinName`, e.g. `USDT` */
@@ -25,8 +26,8 @@ export type FuturesAssetWire = Schema.Schema.Encoded<typeof FuturesAsset>
 export const FuturesAssetList = W.many(futuresRecord)
 
 const spotRecord = W.record({
-  /** wire `coinId`: the exchange's number for the coin (2 = USDT) */
-  coinId: W.integer("coinId"),
+  /** wire `coinId`: the exchange's number for the coin (2 = USDT); none on V3, which names coins only */
+  coinId: optionalInteger("coinId"),
   /** wire `coinName`, e.g. `BTC` */
   coin: W.text("coinName"),
   /** wire `available` */

@@ -1,10 +1,12 @@
 /**
- * The futures account's ledger (`POST /capi/v2/account/bills`, docs/trading.md §6.4): one page of balance changes.
- * Bill ids are JSON numbers above 2^53: the endpoint reads them exactly (`exactIntegers`) as strings.
+ * The futures account's ledger (`POST /capi/v2/account/bills`, docs/trading.md §6.4; V3's `/capi/v3/account/income`,
+ * docs/v3.md §16): one page of balance changes. Bill ids are JSON numbers above 2^53: the endpoint reads them exactly
+ * (`exactIntegers`) as strings. V3 pages with a cursor (`next`, passed back as `cursor`); V2 only says whether more
+ * bills match, and pages by time.
  */
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
-import { FuturesSymbol, MillisBody, orderedWindow } from "../Params.js"
+import { DigitString, FuturesSymbol, MillisBody, orderedWindow, TimeInput } from "../Params.js"
 
 /** Business types the docs list. */
 export const BusinessTypes = [
@@ -65,9 +67,21 @@ export const FuturesBill = record.schema
 export type FuturesBill = Schema.Schema.Type<typeof FuturesBill>
 export type FuturesBillWire = Schema.Schema.Encoded<typeof FuturesBill>
 
+const cursorRecord = W.record({
+  /** wire `nextKeyId`: a JSON number above 2^53 */
+  billId: W.id("nextKeyId"),
+  /** wire `nextKeyTime` */
+  time: W.millis("nextKeyTime", "number")
+})
+
+/** The place the next page starts: `nextKey` of a V3 page (`null` on the last page); V2 never sends one. */
+export const nextPageField = W.field("nextKey", Schema.OptionFromNullishOr(cursorRecord.schema, null))
+
 const pageRecord = W.record({
   /** wire `hasNextPage`: more bills match than this page holds */
   hasNextPage: W.boolean("hasNextPage"),
+  /** wire `nextKey` (V3): where the next page starts, to pass back as `cursor`; none on V2 and on the last page */
+  next: nextPageField,
   /** wire `items` */
   bills: W.records("items", record)
 })
@@ -77,8 +91,16 @@ export const FuturesBillPageResult = W.one(pageRecord)
 
 export const MAX_FUTURES_BILLS_LIMIT = 100
 
-/** Body of `POST /capi/v2/account/bills`; every field optional. */
-export const FuturesBillsRequest = Schema.Struct({
+/** A page's `next`, to ask for the page after it (V3 only). */
+export const FuturesBillCursor = Schema.Struct({
+  /** sent as `nextKeyId`, a JSON number of these digits */
+  billId: DigitString,
+  /** sent as `nextKeyTime` */
+  time: TimeInput
+})
+
+/** The caller's parameters on both versions; every field optional. */
+export const FuturesBillsParams = Schema.Struct({
   /** e.g. `USDT` */
   coin: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9]{1,20}$/, { message: (issue) => `expected a coin like USDT, got ${JSON.stringify(issue.actual)}` }))),
   symbol: Schema.optional(FuturesSymbol),
@@ -86,6 +108,15 @@ export const FuturesBillsRequest = Schema.Struct({
   startTime: Schema.optional(MillisBody),
   endTime: Schema.optional(MillisBody),
   /** bills per page, 1 to 100 (20 when omitted) */
-  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_FUTURES_BILLS_LIMIT)))
+  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_FUTURES_BILLS_LIMIT))),
+  /** the `next` of the previous page (V3 only) */
+  cursor: Schema.optional(FuturesBillCursor)
 }).pipe(Schema.filter(orderedWindow("startTime", "endTime")))
+
+/** Body of `POST /capi/v2/account/bills`: V2 has no cursor. */
+export const FuturesBillsRequest = FuturesBillsParams.pipe(
+  Schema.filter((params) =>
+    params.cursor === undefined ? true : { path: ["cursor"], message: "V2 has no bill cursor: ask for older bills with endTime" }
+  )
+)
 export type FuturesBillsRequest = Schema.Schema.Type<typeof FuturesBillsRequest>

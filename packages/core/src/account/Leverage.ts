@@ -1,7 +1,9 @@
 /**
  * Leverage and margin mode (docs/trading.md §8): the leverage settings per symbol (`GET /capi/v2/account/settings`)
  * and the two writes that change them (`POST /capi/v2/account/leverage`, `/account/position/changeHoldModel`).
+ * V3 carries them on `/capi/v3/account/symbolConfig`, `/leverage` and `/marginType` (docs/v3.md §15).
  */
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { BigDecimalValue, DecimalFromString } from "../Decimal.js"
 import { MarginModeFromCode } from "../orders/BatchOrder.js"
@@ -22,7 +24,9 @@ export const LeverageSetting = Schema.Struct({
   /** wire `isolated_short_leverage`: of short positions in isolated mode */
   isolatedShort: BigDecimalValue,
   /** wire `cross_leverage`: of both sides in cross mode */
-  cross: BigDecimalValue
+  cross: BigDecimalValue,
+  /** the symbol's margin mode: V3 sends it here (`marginType`); none on V2, which has it in `accounts()` */
+  marginMode: Schema.OptionFromSelf(Schema.Literal("cross", "isolated"))
 })
 export type LeverageSetting = Schema.Schema.Type<typeof LeverageSetting>
 
@@ -37,7 +41,8 @@ export const LeverageSettings = Schema.transform(
         symbol,
         isolatedLong: wire.isolated_long_leverage,
         isolatedShort: wire.isolated_short_leverage,
-        cross: wire.cross_leverage
+        cross: wire.cross_leverage,
+        marginMode: Option.none()
       })),
     encode: (settings) =>
       Object.fromEntries(settings.map((setting) => [setting.symbol, {

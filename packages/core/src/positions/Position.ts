@@ -1,18 +1,20 @@
 /**
  * Open positions (`GET /capi/v2/account/position/allPosition` and `singlePosition`, docs/trading.md §5): both answer
- * a bare array of the same records. Ids are JSON numbers (some above 2^53), read exactly as strings.
+ * a bare array of the same records. Ids are JSON numbers (some above 2^53), read exactly as strings. V3 sends the same
+ * record in camelCase without the account, coin and contract numbers (docs/v3.md §11): those are none there.
  */
 import * as BigDecimal from "effect/BigDecimal"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { MarginModeNames } from "../account/AccountInfo.js"
+import { optionalId, optionalInteger } from "../account/optionalWire.js"
 import * as W from "../internal/wireRecord.js"
 import { DecimalFromLooseString } from "../internal/wireValues.js"
 import { FuturesSymbol } from "../Params.js"
 
 /** Wire `side`: the docs say `LONG`/`SHORT`, a copied sample `Long`: read in any case, encoded upper-case. */
-const Side = Schema.transformOrFail(Schema.String, Schema.Literal("long", "short"), {
+export const PositionSide = Schema.transformOrFail(Schema.String, Schema.Literal("long", "short"), {
   strict: true,
   decode: (wire, _, ast) => {
     const side = wire.toLowerCase()
@@ -26,16 +28,16 @@ const Side = Schema.transformOrFail(Schema.String, Schema.Literal("long", "short
 const record = W.record({
   /** wire `id`: the position's id (for margin adjustments) */
   positionId: W.id("id"),
-  /** wire `account_id` */
-  accountId: W.id("account_id"),
-  /** wire `coin_id`: the collateral coin's number (2 = USDT) */
-  coinId: W.integer("coin_id"),
-  /** wire `contract_id` */
-  contractId: W.id("contract_id"),
+  /** wire `account_id`; none on V3 */
+  accountId: optionalId("account_id"),
+  /** wire `coin_id`: the collateral coin's number (2 = USDT); none on V3, which names the coin (the contract's margin coin) */
+  coinId: optionalInteger("coin_id"),
+  /** wire `contract_id`; none on V3 */
+  contractId: optionalId("contract_id"),
   /** wire `symbol`; missing from the one published sample, so empty when absent */
   symbol: W.textOrEmpty("symbol"),
   /** wire `side` */
-  side: W.field("side", Side),
+  side: W.field("side", PositionSide),
   /** wire `margin_mode`: `SHARED` (cross) or `ISOLATED` */
   marginMode: W.code("margin_mode", MarginModeNames),
   /** wire `separated_mode`: `COMBINED` or `SEPARATED` */

@@ -32,16 +32,26 @@ const readBalance = Effect.all({
   spot: Effect.flatMap(Account.Account, (account) => account.spotAssets())
 }, { concurrency: "unbounded" })
 
-/** The market's margin mode (cross unless the account set another), its leverage setting and its contract's bounds. */
+/**
+ * The market's margin mode (cross unless the account set another), its leverage setting and its contract's bounds.
+ * The mode is in the setting on V3, which has no account overview (`accounts` is unsupported there), and in the
+ * account overview on V2.
+ */
 const readLeverage = (symbol: string) =>
   Effect.gen(function*() {
     const account = yield* Account.Account
     const market = yield* Market.Market
-    const [settings, info, contract] = yield* Effect.all([account.accountSettings({ symbol }), account.accounts(), market.contract(symbol)], {
+    const overview = account.accounts().pipe(
+      Effect.map(Option.some),
+      Effect.catchTag("UnsupportedOperationError", () => Effect.succeed(Option.none()))
+    )
+    const [settings, info, contract] = yield* Effect.all([account.accountSettings({ symbol }), overview, market.contract(symbol)], {
       concurrency: "unbounded"
     })
-    const mode: BatchOrder.MarginMode = info.account.modes.find((item) => item.symbol === symbol)?.marginMode ?? "cross"
-    return { symbol, marginMode: mode, setting: settings.find((setting) => setting.symbol === symbol), contract } satisfies LeverageReading
+    const setting = settings.find((item) => item.symbol === symbol)
+    const mode: BatchOrder.MarginMode = Option.getOrUndefined(setting?.marginMode ?? Option.none()) ??
+      Option.getOrUndefined(info)?.account.modes.find((item) => item.symbol === symbol)?.marginMode ?? "cross"
+    return { symbol, marginMode: mode, setting, contract } satisfies LeverageReading
   })
 
 const setMarginMode = (write: LeverageWrite) =>

@@ -1,4 +1,5 @@
 import type { Contract, Leverage } from "@tradedesk/core"
+import { Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { d, expectSendable, left, right } from "../../../test/samples.js"
 import { balanceView, leverageAskView, leverageRefusal, leverageView } from "./format.js"
@@ -10,7 +11,7 @@ const bounds = { minLeverage: 1, maxLeverage: 125 } as Pick<Contract.Contract, "
 const reading = (fields: Partial<LeverageReading> = {}): LeverageReading => ({
   symbol: "cmt_btcusdt",
   marginMode: "cross",
-  setting: { symbol: "cmt_btcusdt", isolatedLong: d("10.00"), isolatedShort: d("5.00"), cross: d("20.00") } satisfies Leverage.LeverageSetting,
+  setting: { symbol: "cmt_btcusdt", isolatedLong: d("10.00"), isolatedShort: d("5.00"), cross: d("20.00"), marginMode: Option.none() } satisfies Leverage.LeverageSetting,
   contract: { ...bounds } as Contract.Contract,
   ...fields
 })
@@ -21,8 +22,8 @@ describe("balance view", () => {
       futures: [{ coin: "USDT", available: d("12345.5"), frozen: d("100"), equity: d("12500.25"), unrealizedPnl: d("-3.5") }],
       positions: [],
       spot: [
-        { coinId: 2, coin: "USDT", available: d("1000"), frozen: d("0"), equity: d("1000") },
-        { coinId: 1, coin: "BTC", available: d("0"), frozen: d("0"), equity: d("0") }
+        { coinId: Option.some(2), coin: "USDT", available: d("1000"), frozen: d("0"), equity: d("1000") },
+        { coinId: Option.some(1), coin: "BTC", available: d("0"), frozen: d("0"), equity: d("0") }
       ]
     })
     expect(shown.text.text).toContain("Futures account\nUSDT\nEquity         12\u00a0500.25\nAvailable       12\u00a0345.5\nIn open orders       100\nUnrealised PnL      -3.5")

@@ -6,9 +6,9 @@ import { closeAskView, closedNote, positionsView } from "./format.js"
 
 const position = (fields: Partial<Position.Position> = {}): Position.Position => ({
   positionId: "1",
-  accountId: "9",
-  coinId: 2,
-  contractId: "1",
+  accountId: Option.some("9"),
+  coinId: Option.some(2),
+  contractId: Option.some("1"),
   symbol: "cmt_btcusdt",
   side: "long",
   marginMode: "cross",
