@@ -369,10 +369,10 @@ const make = Effect.gen(function*() {
     })
 
   /**
-   * Charges the waiters in queue order, each leaving room for the claims of those still waiting ahead of it. The scan
-   * passes a waiter that does not fit and stops at the second one waiting on the same budget: budgets of different
-   * kinds (V3's ORDERS and IP) do not hold each other up, and the scan stays short. Returns how long until the first
-   * of the passed waiters may fit, or undefined for an empty queue.
+   * Charges the waiters in queue order, each leaving room for the claims of all those still waiting ahead of it. A
+   * waiter behind one that waits on a budget it charges too cannot fit either (it must leave that one's room): it is
+   * passed without asking the store. So budgets of other kinds (V3's ORDERS and IP weight) do not hold each other up.
+   * Returns how long until the first waiter that may fit soonest does, or undefined when none waits.
    */
   const serve = Effect.gen(function*() {
     const ahead: Claims = new Map()
@@ -381,16 +381,17 @@ const make = Effect.gen(function*() {
     let index = 0
     while (index < orderWaiters.length + readWaiters.length) {
       const waiter = index < orderWaiters.length ? orderWaiters[index]! : readWaiters[index - orderWaiters.length]!
-      const now = yield* Clock.currentTimeMillis
-      const result = yield* store.acquire(leavingRoomFor(waiter.charges, [ahead]), now)
-      if (result._tag === "Charged") {
-        // admitted waiters leave the queue: the next one takes this index
-        yield* admit(waiter, result.ticket)
-        continue
+      if (!waiter.charges.some((charge) => waitedOn.has(charge.key))) {
+        const now = yield* Clock.currentTimeMillis
+        const result = yield* store.acquire(leavingRoomFor(waiter.charges, [ahead]), now)
+        if (result._tag === "Charged") {
+          // admitted waiters leave the queue: the next one takes this index
+          yield* admit(waiter, result.ticket)
+          continue
+        }
+        waitedOn.add(result.key)
+        soonest = Math.min(soonest ?? result.millis, result.millis)
       }
-      if (waitedOn.has(result.key)) break
-      waitedOn.add(result.key)
-      soonest = Math.min(soonest ?? result.millis, result.millis)
       addClaims(ahead, waiter.charges, 1)
       index++
     }
