@@ -18,6 +18,11 @@
  *
  * Order writes (`writesOrders`) come first: they queue ahead of reads and may use the whole budget, while reads may use
  * only the budget less the order reserve (`rateLimit.orderReserve`), so an order is never stuck behind a crowd of reads.
+ *
+ * Each kind of budget (per IP, per account) may have several windows (V3 publishes e.g. 10 s and 1 min): a call is
+ * charged in every one. On V3 the account budget is the exchange's ORDERS count, charged by order placement only, and
+ * the budgets the options leave to their defaults are replaced by those `exchangeInfo` publishes (`adopt`); the counts
+ * the exchange reports in its answers' headers raise the limiter's when they are higher (`observe`).
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -39,6 +44,32 @@ export interface Charge {
   /** the most weight the budget may hold with this charge taken */
   readonly limit: number
   readonly windowMillis: number
+}
+
+/** At most `limit` weight in any trailing window of `windowMillis`. */
+export interface Budget {
+  readonly limit: number
+  readonly windowMillis: number
+}
+
+/**
+ * Budgets the exchange publishes (V3's `exchangeInfo`, docs/v3.md §1.6), each kind in one or more windows: request
+ * weight per IP, and orders per account (V3's ORDERS count, kept as the account's `uid` budget).
+ */
+export interface PublishedBudgets {
+  readonly ip: ReadonlyArray<Budget>
+  readonly uid: ReadonlyArray<Budget>
+}
+
+/**
+ * What an answer's headers say of one budget (V3, docs/v3.md §1.6): the weight the exchange counts in its window
+ * (`used`), the room it has left (`remaining`), or both.
+ */
+export interface Reported {
+  readonly budget: "ip" | "uid"
+  readonly windowMillis: number
+  readonly used: number | undefined
+  readonly remaining: number | undefined
 }
 
 /** Charges taken together and not yet settled. */
@@ -70,9 +101,15 @@ export class RateLimitStore extends Context.Tag("@tradedesk/core/RateLimitStore"
   readonly settle: (ticket: Ticket, nowMillis: number) => Effect.Effect<void>
   /** Refuses every charge on these keys until the given time. */
   readonly pause: (keys: ReadonlyArray<string>, untilMillis: number) => Effect.Effect<void>
+  /**
+   * The exchange counts `used` weight in this budget's window: the budget counts at least that much from now on, the
+   * difference as a charge settled at `nowMillis` (atomically, like `acquire`).
+   */
+  readonly raise: (key: string, used: number, windowMillis: number, nowMillis: number) => Effect.Effect<void>
 }>() {}
 
-interface Budget {
+/** One budget key's bookkeeping. */
+interface Ledger {
   /** settled charges: times and weights, oldest first */
   readonly times: Array<number>
   readonly weights: Array<number>
@@ -84,7 +121,7 @@ interface Budget {
   pausedUntil: number
 }
 
-const expire = (budget: Budget, windowMillis: number, now: number) => {
+const expire = (budget: Ledger, windowMillis: number, now: number) => {
   const windowStart = now - windowMillis
   while (budget.head < budget.times.length && budget.times[budget.head]! <= windowStart) {
     budget.settled -= budget.weights[budget.head]!
@@ -97,7 +134,7 @@ const expire = (budget: Budget, windowMillis: number, now: number) => {
   }
 }
 
-const roomAfter = (budget: Budget, charge: Charge, now: number): number => {
+const roomAfter = (budget: Ledger, charge: Charge, now: number): number => {
   if (budget.pausedUntil > now) return budget.pausedUntil - now
   expire(budget, charge.windowMillis, now)
   let excess = budget.settled + budget.held + charge.weight - charge.limit
@@ -110,9 +147,18 @@ const roomAfter = (budget: Budget, charge: Charge, now: number): number => {
   return charge.windowMillis
 }
 
+/** A settled charge of `weight` at `now`; answers come in about the order of time: the place is nearly always the end. */
+const record = (budget: Ledger, weight: number, now: number) => {
+  budget.settled += weight
+  let at = budget.times.length
+  while (at > budget.head && budget.times[at - 1]! > now) at--
+  budget.times.splice(at, 0, now)
+  budget.weights.splice(at, 0, weight)
+}
+
 /** One process's budgets, in memory. */
 export const layerStoreMemory: Layer.Layer<RateLimitStore> = Layer.sync(RateLimitStore, () => {
-  const budgets = new Map<string, Budget>()
+  const budgets = new Map<string, Ledger>()
   const open = new Set<string>()
   let lastTicket = 0
   const budgetOf = (key: string) => {
@@ -143,12 +189,7 @@ export const layerStoreMemory: Layer.Layer<RateLimitStore> = Layer.sync(RateLimi
         for (const charge of ticket.charges) {
           const budget = budgetOf(charge.key)
           budget.held -= charge.weight
-          budget.settled += charge.weight
-          // answers come in about the order of time: the place is nearly always the end
-          let at = budget.times.length
-          while (at > budget.head && budget.times[at - 1]! > now) at--
-          budget.times.splice(at, 0, now)
-          budget.weights.splice(at, 0, charge.weight)
+          record(budget, charge.weight, now)
         }
       }),
     pause: (keys, until) =>
@@ -157,6 +198,13 @@ export const layerStoreMemory: Layer.Layer<RateLimitStore> = Layer.sync(RateLimi
           const budget = budgetOf(key)
           budget.pausedUntil = Math.max(budget.pausedUntil, until)
         }
+      }),
+    raise: (key, used, windowMillis, now) =>
+      Effect.sync(() => {
+        const budget = budgetOf(key)
+        expire(budget, windowMillis, now)
+        const uncounted = used - budget.settled - budget.held
+        if (uncounted > 0) record(budget, uncounted, now)
       })
   }
 })
@@ -175,6 +223,16 @@ export class RateLimit extends Context.Tag("@tradedesk/core/RateLimit")<RateLimi
    * it, so this is safe for order placement too. In fail mode, or with limiting off, the call fails with the 429.
    */
   readonly waitOutRefusals: <A, E, R>(call: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * The exchange's budgets (V3's `exchangeInfo`): each kind it publishes replaces that kind's budgets, unless the
+   * options set them (`given`). Calls queued meanwhile keep the charges they were queued with.
+   */
+  readonly adopt: (published: PublishedBudgets) => Effect.Effect<void>
+  /**
+   * The exchange's counts from an answer's headers: a budget of the same window counts at least what the exchange
+   * counts (`used`, or its limit less `remaining`). Counts of windows the limiter does not keep are ignored.
+   */
+  readonly observe: (account: string | undefined, reported: ReadonlyArray<Reported>) => Effect.Effect<void>
 }>() {}
 
 /** Sends after 429s in a row, at most: an exchange that keeps refusing is reported rather than waited on for ever. */
@@ -191,14 +249,30 @@ export const accountKey = (apiKey: string): string => createHash("sha256").updat
 
 const budgetName = (key: string) => key.split(":")[1] ?? key
 
-/** The charges of one call; a read's IP and UID limits leave out the order reserve. */
-const chargesOf = (settings: RateLimitSettings, endpoint: Endpoint<any, any>, account: string | undefined): Array<Charge> => {
-  const windowMillis = Duration.toMillis(settings.window)
+/** The budgets in force: per IP, and per account (UID weight; V3's ORDERS count). */
+interface Budgets {
+  readonly ip: ReadonlyArray<Budget>
+  readonly uid: ReadonlyArray<Budget>
+}
+
+/** The store's key of a budget: one per kind, account and window. */
+const keyOf = (kind: "ip" | "uid", account: string | undefined, windowMillis: number) =>
+  kind === "ip" ? `tradedesk:ip:${windowMillis}ms` : `tradedesk:uid:${account}:${windowMillis}ms`
+
+/**
+ * The charges of one call, one per window of each budget it weighs on (a weight of 0 weighs on none: V3's order
+ * placement is not IP-limited); a read's IP and UID limits leave out the order reserve.
+ */
+const chargesOf = (settings: RateLimitSettings, budgets: Budgets, endpoint: Endpoint<any, any>, account: string | undefined): Array<Charge> => {
   const shareOf = (budget: number) => (writesOrders(endpoint) ? budget : budget - Math.ceil(budget * settings.orderReserve))
-  const charges: Array<Charge> = [{ key: "tradedesk:ip", weight: endpoint.ipWeight, limit: shareOf(settings.ipWeightPerWindow), windowMillis }]
-  if (account !== undefined && endpoint.uidWeight > 0) {
-    charges.push({ key: `tradedesk:uid:${account}`, weight: endpoint.uidWeight, limit: shareOf(settings.uidWeightPerWindow), windowMillis })
+  const charges: Array<Charge> = []
+  const charge = (kind: "ip" | "uid", weight: number) => {
+    for (const { limit, windowMillis } of budgets[kind]) {
+      charges.push({ key: keyOf(kind, account, windowMillis), weight, limit: shareOf(limit), windowMillis })
+    }
   }
+  if (endpoint.ipWeight > 0) charge("ip", endpoint.ipWeight)
+  if (account !== undefined && endpoint.uidWeight > 0) charge("uid", endpoint.uidWeight)
   if (account !== undefined && endpoint.placesOrders) {
     charges.push({ key: `tradedesk:orders:${account}`, weight: 1, limit: settings.orderRequestsPerSecond, windowMillis: 1000 })
   }
@@ -236,7 +310,9 @@ interface Waiter extends Request {
 const disabled = RateLimit.of({
   guard: () => Effect.void,
   penalize: (_endpoint, _account, retryAfter) => Effect.succeed(retryAfter ?? DEFAULT_PENALTY_MILLIS),
-  waitOutRefusals: (call) => call
+  waitOutRefusals: (call) => call,
+  adopt: () => Effect.void,
+  observe: () => Effect.void
 })
 
 const make = Effect.gen(function*() {
@@ -244,6 +320,11 @@ const make = Effect.gen(function*() {
   const store = yield* RateLimitStore
   if (settings === false) return disabled
   const maxWait = settings.onExceeded === "fail" ? 0 : Duration.toMillis(settings.maxWait)
+  const windowMillis = Duration.toMillis(settings.window)
+  let budgets: Budgets = {
+    ip: [{ limit: settings.ipWeightPerWindow, windowMillis }],
+    uid: [{ limit: settings.uidWeightPerWindow, windowMillis }]
+  }
 
   const orderWaiters: Array<Waiter> = []
   const readWaiters: Array<Waiter> = []
@@ -288,28 +369,33 @@ const make = Effect.gen(function*() {
     })
 
   /**
-   * Charges the waiters in queue order: the head, then those behind it that fit with the head's claim left free,
-   * stopping at the first that does not. Returns how long until the head's claim fits, or undefined for an empty queue.
+   * Charges the waiters in queue order, each leaving room for the claims of all those still waiting ahead of it. A
+   * waiter behind one that waits on a budget it charges too cannot fit either (it must leave that one's room): it is
+   * passed without asking the store. So budgets of other kinds (V3's ORDERS and IP weight) do not hold each other up.
+   * Returns how long until the first waiter that may fit soonest does, or undefined when none waits.
    */
   const serve = Effect.gen(function*() {
     const ahead: Claims = new Map()
-    let headWait: number | undefined
+    const waitedOn = new Set<string>()
+    let soonest: number | undefined
     let index = 0
     while (index < orderWaiters.length + readWaiters.length) {
       const waiter = index < orderWaiters.length ? orderWaiters[index]! : readWaiters[index - orderWaiters.length]!
-      const now = yield* Clock.currentTimeMillis
-      const result = yield* store.acquire(leavingRoomFor(waiter.charges, [ahead]), now)
-      if (result._tag === "Charged") {
-        // admitted waiters leave the queue: the next one takes this index
-        yield* admit(waiter, result.ticket)
-        continue
+      if (!waiter.charges.some((charge) => waitedOn.has(charge.key))) {
+        const now = yield* Clock.currentTimeMillis
+        const result = yield* store.acquire(leavingRoomFor(waiter.charges, [ahead]), now)
+        if (result._tag === "Charged") {
+          // admitted waiters leave the queue: the next one takes this index
+          yield* admit(waiter, result.ticket)
+          continue
+        }
+        waitedOn.add(result.key)
+        soonest = Math.min(soonest ?? result.millis, result.millis)
       }
-      if (headWait !== undefined) break
-      headWait = result.millis
       addClaims(ahead, waiter.charges, 1)
       index++
     }
-    return headWait
+    return soonest
   })
 
   // the queue's one timer: sleeps until the head fits, or until something changes the answer
@@ -349,7 +435,7 @@ const make = Effect.gen(function*() {
     })
 
   const guard = (endpoint: Endpoint<any, any>, account: string | undefined) => {
-    const charges = chargesOf(settings, endpoint, account)
+    const charges = chargesOf(settings, budgets, endpoint, account)
     const tooHeavy = charges.find((charge) => charge.weight > charge.limit)
     if (tooHeavy !== undefined) {
       const reserve = writesOrders(endpoint) ? "" : " left to reads after the order reserve"
@@ -365,7 +451,7 @@ const make = Effect.gen(function*() {
 
   const penalize = (endpoint: Endpoint<any, any>, account: string | undefined, retryAfterMillis: number | undefined) => {
     const millis = retryAfterMillis ?? Duration.toMillis(settings.penalty)
-    const keys = chargesOf(settings, endpoint, account).map((charge) => charge.key)
+    const keys = chargesOf(settings, budgets, endpoint, account).map((charge) => charge.key)
     return Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.as(Effect.tap(store.pause(keys, now + millis), wake), millis))
   }
 
@@ -375,7 +461,25 @@ const make = Effect.gen(function*() {
       while: (error) => error instanceof RateLimitError && error.source === "server" && error.retryAfterMillis <= maxWait
     })
 
-  return RateLimit.of({ guard, penalize, waitOutRefusals })
+  const adopt = (published: PublishedBudgets) =>
+    Effect.sync(() => {
+      budgets = {
+        ip: settings.given.ipWeight || published.ip.length === 0 ? budgets.ip : published.ip,
+        uid: settings.given.uidWeight || published.uid.length === 0 ? budgets.uid : published.uid
+      }
+      wake()
+    })
+
+  const observe = (account: string | undefined, reported: ReadonlyArray<Reported>) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.forEach(reported, ({ budget: kind, remaining, used, windowMillis }) => {
+        const budget = budgets[kind].find((kept) => kept.windowMillis === windowMillis)
+        if (budget === undefined || (kind === "uid" && account === undefined)) return Effect.void
+        const counted = Math.max(used ?? 0, remaining === undefined ? 0 : budget.limit - remaining)
+        return counted > 0 ? store.raise(keyOf(kind, account, windowMillis), counted, windowMillis, now) : Effect.void
+      }, { discard: true }))
+
+  return RateLimit.of({ guard, penalize, waitOutRefusals, adopt, observe })
 })
 
 /** The limiter over a store supplied separately (e.g. a shared one). */

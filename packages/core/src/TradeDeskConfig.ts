@@ -31,14 +31,20 @@ export interface Credentials {
 }
 
 export interface RateLimitSettings {
-  /** weight allowed per window for all processes behind one IP (default 500) */
+  /**
+   * weight allowed per window for all processes behind one IP (default 500; on V3, unless given, the REQUEST_WEIGHT
+   * budgets the exchange publishes in `exchangeInfo` once read)
+   */
   readonly ipWeightPerWindow: number
   /**
    * weight allowed per window for one API key (default 500); on V3, the account's ORDERS count: orders placed per
-   * window, a batch counting 5 (default 5, the exchange's published sample, until its `exchangeInfo` says otherwise)
+   * window, a batch counting 5 (default 5, the exchange's published sample; unless given, the ORDERS budgets
+   * `exchangeInfo` publishes once read)
    */
   readonly uidWeightPerWindow: number
   readonly window: Duration.Duration
+  /** which of the two budgets the options set: those are kept when the exchange publishes others (V3) */
+  readonly given: { readonly ipWeight: boolean; readonly uidWeight: boolean }
   /** order-placing requests per second (default 10) */
   readonly orderRequestsPerSecond: number
   /** share of the IP and UID budgets that reads may not use, kept for order writes (default 0.1; rounded up to whole weight) */
@@ -97,8 +103,11 @@ export interface Options {
   readonly maxDecimalLength?: number
   readonly rateLimit?:
     | {
+      /** default 500; on V3, unless given, the budgets the exchange publishes in `exchangeInfo` */
       readonly ipWeightPerWindow?: number
+      /** default 500; on V3 the ORDERS count, default 5, unless given the budgets the exchange publishes */
       readonly uidWeightPerWindow?: number
+      /** the window of these budgets (default 10 s) */
       readonly windowMs?: number
       readonly orderRequestsPerSecond?: number
       /** from 0 up to (not including) 1 */
@@ -200,6 +209,7 @@ const rateLimitSettings = (limits: Options["rateLimit"], version: ApiVersion): C
         version === "v3" ? DEFAULT_V3_ORDERS_PER_WINDOW : 500
       ),
       window: Duration.millis(yield* positive("rateLimit.windowMs", given.windowMs, 10_000)),
+      given: { ipWeight: given.ipWeightPerWindow !== undefined, uidWeight: given.uidWeightPerWindow !== undefined },
       orderRequestsPerSecond: yield* positive("rateLimit.orderRequestsPerSecond", given.orderRequestsPerSecond, 10),
       orderReserve: yield* fraction("rateLimit.orderReserve", given.orderReserve, DEFAULT_ORDER_RESERVE),
       onExceeded,

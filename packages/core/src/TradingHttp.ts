@@ -47,8 +47,10 @@ import * as HandOut from "./internal/handOut.js"
 import { ResponseTooLarge } from "./internal/ResponseTooLarge.js"
 import { signedMillis } from "./internal/signedMillis.js"
 import { accountKey, RateLimit } from "./RateLimit.js"
+import type { Budget, PublishedBudgets } from "./RateLimit.js"
 import * as Signer from "./Signer.js"
 import { TradeDeskConfig } from "./TradeDeskConfig.js"
+import * as V3Limits from "./v3/rateLimits.js"
 import * as V3 from "./v3/table.js"
 import type { Operation, WireTable } from "./Wire.js"
 
@@ -169,6 +171,12 @@ const retryAfterMillis = (headers: Headers.Headers, now: number): number | undef
   return Number.isNaN(millis) ? undefined : Math.min(MAX_RETRY_AFTER_MILLIS, Math.max(0, millis))
 }
 
+const describeBudgets = (published: PublishedBudgets): string => {
+  const each = (kind: string, budgets: ReadonlyArray<Budget>) =>
+    budgets.length === 0 ? `${kind}: none` : `${kind}: ${budgets.map((budget) => `${budget.limit} per ${budget.windowMillis / 1000} s`).join(", ")}`
+  return `${each("request weight per IP", published.ip)}; ${each("orders per account", published.uid)}`
+}
+
 /** One answer as read, with the local times its request left and its answer arrived. */
 interface Answer {
   readonly status: number
@@ -225,6 +233,7 @@ const make = Effect.gen(function*() {
   const account = Option.map(settings.credentials, (credentials) => accountKey(Redacted.value(credentials.apiKey)))
   const localeHeader = Option.match(settings.locale, { onNone: () => ({}), onSome: (locale) => ({ locale }) })
   const maxBytes = settings.maxResponseBytes
+  const table = wireOf(settings.apiVersion)
   const overCapDetail = new ResponseTooLarge(maxBytes).detail
 
   const tooLarge = (endpoint: Endpoint<any, any>, bodyExcerpt: string) => new DecodeError({ endpoint: endpoint.name, detail: overCapDetail, bodyExcerpt })
@@ -242,6 +251,12 @@ const make = Effect.gen(function*() {
       Effect.flatMap((text) => (overCap(text) ? Effect.fail(tooLarge(endpoint, excerpt(text))) : Effect.succeed(text)))
     )
   }
+
+  /** The counts V3 reports in an answer's headers, told to the limiter while the call's charge is still held. */
+  const observeCounts = (endpoint: Endpoint<any, any>, headers: Headers.Headers) =>
+    table.version === "v3"
+      ? limiter.observe(endpoint.signed ? Option.getOrUndefined(account) : undefined, V3Limits.reportedCounts(headers))
+      : Effect.void
 
   /** Sends one request and reads its answer within the timeout; a write's ids are told to `onWriteSent`. */
   const exchange = (endpoint: Endpoint<any, any>, request: HttpClientRequest.HttpClientRequest, keys?: WriteKeys) =>
@@ -262,7 +277,9 @@ const make = Effect.gen(function*() {
             })
         })
       )
-      return { ...read, sentAt, receivedAt: yield* Clock.currentTimeMillis } satisfies Answer
+      const receivedAt = yield* Clock.currentTimeMillis
+      yield* observeCounts(endpoint, read.headers)
+      return { ...read, sentAt, receivedAt } satisfies Answer
     })
 
   /** Maps one answer: status, JSON, envelope, then the response decoder. */
@@ -321,8 +338,6 @@ const make = Effect.gen(function*() {
     })
   }
 
-  const table = wireOf(settings.apiVersion)
-
   const urlOf = (endpoint: Endpoint<any, any>, query: string) =>
     `${endpoint.api === "futures" ? settings.futuresBaseUrl : settings.spotBaseUrl}${endpoint.path}${query.length > 0 ? `?${query}` : ""}`
 
@@ -337,6 +352,28 @@ const make = Effect.gen(function*() {
     }
     return { offset: epochMillis - Math.round((answer.sentAt + answer.receivedAt) / 2), roundTrip: answer.receivedAt - answer.sentAt }
   }))
+
+  /** V3's published budgets (`exchangeInfo`) for the limiter; a failure keeps the configured ones, with a warning. */
+  const readBudgets = Effect.scoped(Effect.gen(function*() {
+    yield* limiter.guard(V3Limits.exchangeInfo, undefined)
+    const request = HttpClientRequest.get(urlOf(V3Limits.exchangeInfo, "")).pipe(HttpClientRequest.setHeaders(localeHeader))
+    return yield* exchange(V3Limits.exchangeInfo, request)
+  })).pipe(
+    Effect.flatMap((answer) => interpret(V3Limits.exchangeInfo, answer)),
+    Effect.map(V3Limits.publishedBudgets),
+    Effect.tap((published) => Effect.logInfo(`rate limits published by the exchange: ${describeBudgets(published)}`)),
+    Effect.flatMap(limiter.adopt),
+    Effect.catchAll((error) => Effect.logWarning(`could not read the exchange's rate limits (${error.message}); keeping the configured budgets`))
+  )
+
+  const limits = settings.rateLimit
+  const budgetsRead = yield* Ref.make(table.version !== "v3" || limits === false || (limits.given.ipWeight && limits.given.uidWeight))
+  const readingBudgets = yield* Effect.makeSemaphore(1)
+
+  /** Reads the published budgets once, before the first limited call; an interrupted reading is done by the next call. */
+  const publishedBudgets: Effect.Effect<void> = Effect.flatMap(Ref.get(budgetsRead), (read) =>
+    read ? Effect.void : readingBudgets.withPermits(1)(Effect.flatMap(Ref.get(budgetsRead), (done) =>
+      done ? Effect.void : Effect.zipRight(readBudgets, Ref.set(budgetsRead, true)))))
 
   const clock = yield* Ref.make<ClockReading>({ offset: settings.clockOffsetMillis, generation: 0, measured: false })
   const measuring = yield* Effect.makeSemaphore(1)
@@ -380,6 +417,7 @@ const make = Effect.gen(function*() {
   /** Signs (when the endpoint is signed) and sends one request within the limiter; the answer and the clock it used. */
   const send = (endpoint: Endpoint<any, any>, wire: { query: string; body: string }, keys?: WriteKeys) =>
     Effect.gen(function*() {
+      yield* publishedBudgets
       let headers: Record<string, string> = { "Content-Type": "application/json", ...localeHeader }
       let reading: ClockReading | undefined
       if (endpoint.signed) {

@@ -83,6 +83,7 @@ describe("the watcher's pace", () => {
     ipWeightPerWindow: 500,
     uidWeightPerWindow: 500,
     window: Duration.seconds(10),
+    given: { ipWeight: true, uidWeight: true },
     orderRequestsPerSecond: 10,
     orderReserve: 0.1,
     onExceeded: "fail" as const,
