@@ -51,7 +51,7 @@ export const orderRecord = (order: Order): { readonly [key: string]: Json } => {
     avgPrice: avgPrice(order),
     clientOrderId: order.clientOid,
     cumQuote: cumQuote(order),
-    executedQty: size(order.filledUnits),
+    executedQty: order.filledUnits === 0 ? "0" : size(order.filledUnits),
     orderId: BigInt(order.orderId),
     origQty: size(order.sizeUnits),
     price: price(order, order.priceUnits ?? 0),
