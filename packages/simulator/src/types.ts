@@ -111,7 +111,7 @@ export interface RunningSimulator {
   /** requests received per operation, whatever their outcome */
   readonly counters: () => Readonly<Record<OperationName, number>>
   /**
-   * client_oids accepted by batchOrders and plan_order among the last 10 000 placements, in placement order across
+   * client_oids accepted by batchOrders and plan_order (V2 and V3, and V3's single order) among the last 10 000 placements, in placement order across
    * accounts; only the account's when a key is given
    */
   readonly placedClientOids: (apiKey?: string) => ReadonlyArray<string>
