@@ -68,13 +68,9 @@ const ALGO_TYPES = ["STOP", "TAKE_PROFIT", "STOP_MARKET", "TAKE_PROFIT_MARKET"] 
 const WORKING_TYPES = ["CONTRACT_PRICE", "MARK_PRICE"] as const
 const MARGIN_TYPES = { CROSSED: "cross", ISOLATED: "isolated" } as const satisfies Record<string, MarginMode>
 
-/** §1.10: side + positionSide ↔ V2's type. */
-const ORDER_TYPES: Readonly<Record<string, BatchOrder.NewOrderType>> = {
-  "BUY/LONG": "open_long",
-  "SELL/SHORT": "open_short",
-  "SELL/LONG": "close_long",
-  "BUY/SHORT": "close_short"
-}
+/** §1.10: side + positionSide ↔ V2's type (the opposite side on a position side closes it). */
+const orderType = (side: "BUY" | "SELL", positionSide: "LONG" | "SHORT"): BatchOrder.NewOrderType =>
+  positionSide === "LONG" ? (side === "BUY" ? "open_long" : "close_long") : side === "SELL" ? "open_short" : "close_short"
 
 const placed = (orderId: string, clientOrderId: string): Json => ({ orderId, clientOrderId, success: true, errorCode: "", errorMessage: "" })
 
@@ -108,12 +104,13 @@ const intentOf = (fields: Fields, market: Market): Intent | Failure => {
   const positionSide = wordParam(fields, "positionSide", POSITION_SIDES, "INVALID_SIDE")
   const size = decimalParam(fields, "quantity")
   if (isFailure(instrument)) return instrument
-  const refused = firstFailure(side, positionSide, size)
-  if (refused) return refused
+  if (isFailure(side)) return side
+  if (isFailure(positionSide)) return positionSide
+  if (isFailure(size)) return size
   if (side === undefined) return missing("side")
   if (positionSide === undefined) return missing("positionSide")
-  if (size === undefined || isFailure(size)) return missing("quantity")
-  return { instrument, type: ORDER_TYPES[`${String(side)}/${String(positionSide)}`] ?? "open_long", size }
+  if (size === undefined) return missing("quantity")
+  return { instrument, type: orderType(side, positionSide), size }
 }
 
 /** The working-type words are checked, though every trigger here watches the last price. */
@@ -130,10 +127,15 @@ const orderOf = (fields: Fields, market: Market): { readonly instrument: Instrum
   const clientOid = clientIdParam(fields, "newClientOrderId")
   const takeProfit = decimalParam(fields, "tpTriggerPrice")
   const stopLoss = decimalParam(fields, "slTriggerPrice")
-  const refused = firstFailure(kind, tif, price, clientOid, takeProfit, stopLoss) ?? checkWorkingTypes(fields, ["TpWorkingType", "SlWorkingType"])
-  if (refused) return refused
-  if (kind === undefined || isFailure(kind)) return missing("type")
-  if (isFailure(clientOid) || isFailure(price) || isFailure(tif) || isFailure(takeProfit) || isFailure(stopLoss)) return missing("newClientOrderId")
+  const workingTypes = checkWorkingTypes(fields, ["TpWorkingType", "SlWorkingType"])
+  if (isFailure(kind)) return kind
+  if (isFailure(tif)) return tif
+  if (isFailure(price)) return price
+  if (isFailure(clientOid)) return clientOid
+  if (isFailure(takeProfit)) return takeProfit
+  if (isFailure(stopLoss)) return stopLoss
+  if (workingTypes) return workingTypes
+  if (kind === undefined) return missing("type")
   const limit = kind === "LIMIT"
   if (limit && price === undefined) return missing("price")
   if (limit && tif === undefined) return missing("timeInForce")
@@ -248,8 +250,10 @@ export class TradingV3 {
       const endTime = wholeParam(fields, "endTime", 0, MAX_TIME)
       const limit = wholeParam(fields, "limit", 1, 100)
       const page = wholeParam(fields, "page", 0, 1_000_000)
-      const refused = firstFailure(instrument, orderId, startTime, endTime, limit, page) ?? checkWindow(num(startTime), num(endTime), ALL)
-      if (refused || isFailure(instrument) || isFailure(orderId)) return refused ?? missing("symbol")
+      if (isFailure(instrument)) return instrument
+      if (isFailure(orderId)) return orderId
+      const refused = firstFailure(startTime, endTime, limit, page) ?? checkWindow(num(startTime), num(endTime), ALL)
+      if (refused) return refused
       const list = this.orders.openOrders(account.uid, {
         symbol: instrument?.symbol,
         idAbove: orderId === undefined ? undefined : BigInt(orderId),
@@ -270,8 +274,9 @@ export class TradingV3 {
       const endTime = wholeParam(fields, "endTime", 0, MAX_TIME)
       const limit = wholeParam(fields, "limit", 1, 1000)
       const page = wholeParam(fields, "page", 0, 1_000_000)
-      const refused = firstFailure(instrument, startTime, endTime, limit, page) ?? checkWindow(num(startTime), num(endTime), 90)
-      if (refused || isFailure(instrument)) return refused ?? missing("symbol")
+      if (isFailure(instrument)) return instrument
+      const refused = firstFailure(startTime, endTime, limit, page) ?? checkWindow(num(startTime), num(endTime), 90)
+      if (refused) return refused
       const list = this.orders.finished(account.uid, {
         symbol: instrument?.symbol, startTime: num(startTime), endTime: num(endTime), limit: num(limit) ?? 500, page: num(page) ?? 0
       })
@@ -290,8 +295,10 @@ export class TradingV3 {
       const startTime = wholeParam(fields, "startTime", 0, MAX_TIME)
       const endTime = wholeParam(fields, "endTime", 0, MAX_TIME)
       const limit = wholeParam(fields, "limit", 1, 100)
-      const refused = firstFailure(instrument, orderId, startTime, endTime, limit) ?? checkWindow(num(startTime), num(endTime), 7)
-      if (refused || isFailure(instrument) || isFailure(orderId)) return refused ?? missing("symbol")
+      if (isFailure(instrument)) return instrument
+      if (isFailure(orderId)) return orderId
+      const refused = firstFailure(startTime, endTime, limit) ?? checkWindow(num(startTime), num(endTime), 7)
+      if (refused) return refused
       const week = 7 * DAY_MS
       const start = num(startTime) ?? (num(endTime) === undefined ? call.now - week : (num(endTime) ?? 0) - week)
       const end = num(endTime) ?? start + week
@@ -311,11 +318,16 @@ export class TradingV3 {
       const clientOid = clientIdParam(fields, "clientAlgoId")
       const takeProfit = decimalParam(fields, "presetTakeProfitPrice")
       const stopLoss = decimalParam(fields, "presetStopLossPrice")
-      const refused = firstFailure(kind, price, triggerPrice, clientOid, takeProfit, stopLoss) ?? checkWorkingTypes(fields, ["TpWorkingType", "SlWorkingType"])
-      if (refused) return refused
-      if (kind === undefined || isFailure(kind)) return missing("type")
-      if (triggerPrice === undefined || isFailure(triggerPrice)) return missing("triggerPrice")
-      if (isFailure(clientOid) || isFailure(price) || isFailure(takeProfit) || isFailure(stopLoss)) return missing("clientAlgoId")
+      const workingTypes = checkWorkingTypes(fields, ["TpWorkingType", "SlWorkingType"])
+      if (isFailure(kind)) return kind
+      if (isFailure(price)) return price
+      if (isFailure(triggerPrice)) return triggerPrice
+      if (isFailure(clientOid)) return clientOid
+      if (isFailure(takeProfit)) return takeProfit
+      if (isFailure(stopLoss)) return stopLoss
+      if (workingTypes) return workingTypes
+      if (kind === undefined) return missing("type")
+      if (triggerPrice === undefined) return missing("triggerPrice")
       const atMarket = kind.endsWith("_MARKET")
       if (!atMarket && price === undefined) return missing("price")
       const triggerKind: TriggerKind = kind.startsWith("STOP") ? "STOP" : "TAKE_PROFIT"
@@ -353,8 +365,9 @@ export class TradingV3 {
       const endTime = wholeParam(fields, "endTime", 0, MAX_TIME)
       const limit = wholeParam(fields, "limit", 1, 100)
       const page = wholeParam(fields, "page", 1, 1_000_000)
-      const refused = firstFailure(instrument, startTime, endTime, limit, page) ?? checkWindow(num(startTime), num(endTime), ALL)
-      if (refused || isFailure(instrument)) return refused ?? missing("symbol")
+      if (isFailure(instrument)) return instrument
+      const refused = firstFailure(startTime, endTime, limit, page) ?? checkWindow(num(startTime), num(endTime), ALL)
+      if (refused) return refused
       const size = num(limit) ?? 100
       const from = ((num(page) ?? 1) - 1) * size
       const waiting = this.orders
@@ -376,8 +389,9 @@ export class TradingV3 {
       const endTime = wholeParam(fields, "endTime", 0, MAX_TIME)
       const limit = wholeParam(fields, "limit", 1, 1000)
       const page = wholeParam(fields, "page", 1, 1_000_000)
-      const refused = firstFailure(instrument, startTime, endTime, limit, page) ?? checkWindow(num(startTime), num(endTime), 90)
-      if (refused || isFailure(instrument)) return refused ?? missing("symbol")
+      if (isFailure(instrument)) return instrument
+      const refused = firstFailure(startTime, endTime, limit, page) ?? checkWindow(num(startTime), num(endTime), 90)
+      if (refused) return refused
       const size = num(limit) ?? 500
       const current = num(page) ?? 1
       const found = this.orders.planHistory(account.uid, {
@@ -480,8 +494,9 @@ export class TradingV3 {
       const long = this.leverage(fields, "isolatedLongLeverage")
       const short = this.leverage(fields, "isolatedShortLeverage")
       if (isFailure(instrument)) return instrument
-      const refused = firstFailure(mode, cross, long, short)
-      if (refused || isFailure(mode)) return refused ?? missing("marginType")
+      if (isFailure(mode)) return mode
+      const refused = firstFailure(cross, long, short)
+      if (refused) return refused
       const { futures } = this.orders
       const current = futures.settings(account.uid, instrument.symbol)
       if (mode !== undefined && MARGIN_TYPES[mode] !== current.marginMode) {
@@ -511,8 +526,9 @@ export class TradingV3 {
       const mode = wordParam(fields, "marginType", Object.keys(MARGIN_TYPES) as ReadonlyArray<keyof typeof MARGIN_TYPES>)
       const separated = wordParam(fields, "separatedType", ["COMBINED"] as const)
       if (isFailure(instrument)) return instrument
-      const refused = firstFailure(mode, separated)
-      if (refused || isFailure(mode)) return refused ?? missing("marginType")
+      if (isFailure(mode)) return mode
+      const refused = firstFailure(separated)
+      if (refused) return refused
       if (mode === undefined) return missing("marginType")
       if (this.orders.hasOpen(account.uid, instrument.symbol)) return refusal("PARAM_ERROR", `the margin mode cannot change while ${String(fields["symbol"])} has open orders`)
       const why = this.orders.futures.setMarginMode(account.uid, instrument.symbol, MARGIN_TYPES[mode], call.now)
@@ -535,8 +551,10 @@ export class TradingV3 {
       const limit = wholeParam(fields, "limit", 1, 100)
       const nextKeyId = idParam(fields, "nextKeyId")
       const nextKeyTime = wholeParam(fields, "nextKeyTime", 0, MAX_TIME)
-      const refused = firstFailure(asset, instrument, startTime, endTime, limit, nextKeyId, nextKeyTime)
-      if (refused || isFailure(instrument) || isFailure(nextKeyId)) return refused ?? missing("symbol")
+      if (isFailure(instrument)) return instrument
+      if (isFailure(nextKeyId)) return nextKeyId
+      const refused = firstFailure(asset, startTime, endTime, limit, nextKeyTime)
+      if (refused) return refused
       if (incomeType !== undefined && incomeType !== null && incomeType !== "" && typeof incomeType !== "string") return refusal("PARAM_ERROR", "incomeType must be a string")
       const end = num(endTime) ?? (num(startTime) === undefined ? undefined : call.now)
       const start = num(startTime) ?? (end === undefined ? undefined : end - 30 * DAY_MS)
