@@ -10,23 +10,29 @@ import { maybeEvent, seedHistory } from "./activity.js"
 import { Affiliate } from "./Affiliate.js"
 import type { Failure } from "./failures.js"
 import { badParameter, isFailure } from "./failures.js"
-import { Coins, Ledger } from "./Ledger.js"
+import { AMOUNT_SCALE, Coins, Ledger } from "./Ledger.js"
 import { Market, MAX_PRICE_UNITS } from "./Market.js"
 import { Orders } from "./Orders.js"
 import { unknownSymbol } from "./params.js"
 import { Prng } from "./Prng.js"
 import { planRecord } from "./records.js"
 import { Trading } from "./Trading.js"
+import type { BudgetSettings } from "./Budgets.js"
+import { stringify } from "./json.js"
+import { MarketV3 } from "./v3/market.js"
+import { TradingV3 } from "./v3/trading.js"
 import type { Fields } from "./requests.js"
 import { bodyFields, checkDigits, checkWindow, decode, decodeBody, isFields, queryFields } from "./requests.js"
 import type { DemoAccount } from "./types.js"
-import { decimal, toUnits } from "./units.js"
+import { decimal, text, toUnits } from "./units.js"
 
 export interface ExchangeOptions {
   readonly seed: number
   readonly symbols: number
   readonly now: number
   readonly accounts: ReadonlyArray<DemoAccount>
+  /** published in V3's exchangeInfo */
+  readonly budgets: BudgetSettings | false
 }
 
 /** What an operation is given (a signed one also gets the account that signed it). */
@@ -89,6 +95,8 @@ const readParams = <A extends { readonly [K in S | E]?: Params.TimeInput }, I, S
 export class Exchange {
   readonly market: Market
   readonly trading: Trading
+  readonly marketV3: MarketV3
+  readonly tradingV3: TradingV3
   private readonly ledger: Ledger
   private readonly orders: Orders
   private readonly affiliate = new Affiliate()
@@ -100,6 +108,8 @@ export class Exchange {
     this.ledger = new Ledger(new Coins(this.market.instruments))
     this.orders = new Orders(this.market, options.now)
     this.trading = new Trading(this.market, this.orders, this.ledger)
+    this.marketV3 = new MarketV3(this.market, options.budgets)
+    this.tradingV3 = new TradingV3(this.market, this.orders)
     this.activities = options.accounts.map((account): Activity => ({
       uid: account.uid,
       agent: account.agent,
@@ -191,14 +201,60 @@ export class Exchange {
         ? order
         : this.orders.place(account.uid, instrument, { ...order, price: order.priceMode === "market" ? undefined : order.price, marginMode: batch.marginMode }, call.now)
       return isFailure(placed)
-        ? { orderId: "", clientOid, accepted: false, errorCode: placed.code, errorMessage: placed.msg }
+        ? { orderId: "", clientOid, accepted: false, errorCode: String(placed.code), errorMessage: placed.msg }
         : { orderId: placed.orderId, clientOid, accepted: true, errorCode: "", errorMessage: "" }
     })
     return JSON.stringify(encodeBatch({ orders: results, accepted: results.some((result) => result.accepted) }))
   }
 
-    /** `POST /api/v2/account/bills`, in the `{ code: "00000", msg, requestTime, data }` envelope. */
+  /** `POST /api/v2/account/bills`, in the `{ code: "00000", msg, requestTime, data }` envelope. */
   spotBills(call: Call, account: DemoAccount): string | Failure {
+    const bills = this.spotBillsOf(call, account)
+    return isFailure(bills) ? bills : JSON.stringify({ code: "00000", msg: "success", requestTime: call.now, data: bills })
+  }
+
+  /** `POST /api/v3/account/bills`: the same bills as a bare array (docs/v3.md §26). */
+  spotBillsV3(call: Call, account: DemoAccount): string | Failure {
+    const bills = this.spotBillsOf(call, account)
+    return isFailure(bills) ? bills : JSON.stringify(bills)
+  }
+
+  /** `GET /api/v2/rebate/affiliate/getChannelUserTradeAndAsset`, in the `{ code: "200", data, timestamp }` envelope. */
+  affiliateStats(call: Call, account: DemoAccount): string | Failure {
+    const page = this.affiliatePageOf(call, account)
+    return isFailure(page) ? page : JSON.stringify({ code: "200", data: page, timestamp: call.now })
+  }
+
+  /** `GET /api/v3/rebate/affiliate/getChannelUserTradeAndAsset`: the same page, bare (docs/v3.md §27). */
+  affiliateStatsV3(call: Call, account: DemoAccount): string | Failure {
+    const page = this.affiliatePageOf(call, account)
+    return isFailure(page) ? page : JSON.stringify(page)
+  }
+
+  /**
+   * `GET /api/v3/account/` (docs/v3.md §17): the spot coins held as `balances`, nothing locked (the simulator has no
+   * spot orders), with the account's permissions and the sample's commission rates.
+   */
+  spotAccountV3(_call: Call, account: DemoAccount): string {
+    const balances = this.ledger.holdings(account.uid).map((id) => {
+      const coin = this.ledger.coins.withId(id)
+      return { asset: coin?.name ?? "", free: coin === undefined ? "0" : text(this.ledger.balance(account.uid, coin), AMOUNT_SCALE), locked: "0" }
+    })
+    return stringify({
+      makerCommission: 10,
+      takerCommission: 10,
+      commissionRates: { maker: "0.0010", taker: "0.0010" },
+      canTrade: true,
+      canWithdraw: true,
+      canDeposit: true,
+      permissions: ["SPOT_TRADING"],
+      balances,
+      uid: BigInt(account.uid)
+    })
+  }
+
+  /** The spot bills a request asks for, as the wire writes them. */
+  private spotBillsOf(call: Call, account: DemoAccount) {
     // JSON numbers in a body: core's schemas already take whole numbers only
     const read = readParams(bodyFields(call.body), SpotBill.SpotBillsRequest.from, [], "after", "before")
     if (isFailure(read)) return read
@@ -210,17 +266,17 @@ export class Exchange {
       before: read.end,
       limit: params.limit ?? DEFAULT_BILLS_LIMIT
     })
-    return JSON.stringify({ code: "00000", msg: "success", requestTime: call.now, data: encodeBills(bills) })
+    return encodeBills(bills)
   }
 
-  /** `GET /api/v2/rebate/affiliate/getChannelUserTradeAndAsset`, in the `{ code: "200", data, timestamp }` envelope. */
-  affiliateStats(call: Call, account: DemoAccount): string | Failure {
+  /** The affiliate page a request asks for, as the wire writes it. */
+  private affiliatePageOf(call: Call, account: DemoAccount) {
     const read = readParams(queryFields(call.query), AffiliateUserStats.AffiliateStatsRequest.from, ["startTime", "endTime", "page", "pageSize"], "startTime", "endTime")
     if (isFailure(read)) return read
     const { params } = read
     const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE
     if (pageSize > MAX_PAGE_SIZE) return badParameter(`pageSize must be at most ${MAX_PAGE_SIZE}, got ${pageSize}`)
     const page = this.affiliate.page(account.uid, { uid: params.uid, startTime: read.start, endTime: read.end, page: params.page ?? 1, pageSize })
-    return JSON.stringify({ code: "200", data: encodePage(page), timestamp: call.now })
+    return encodePage(page)
   }
 }

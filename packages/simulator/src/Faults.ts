@@ -11,7 +11,7 @@ export const FaultSchema: Schema.Schema<Fault> = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("status"), status: Schema.Int.pipe(Schema.between(400, 599)), ...Times }),
   Schema.Struct({ kind: Schema.Literal("rateLimit"), retryAfterSeconds: Schema.optional(Schema.Int.pipe(Schema.between(0, 3600))), ...Times }),
   Schema.Struct({ kind: Schema.Literal("clockSkew"), ms: Schema.Int.pipe(Schema.between(-86_400_000, 86_400_000)), ...Times }),
-  Schema.Struct({ kind: Schema.Literal("malformed", "truncated", "drop", "empty"), ...Times })
+  Schema.Struct({ kind: Schema.Literal("malformed", "truncated", "drop", "empty", "unsupported"), ...Times })
 )
 
 interface Armed {

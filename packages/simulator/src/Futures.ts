@@ -85,6 +85,8 @@ export interface BillFilter {
   readonly startTime?: number
   /** inclusive */
   readonly endTime?: number
+  /** only bills with a smaller id (V3's income cursor) */
+  readonly beforeId?: bigint
   readonly limit: number
 }
 
@@ -423,6 +425,7 @@ export class Futures {
     for (let i = bills.length - 1; i >= 0; i--) {
       const bill = bills[i]!
       if (filter.endTime !== undefined && bill.time > filter.endTime) continue
+      if (filter.beforeId !== undefined && bill.billId >= filter.beforeId) continue
       if (filter.startTime !== undefined && bill.time < filter.startTime) break
       if (filter.symbol !== undefined && bill.symbol !== filter.symbol) continue
       if (filter.businessType !== undefined && bill.businessType !== filter.businessType) continue

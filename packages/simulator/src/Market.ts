@@ -3,6 +3,7 @@
  * instrument keeps 24 buckets of statistics (a bucket is an hour of 1 s ticks), so the 24 h open, high, low and
  * volumes always agree with the prices the walk went through. The first 24 buckets are a seeded pre-history.
  */
+import type { BigDecimal } from "effect"
 import { DateTime, Option } from "effect"
 import type { Ticker } from "@tradedesk/core"
 import { instruments } from "./instruments.js"
@@ -52,6 +53,15 @@ export interface Candle {
   readonly high: number
   readonly low: number
   readonly close: number
+  readonly baseVolume: bigint
+  readonly quoteVolume: bigint
+}
+
+/** The last 24 hours of one instrument: prices in ticks, base volume in size steps, quote volume in 10^-(price + size decimals) USDT. */
+export interface Day {
+  readonly open: number
+  readonly high: number
+  readonly low: number
   readonly baseVolume: bigint
   readonly quoteVolume: bigint
 }
@@ -216,24 +226,18 @@ export class Market {
     minutes.volume[i] = minutes.volume[i]! + quantity
   }
 
+  /** The 24 h statistics of one instrument, from its hourly buckets. */
+  day(symbol: string): Day | undefined {
+    const book = this.books.get(symbol)
+    return book === undefined ? undefined : dayOf(book)
+  }
+
   /** The ticker of every instrument, as domain values (core's schema encodes them to the wire). */
   tickers(): ReadonlyArray<Ticker.Ticker> {
     const timestamp = DateTime.unsafeMake(this.time)
     return Array.from(this.books.values(), (book): Ticker.Ticker => {
       const { instrument } = book
-      const first = book.buckets[0]
-      const open = first?.open ?? book.last
-      let high = book.last
-      let low = book.last
-      let baseVolume = 0n
-      let quoteVolume = 0n
-      for (const bucket of book.buckets) {
-        high = Math.max(high, bucket.high)
-        low = Math.min(low, bucket.low)
-        baseVolume += bucket.baseVolume
-        quoteVolume += bucket.quoteVolume
-      }
-      const quoteScale = instrument.priceDecimals + instrument.sizeDecimals
+      const { open, high, low, baseVolume, quoteVolume } = dayOf(book)
       const price = (units: number) => decimal(units, instrument.priceDecimals)
       return {
         symbol: instrument.symbol,
@@ -243,8 +247,8 @@ export class Market {
         last: price(book.last),
         low24h: price(low),
         timestamp,
-        volume24h: decimal(rescale(quoteVolume, quoteScale, Math.min(VOLUME_SCALE, quoteScale)), Math.min(VOLUME_SCALE, quoteScale)),
-        priceChangeRatio: decimal(divide(BigInt(book.last - open) * 10_000n, BigInt(open)), 4),
+        volume24h: quoteVolume24h(quoteVolume, instrument),
+        priceChangeRatio: changeRatio(book.last, open),
         baseVolume24h: decimal(baseVolume, instrument.sizeDecimals),
         markPrice: instrument.hasMarkPrice ? Option.some(price(book.mark)) : Option.none(),
         indexPrice: instrument.hasMarkPrice ? Option.some(price(book.index)) : Option.none()
@@ -280,3 +284,26 @@ export class Market {
     bucket.quoteVolume += quantity * BigInt(book.last)
   }
 }
+
+const dayOf = (book: Book): Day => {
+  let high = book.last
+  let low = book.last
+  let baseVolume = 0n
+  let quoteVolume = 0n
+  for (const bucket of book.buckets) {
+    high = Math.max(high, bucket.high)
+    low = Math.min(low, bucket.low)
+    baseVolume += bucket.baseVolume
+    quoteVolume += bucket.quoteVolume
+  }
+  return { open: book.buckets[0]?.open ?? book.last, high, low, baseVolume, quoteVolume }
+}
+
+/** The 24 h quote volume as the tickers show it: at most VOLUME_SCALE decimals. */
+export const quoteVolume24h = (quoteVolume: bigint, instrument: Instrument): BigDecimal.BigDecimal => {
+  const quoteScale = instrument.priceDecimals + instrument.sizeDecimals
+  return decimal(rescale(quoteVolume, quoteScale, Math.min(VOLUME_SCALE, quoteScale)), Math.min(VOLUME_SCALE, quoteScale))
+}
+
+/** (last − open) / open as a fraction, rounded to 4 decimals. */
+export const changeRatio = (last: number, open: number): BigDecimal.BigDecimal => decimal(divide(BigInt(last - open) * 10_000n, BigInt(open)), 4)

@@ -43,7 +43,11 @@ export interface NewOrder {
 
 export interface NewPlanOrder extends NewOrder {
   readonly triggerPrice: BigDecimal.BigDecimal
+  /** V3's word for the trigger, as placed; V2 placements have none */
+  readonly kind?: TriggerKind | undefined
 }
+
+export type TriggerKind = "STOP" | "TAKE_PROFIT"
 
 export interface Window {
   readonly symbol?: string | undefined
@@ -63,6 +67,7 @@ export interface Trigger {
   /** fires when the last price rises to the trigger (else when it falls to it) */
   readonly above: boolean
   readonly priceType: string
+  readonly kind?: TriggerKind | undefined
   at: number | undefined
 }
 
@@ -244,7 +249,13 @@ export class Orders {
     const band = priceBand(triggerUnits, sideOf(order.type))
     const checked = this.check(uid, instrument, order, true, band)
     if (isFailure(checked)) return checked
-    const trigger: Trigger = { units: triggerUnits, above: triggerUnits >= last, priceType: checked.priceUnits === undefined ? "MARKET" : "LIMIT", at: undefined }
+    const trigger: Trigger = {
+      units: triggerUnits,
+      above: triggerUnits >= last,
+      priceType: checked.priceUnits === undefined ? "MARKET" : "LIMIT",
+      kind: order.kind,
+      at: undefined
+    }
     const plan = this.create(uid, instrument, order, checked, now, trigger)
     const book = this.book(uid)
     book.plans.push(plan)
@@ -262,16 +273,25 @@ export class Orders {
       inWindow(plan, filter), filter.limit).items
   }
 
-  /** Plan orders no longer waiting (triggered or canceled), newest first; `type` narrows to one order type. */
-  planHistory(uid: string, filter: Window & { readonly type?: BatchOrder.NewOrderType | undefined; readonly limit: number }): Page<Order> {
+  /** Plan orders no longer waiting (triggered or canceled), newest first, `skip` skipped; `type` narrows to one order type. */
+  planHistory(uid: string, filter: Window & { readonly type?: BatchOrder.NewOrderType | undefined; readonly limit: number; readonly skip?: number }): Page<Order> {
     return newestFirst(this.book(uid).plans, (plan) =>
-      !isWaiting(plan) && (filter.type === undefined || plan.type === filter.type) && inWindow(plan, filter), filter.limit)
+      !isWaiting(plan) && (filter.type === undefined || plan.type === filter.type) && inWindow(plan, filter), filter.limit, filter.skip)
   }
 
-  /** Open normal orders, newest first, `page` (from 0) of `limit`. */
-  openOrders(uid: string, filter: Window & { readonly orderId?: string | undefined; readonly limit: number; readonly page: number }): ReadonlyArray<Order> {
+  /** Open normal orders, newest first, `page` (from 0) of `limit`; `idAbove`: only ids greater than it (V3). */
+  openOrders(
+    uid: string,
+    filter: Window & { readonly orderId?: string | undefined; readonly idAbove?: bigint | undefined; readonly limit: number; readonly page: number }
+  ): ReadonlyArray<Order> {
     return newestFirst(this.book(uid).orders, (order) =>
-      !isDone(order) && (filter.orderId === undefined || order.orderId === filter.orderId) && inWindow(order, filter), filter.limit, filter.page * filter.limit).items
+      !isDone(order) && (filter.orderId === undefined || order.orderId === filter.orderId) &&
+      (filter.idAbove === undefined || BigInt(order.orderId) > filter.idAbove) && inWindow(order, filter), filter.limit, filter.page * filter.limit).items
+  }
+
+  /** Finished normal orders, newest first, `page` (from 0) of `limit` (V3's history pages). */
+  finished(uid: string, filter: Window & { readonly limit: number; readonly page: number }): ReadonlyArray<Order> {
+    return newestFirst(this.book(uid).orders, (order) => isDone(order) && inWindow(order, filter), filter.limit, filter.page * filter.limit).items
   }
 
   /**
@@ -330,9 +350,10 @@ export class Orders {
     return chosen.map((order) => this.cancelOne(order, now))
   }
 
-  /** `closePositions`: each position (of one symbol) closed by a market order at once. */
-  closePositions(uid: string, symbol: string | undefined, now: number): ReadonlyArray<Closed> {
-    return this.futures.positionsOf(uid, symbol).map((position): Closed => {
+  /** `closePositions`: each position (of one symbol, or the one with `positionId`) closed by a market order at once. */
+  closePositions(uid: string, symbol: string | undefined, now: number, positionId?: bigint): ReadonlyArray<Closed> {
+    const chosen = this.futures.positionsOf(uid, symbol).filter((position) => positionId === undefined || position.id === positionId)
+    return chosen.map((position): Closed => {
       const type = position.side === "long" ? "close_long" : "close_short"
       const order = this.create(
         uid,

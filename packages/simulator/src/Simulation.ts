@@ -34,7 +34,7 @@ export class Simulation {
   constructor(options: SimulationOptions) {
     this.now = options.now
     this.budgets = new Budgets(options.budgets)
-    this.exchange = new Exchange({ seed: options.seed, symbols: options.symbols, now: options.now(), accounts: Accounts.all })
+    this.exchange = new Exchange({ seed: options.seed, symbols: options.symbols, now: options.now(), accounts: Accounts.all, budgets: options.budgets })
     for (const name of OPERATION_NAMES) this.faults.set(name, options.faults[name])
   }
 

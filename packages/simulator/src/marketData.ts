@@ -6,6 +6,7 @@ import type { Call } from "./Exchange.js"
 import type { Failure } from "./failures.js"
 import { isFailure } from "./failures.js"
 import { stringify } from "./json.js"
+import type { Instrument } from "./instruments.js"
 import type { Market } from "./Market.js"
 import { choiceParam, missing, symbolParam, wholeParam } from "./params.js"
 import { Prng } from "./Prng.js"
@@ -15,9 +16,9 @@ import { text } from "./units.js"
 const encodeTicker = Schema.encodeSync(Ticker.Ticker)
 
 /** Candle lengths in minutes, by the exchange's names. */
-const GRANULARITIES = { "1m": 1, "5m": 5, "15m": 15, "30m": 30, "1h": 60, "4h": 240, "12h": 720, "1d": 1440, "1w": 10_080 } as const
-const GRANULARITY_NAMES = Object.keys(GRANULARITIES) as ReadonlyArray<keyof typeof GRANULARITIES>
-const DEPTH_LEVELS = [15, 200] as const
+export const GRANULARITIES = { "1m": 1, "5m": 5, "15m": 15, "30m": 30, "1h": 60, "4h": 240, "12h": 720, "1d": 1440, "1w": 10_080 } as const
+export const GRANULARITY_NAMES = Object.keys(GRANULARITIES) as ReadonlyArray<keyof typeof GRANULARITIES>
+export const DEPTH_LEVELS = [15, 200] as const
 
 /** `GET /capi/v2/market/contracts[?symbol=]` */
 export const contracts = (market: Market, call: Call): string | Failure => {
@@ -40,10 +41,7 @@ export const ticker = (market: Market, call: Call): string | Failure => {
   return found === undefined ? missing("symbol") : JSON.stringify(encodeTicker(found))
 }
 
-/**
- * `GET /capi/v2/market/depth?symbol=[&limit=15|200]`: levels one tick apart from the best bid and ask, with
- * quantities in the base coin drawn from the market's tick count, so one tick answers the same book.
- */
+/** `GET /capi/v2/market/depth?symbol=[&limit=15|200]`: the order book around the best bid and ask. */
 export const depth = (market: Market, call: Call): string | Failure => {
   const fields = queryFields(call.query)
   if (isFailure(fields)) return fields
@@ -53,14 +51,23 @@ export const depth = (market: Market, call: Call): string | Failure => {
   const limit = choiceParam(fields, "limit", DEPTH_LEVELS.map(String))
   if (isFailure(limit)) return limit
   const instrument = market.instrument(symbol)
-  const quote = market.quote(symbol)
-  if (instrument === undefined || quote === undefined) return missing("symbol")
-  const prng = Prng.derive(market.ticks, `depth/${symbol}`)
-  const levels = Number(limit ?? DEPTH_LEVELS[0])
+  if (instrument === undefined) return missing("symbol")
+  const { asks, bids } = orderBook(market, instrument, Number(limit ?? DEPTH_LEVELS[0]))
+  return stringify({ asks, bids, timestamp: String(market.time) })
+}
+
+/**
+ * `levels` price levels each side, one tick apart from the best bid and ask, `[price, quantity]` as text; the
+ * quantities are drawn from the market's tick count, so one tick answers the same book.
+ */
+export const orderBook = (market: Market, instrument: Instrument, levels: number) => {
+  const quote = market.quote(instrument.symbol)
+  if (quote === undefined) return { asks: [], bids: [] }
+  const prng = Prng.derive(market.ticks, `depth/${instrument.symbol}`)
   const level = (price: number) => [text(price, instrument.priceDecimals), text(prng.int(instrument.minSizeUnits, instrument.minSizeUnits * 400), instrument.sizeDecimals)]
   const asks = Array.from({ length: levels }, (_, i) => level(quote.ask + i))
   const bids = Array.from({ length: Math.min(levels, quote.bid) }, (_, i) => level(quote.bid - i))
-  return stringify({ asks, bids, timestamp: String(market.time) })
+  return { asks, bids }
 }
 
 /**

@@ -10,10 +10,13 @@ import type { Failure } from "./failures.js"
 import { candles, contracts, depth, ticker } from "./marketData.js"
 import type { Trading } from "./Trading.js"
 import type { DemoAccount, OperationName } from "./types.js"
+import { v3Operations } from "./v3/operations.js"
 
 interface Description {
   readonly name: OperationName
-  readonly method: "GET" | "POST"
+  /** `v2` paths answer V2's envelopes, codes and budgets; `v3` paths V3's (docs/v3.md) */
+  readonly version: "v2" | "v3"
+  readonly method: "GET" | "POST" | "DELETE"
   readonly path: string
   /** `futures` paths are served from the futures base URL, `spot` ones from the spot base URL */
   readonly api: "futures" | "spot"
@@ -22,8 +25,10 @@ interface Description {
   readonly ipWeight: number
   /** 0: no UID budget */
   readonly uidWeight: number
-  /** order placement: also capped in requests per second */
+  /** V2 order placement: also capped in requests per second */
   readonly placesOrders: boolean
+  /** V3 order placement: the units it costs the account's ORDERS budget (0: none, it is IP-weighted) */
+  readonly orderUnits: number
 }
 
 type Answer = string | Failure
@@ -55,7 +60,7 @@ const operationNameOf = (name: EndpointName): OperationName => {
 }
 
 const descriptionOf = ({ name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }: CoreEndpoint): Description => (
-  { name: operationNameOf(name), method, path, api, envelope, ipWeight, uidWeight, placesOrders }
+  { name: operationNameOf(name), version: "v2", method, path, api, envelope, ipWeight, uidWeight, placesOrders, orderUnits: 0 }
 )
 
 /** Core's table says whether an endpoint is signed; the simulator's handler has to agree. */
@@ -76,7 +81,7 @@ const signedFromCore = (
 
 /** A public futures operation outside core's table, with the weights of docs/trading.md §2. */
 const pub = (name: OperationName, method: "GET" | "POST", path: string, ipWeight: number, run: (exchange: Exchange, call: Call) => Answer): Operation => (
-  { name, method, path, api: "futures", envelope: "bare", ipWeight, uidWeight: 0, placesOrders: false, signed: false, run }
+  { name, version: "v2", method, path, api: "futures", envelope: "bare", ipWeight, uidWeight: 0, placesOrders: false, orderUnits: 0, signed: false, run }
 )
 
 /** A signed futures operation outside core's table, served by the trading endpoints. */
@@ -89,11 +94,11 @@ const signedOwn = (
   run: (trading: Trading, call: Call, account: DemoAccount) => Answer,
   placesOrders = false
 ): Operation => ({
-  name, method, path, api: "futures", envelope: "bare", ipWeight, uidWeight, placesOrders, signed: true, agentOnly: false,
+  name, version: "v2", method, path, api: "futures", envelope: "bare", ipWeight, uidWeight, placesOrders, orderUnits: 0, signed: true, agentOnly: false,
   run: (exchange, call, account) => run(exchange.trading, call, account)
 })
 
-export const operations: ReadonlyArray<Operation> = [
+const v2Operations: ReadonlyArray<Operation> = [
   publicFromCore(Endpoints.tickers, (exchange) => exchange.tickers()),
   signedFromCore(Endpoints.planOrders, (exchange, call, account) => exchange.planOrders(call, account)),
   signedFromCore(Endpoints.batchOrders, (exchange, call, account) => exchange.batchOrders(call, account)),
@@ -132,6 +137,9 @@ export const operations: ReadonlyArray<Operation> = [
   pub("candles", "GET", "/capi/v2/market/candles", 1, (exchange, call) => candles(exchange.market, call))
 ]
 
-export const OPERATION_NAMES: ReadonlyArray<OperationName> = operations.map((operation) => operation.name)
+/** V2's operations, then V3's: a V3 route shares the name of the V2 operation it stands for (its counter and faults). */
+export const operations: ReadonlyArray<Operation> = [...v2Operations, ...v3Operations]
+
+export const OPERATION_NAMES: ReadonlyArray<OperationName> = [...new Set(operations.map((operation) => operation.name))]
 
 export const isOperation = (name: string): name is OperationName => OPERATION_NAMES.some((operation) => operation === name)

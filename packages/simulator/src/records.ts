@@ -16,7 +16,7 @@ import { decimal, divide, text, trimmed } from "./units.js"
 const EXECUTION_WORDS: Readonly<Record<PlanOrder.Execution, string>> = { normal: "normal", post_only: "postOnly", fok: "fok", ioc: "ioc" }
 
 /** USDT amounts at 8 decimals, zero as `"0"` (as the samples show both). */
-const usdt = (amount: bigint) => (amount === 0n ? "0" : text(amount, AMOUNT_SCALE))
+export const usdt = (amount: bigint) => (amount === 0n ? "0" : text(amount, AMOUNT_SCALE))
 
 const optionalPrice = (price: Order["takeProfitPrice"]) => (price === undefined ? null : Decimal.format(price))
 

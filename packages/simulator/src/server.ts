@@ -1,9 +1,13 @@
 /**
- * The HTTP side: routes a request to its operation, reads the body (at most 64 KiB, else 413 at once), applies the operation's fault,
- * charges the IP budget, authenticates, charges the UID (and order-rate) budget, runs the operation and answers. Every failure is a
- * JSON error body; nothing a client sends can crash the process or leave a request hanging.
+ * The HTTP side: routes a request to its operation by method and path, reads the body (at most 64 KiB, else 413 at once), applies
+ * the operation's fault, charges the IP budget, authenticates, charges the UID (and order-rate) budget, runs the operation and
+ * answers. Every failure is a JSON error body; nothing a client sends can crash the process or leave a request hanging.
+ *
+ * A V3 path (`/capi/v3/…`, `/api/v3/…`) answers V3's way (docs/v3.md §1.5, §1.6): errors `{ code: <negative number>, msg }`,
+ * placement charged to the account's ORDERS budget instead of the IP weight, and the budgets' state in
+ * `X-USED-WEIGHT-…` / `X-REMAINING-WEIGHT-…` (and `X-ORDER-COUNT-…` / `X-ORDER-REMAINING-…` on placement) headers.
  */
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http"
+import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from "node:http"
 import { handleAdmin, isAdminPath } from "./admin.js"
 import { authenticate } from "./auth.js"
 import type { Call } from "./Exchange.js"
@@ -16,6 +20,8 @@ import type { Operation } from "./operations.js"
 import { isFields } from "./requests.js"
 import type { Simulation } from "./Simulation.js"
 import type { Fault } from "./types.js"
+import { notSupported, toV3 } from "./v3/errors.js"
+import { usageHeaders } from "./v3/limits.js"
 
 const NUMERIC = /^-?\d+(?:\.\d+)?$/
 const utf8 = new TextDecoder("utf-8", { fatal: true })
@@ -53,13 +59,25 @@ const isJsonContent = (value: string | undefined) => value !== undefined && /^ap
 
 const remoteIp = (req: IncomingMessage) => req.socket.remoteAddress ?? "unknown"
 
-export const createListener = (simulation: Simulation, served: Served, delays: Delays): RequestListener => {
-  const routes = new Map<string, Operation>()
-  for (const operation of operations) if (served === "both" || operation.api === served) routes.set(operation.path, operation)
+const isV3Path = (path: string) => path.startsWith("/capi/v3/") || path.startsWith("/api/v3/")
 
-  /** The call an operation is given: a POST body must be declared JSON, and any body must be UTF-8. */
+/** A signed operation's outcome, with the headers it adds (V3's ORDERS budget). */
+interface Outcome {
+  readonly result: string | Failure
+  readonly headers: OutgoingHttpHeaders
+}
+
+export const createListener = (simulation: Simulation, served: Served, delays: Delays): RequestListener => {
+  /** the operations at each path, one per method */
+  const routes = new Map<string, Array<Operation>>()
+  for (const operation of operations) {
+    if (served === "both" || operation.api === served) routes.set(operation.path, [...(routes.get(operation.path) ?? []), operation])
+  }
+
+  /** The call an operation is given: a POST body (or a V3 DELETE's, when it has one) must be declared JSON, and any body must be UTF-8. */
   const callOf = (operation: Operation, req: IncomingMessage, query: string, bytes: Buffer, now: number): Call | Failure => {
-    if (operation.method === "POST" && !isJsonContent(req.headers["content-type"])) {
+    const hasBody = operation.method === "POST" || (operation.version === "v3" && bytes.length > 0)
+    if (hasBody && !isJsonContent(req.headers["content-type"])) {
       return failure("40007", "Invalid Content-Type, please use application/json")
     }
     try {
@@ -70,31 +88,55 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
   }
 
   /** A signed operation: authenticated, charged to the account's budgets, then run for that account. */
-  const runSigned = (operation: SignedOperation, req: IncomingMessage, query: string, bytes: Buffer, now: number): string | Failure => {
+  const runSigned = (operation: SignedOperation, req: IncomingMessage, query: string, bytes: Buffer, now: number): Outcome => {
+    const refused = (refusal: Failure, headers: OutgoingHttpHeaders = {}): Outcome => ({ result: refusal, headers })
     const account = authenticate({ method: req.method ?? "", path: operation.path, query, body: bytes, headers: req.headers }, simulation.accounts, now)
-    if (isFailure(account)) return account
-    if (!simulation.budgets.chargeUid(account.uid, operation.uidWeight, simulation.now())) return tooFrequent
-    if (operation.placesOrders && !simulation.budgets.chargeOrder(account.uid, simulation.now())) return tooFrequent
-    if (operation.agentOnly && !account.agent) return failure("40014", "Insufficient permissions: not an agent account")
+    if (isFailure(account)) return refused(account)
+    const { budgets } = simulation
+    if (!budgets.chargeUid(account.uid, operation.uidWeight, simulation.now())) return refused(tooFrequent)
+    if (operation.placesOrders && !budgets.chargeOrder(account.uid, simulation.now())) return refused(tooFrequent)
+    let headers: OutgoingHttpHeaders = {}
+    if (operation.orderUnits > 0) {
+      const charged = budgets.chargeOrders(account.uid, operation.orderUnits, simulation.now())
+      headers = usageHeaders("orders", budgets.ordersUsage(account.uid, simulation.now()), windowMs())
+      if (!charged) return refused(tooFrequent, headers)
+    }
+    if (operation.agentOnly && !account.agent) return refused(failure("40014", "Insufficient permissions: not an agent account"), headers)
     const call = callOf(operation, req, query, bytes, now)
-    return isFailure(call) ? call : operation.run(simulation.exchange, call, account)
+    return { result: isFailure(call) ? call : operation.run(simulation.exchange, call, account), headers }
   }
 
-  /** After the body was read and the fault drawn: the IP budget, then the operation. */
+  const windowMs = () => (simulation.budgets.settings === false ? 0 : simulation.budgets.settings.windowMs)
+
+  /** After the body was read and the fault drawn: the IP budget, then the operation; V3 answers carry the budgets' headers. */
   const answer = (operation: Operation, req: IncomingMessage, res: ServerResponse, query: string, bytes: Buffer, fault: Fault | undefined) => {
     const now = simulation.now()
-    if (!simulation.budgets.chargeIp(remoteIp(req), operation.ipWeight, now)) return sendFailure(res, tooFrequent, now)
+    const ip = remoteIp(req)
+    const charged = simulation.budgets.chargeIp(ip, operation.ipWeight, now)
+    const v3 = operation.version === "v3"
+    const weightHeaders = v3 ? usageHeaders("weight", simulation.budgets.ipUsage(ip, now), windowMs()) : {}
+    const refuse = (refusal: Failure, headers: OutgoingHttpHeaders = {}) =>
+      sendFailure(res, v3 ? toV3(refusal) : refusal, now, { ...weightHeaders, ...headers })
+    if (!charged) return refuse(tooFrequent)
     // a skewed clock judges the signature's time and stamps the answer; the budgets keep the real one
     const clock = fault?.kind === "clockSkew" ? now + fault.ms : now
-    let result: string | Failure
-    if (operation.signed) result = runSigned(operation, req, query, bytes, clock)
+    let outcome: Outcome
+    if (operation.signed) outcome = runSigned(operation, req, query, bytes, clock)
     else {
       const call = callOf(operation, req, query, bytes, clock)
-      result = isFailure(call) ? call : operation.run(simulation.exchange, call)
+      outcome = { result: isFailure(call) ? call : operation.run(simulation.exchange, call), headers: {} }
     }
-    if (isFailure(result)) return sendFailure(res, result, now)
-    send(res, 200, corrupt(operation, result, fault))
+    if (isFailure(outcome.result)) return refuse(outcome.result, outcome.headers)
+    send(res, 200, corrupt(operation, outcome.result, fault), "application/json", { ...weightHeaders, ...outcome.headers })
   }
+
+  /** Not there: V2 answers 404 for an unknown path; V3 -1150, as the exchange answered a route it did not serve yet. */
+  const unknownRoute = (res: ServerResponse, method: string, path: string) =>
+    sendFailure(
+      res,
+      isV3Path(path) ? notSupported(method, 404) : failure("404", `Not Found: no operation at ${method} ${path}`, 404),
+      simulation.now()
+    )
 
   const serveOperation = async (operation: Operation, req: IncomingMessage, res: ServerResponse, query: string) => {
     simulation.count(operation.name)
@@ -110,7 +152,9 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
         return send(res, fault.status, gatewayPage(fault.status), "text/html")
       case "rateLimit":
         if (fault.retryAfterSeconds !== undefined) res.setHeader("retry-after", String(fault.retryAfterSeconds))
-        return sendFailure(res, tooFrequent, simulation.now())
+        return sendFailure(res, operation.version === "v3" ? toV3(tooFrequent) : tooFrequent, simulation.now())
+      case "unsupported":
+        return operation.version === "v3" ? sendFailure(res, notSupported(operation.method), simulation.now()) : unknownRoute(res, operation.method, operation.path)
       case "empty":
         return send(res, 200, "")
       case "latency":
@@ -126,7 +170,8 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
   const guarded = (res: ServerResponse, work: () => void | Promise<void>) => {
     const onDefect = (defect: unknown) => {
       console.error("simulator defect:", defect)
-      sendFailure(res, failure("40015", "System error", 500), simulation.now())
+      const refusal = failure("40015", "System error", 500)
+      sendFailure(res, isV3Path(res.req.url ?? "") ? toV3(refusal) : refusal, simulation.now())
     }
     try {
       const result = work()
@@ -143,13 +188,15 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
       const path = mark < 0 ? url : url.slice(0, mark)
       const query = mark < 0 ? "" : url.slice(mark + 1)
       if (isAdminPath(path)) return handleAdmin(simulation, req, res, path, query)
-      const operation = routes.get(path)
-      if (operation === undefined || operation.method !== req.method) {
+      const atPath = routes.get(path) ?? []
+      const operation = atPath.find((candidate) => candidate.method === req.method)
+      if (operation === undefined) {
         const body = await readBody(req)
         if (body._tag === "Aborted") return
-        return operation === undefined
-          ? sendFailure(res, failure("404", `Not Found: no operation at ${req.method} ${path}`, 404), simulation.now())
-          : sendFailure(res, failure("405", `Method Not Allowed: ${path} takes ${operation.method}`, 405), simulation.now(), { allow: operation.method })
+        if (atPath.length === 0) return unknownRoute(res, req.method ?? "", path)
+        const allowed = atPath.map((candidate) => candidate.method).join(", ")
+        const refusal = isV3Path(path) ? notSupported(req.method ?? "") : failure("405", `Method Not Allowed: ${path} takes ${allowed}`, 405)
+        return sendFailure(res, refusal, simulation.now(), { allow: allowed })
       }
       return serveOperation(operation, req, res, query)
     })

@@ -37,6 +37,7 @@ const budgetsOf = (budget: SimulatorOptions["budget"]): BudgetSettings | false =
   budget === false ? false : {
     ipWeightPerWindow: positive("budget.ipWeightPerWindow", budget?.ipWeightPerWindow, DEFAULT_BUDGETS.ipWeightPerWindow),
     uidWeightPerWindow: positive("budget.uidWeightPerWindow", budget?.uidWeightPerWindow, DEFAULT_BUDGETS.uidWeightPerWindow),
+    ordersPerWindow: positive("budget.ordersPerWindow", budget?.ordersPerWindow, DEFAULT_BUDGETS.ordersPerWindow),
     windowMs: positive("budget.windowMs", budget?.windowMs, DEFAULT_BUDGETS.windowMs),
     penaltyMs: positive("budget.penaltyMs", budget?.penaltyMs, DEFAULT_BUDGETS.penaltyMs)
   }

@@ -40,6 +40,10 @@ export type OperationName =
   | "ticker"
   | "depth"
   | "candles"
+  | "placeOrder"
+  | "apiTradingSymbols"
+  | "bookTicker"
+  | "commissionRate"
 
 /** `times`: the fault applies to the next N requests of the operation only, then clears itself. */
 export type Fault = (
@@ -53,6 +57,11 @@ export type Fault = (
   | { readonly kind: "rateLimit"; readonly retryAfterSeconds?: number }
   /** the request is judged by a clock `ms` ahead of the real one (behind when negative): signatures and times */
   | { readonly kind: "clockSkew"; readonly ms: number }
+  /**
+   * the endpoint is not there: a V3 path answers 405 `{"code":-1150,"msg":"Request method 'POST' not supported"}` (as
+   * the exchange answered batch placement before opening it), a V2 path 404 as an unknown path
+   */
+  | { readonly kind: "unsupported" }
 ) & { readonly times?: number }
 
 export interface SimulatorOptions {
@@ -69,10 +78,14 @@ export interface SimulatorOptions {
   readonly tickMs?: number
   /** injectable clock (ms), default Date.now */
   readonly now?: () => number
-  /** weight budgets (default 500 weight / 10 s per IP and per UID, 10 s penalty); false: no limits */
+  /**
+   * weight budgets (default 500 weight / 10 s per IP and per UID, 10 s penalty; V3 placement: 100 order units / 10 s per
+   * account, published in V3's exchangeInfo `rateLimits`); false: no limits
+   */
   readonly budget?: {
     readonly ipWeightPerWindow?: number
     readonly uidWeightPerWindow?: number
+    readonly ordersPerWindow?: number
     readonly windowMs?: number
     readonly penaltyMs?: number
   } | false
@@ -98,7 +111,7 @@ export interface RunningSimulator {
   /** requests received per operation, whatever their outcome */
   readonly counters: () => Readonly<Record<OperationName, number>>
   /**
-   * client_oids accepted by batchOrders and plan_order among the last 10 000 placements, in placement order across
+   * client_oids accepted by batchOrders and plan_order (V2 and V3, and V3's single order) among the last 10 000 placements, in placement order across
    * accounts; only the account's when a key is given
    */
   readonly placedClientOids: (apiKey?: string) => ReadonlyArray<string>

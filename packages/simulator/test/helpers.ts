@@ -41,7 +41,7 @@ export const send = (baseUrl: string, path: string, sent: Sent = {}): Promise<An
 export const sign = (secret: string, prehash: string) => createHmac("sha256", secret).update(prehash, "utf8").digest("base64")
 
 export interface SignedCall {
-  readonly method?: "GET" | "POST"
+  readonly method?: "GET" | "POST" | "DELETE"
   readonly query?: string
   readonly body?: string
   /** default: the simulator's clock */

@@ -1,0 +1,85 @@
+/**
+ * The V3 routes (docs/v3.md) as data: method, path, host and the V3 weights of §1.6 — IP weight for everything but
+ * placement, which costs the account's ORDERS budget instead (an order 1, a batch 5, an algo order 1). Each shares the
+ * name of the V2 operation it stands for, so a counter or a fault covers both versions; `placeOrder`,
+ * `apiTradingSymbols`, `bookTicker` and `commissionRate` have no V2 counterpart here.
+ */
+import type { Call, Exchange } from "../Exchange.js"
+import type { Failure } from "../failures.js"
+import type { Operation } from "../operations.js"
+import type { DemoAccount, OperationName } from "../types.js"
+import type { MarketV3 } from "./market.js"
+import type { TradingV3 } from "./trading.js"
+
+type Answer = string | Failure
+type Method = "GET" | "POST" | "DELETE"
+
+const common = (name: OperationName, method: Method, path: string, ipWeight: number) => ({
+  name, version: "v3" as const, method, path, api: "futures" as const, envelope: "bare" as const, ipWeight, uidWeight: 0, placesOrders: false, orderUnits: 0
+})
+
+const pub = (name: OperationName, path: string, ipWeight: number, run: (market: MarketV3, call: Call) => Answer): Operation => ({
+  ...common(name, "GET", path, ipWeight), signed: false, run: (exchange, call) => run(exchange.marketV3, call)
+})
+
+const signed = (
+  name: OperationName,
+  method: Method,
+  path: string,
+  ipWeight: number,
+  run: (trading: TradingV3, call: Call, account: DemoAccount) => Answer
+): Operation => ({
+  ...common(name, method, path, ipWeight), signed: true, agentOnly: false, run: (exchange, call, account) => run(exchange.tradingV3, call, account)
+})
+
+/** Placement: no IP weight, `orderUnits` of the ORDERS budget. */
+const placing = (name: OperationName, path: string, orderUnits: number, run: (trading: TradingV3, call: Call, account: DemoAccount) => Answer): Operation => ({
+  ...signed(name, "POST", path, 0, run), orderUnits
+})
+
+/** Spot and affiliate: the spot host, whose V3 pages still publish a UID weight beside the IP weight. */
+const spot = (
+  name: OperationName,
+  method: Method,
+  path: string,
+  weight: number,
+  run: (exchange: Exchange, call: Call, account: DemoAccount) => Answer,
+  agentOnly = false
+): Operation => ({ ...common(name, method, path, weight), api: "spot", uidWeight: weight, signed: true, agentOnly, run })
+
+export const v3Operations: ReadonlyArray<Operation> = [
+  pub("time", "/capi/v3/market/time", 1, (market, call) => market.time(call)),
+  pub("contracts", "/capi/v3/market/exchangeInfo", 1, (market, call) => market.exchangeInfo(call)),
+  pub("apiTradingSymbols", "/capi/v3/market/apiTradingSymbols", 5, (market) => market.apiTradingSymbols()),
+  pub("tickers", "/capi/v3/market/ticker/24hr", 40, (market, call) => market.tickers(call)),
+  pub("bookTicker", "/capi/v3/market/ticker/bookTicker", 1, (market, call) => market.bookTicker(call)),
+  pub("depth", "/capi/v3/market/depth", 1, (market, call) => market.depth(call)),
+  pub("candles", "/capi/v3/market/klines", 1, (market, call) => market.klines(call)),
+  placing("placeOrder", "/capi/v3/order", 1, (trading, call, account) => trading.placeOrder(call, account)),
+  placing("batchOrders", "/capi/v3/batchOrders", 5, (trading, call, account) => trading.batchOrders(call, account)),
+  placing("placePlanOrder", "/capi/v3/algoOrder", 1, (trading, call, account) => trading.placeAlgoOrder(call, account)),
+  signed("cancelOrder", "DELETE", "/capi/v3/order", 1, (trading, call, account) => trading.cancelOrder(call, account)),
+  signed("cancelOrders", "DELETE", "/capi/v3/batchOrders", 5, (trading, call, account) => trading.cancelOrders(call, account)),
+  signed("cancelAllOrders", "DELETE", "/capi/v3/allOpenOrders", 5, (trading, call, account) => trading.cancelAll("normal")(call, account)),
+  signed("cancelPlanOrder", "DELETE", "/capi/v3/algoOrder", 1, (trading, call, account) => trading.cancelAlgoOrder(call, account)),
+  signed("cancelAllOrders", "DELETE", "/capi/v3/algoOpenOrders", 5, (trading, call, account) => trading.cancelAll("plan")(call, account)),
+  signed("closePositions", "POST", "/capi/v3/closePositions", 40, (trading, call, account) => trading.closePositions(call, account)),
+  signed("orderDetail", "GET", "/capi/v3/order", 2, (trading, call, account) => trading.orderDetail(call, account)),
+  signed("openOrders", "GET", "/capi/v3/openOrders", 2, (trading, call, account) => trading.openOrders(call, account)),
+  signed("orderHistory", "GET", "/capi/v3/order/history", 10, (trading, call, account) => trading.orderHistory(call, account)),
+  signed("fills", "GET", "/capi/v3/userTrades", 5, (trading, call, account) => trading.userTrades(call, account)),
+  signed("planOrders", "GET", "/capi/v3/openAlgoOrders", 3, (trading, call, account) => trading.openAlgoOrders(call, account)),
+  signed("planOrderHistory", "GET", "/capi/v3/allAlgoOrders", 5, (trading, call, account) => trading.allAlgoOrders(call, account)),
+  signed("positions", "GET", "/capi/v3/account/position/allPosition", 10, (trading, call, account) => trading.positions(call, account)),
+  signed("position", "GET", "/capi/v3/account/position/singlePosition", 2, (trading, call, account) => trading.position(call, account)),
+  signed("futuresAssets", "GET", "/capi/v3/account/balance", 5, (trading, call, account) => trading.balance(call, account)),
+  signed("accounts", "GET", "/capi/v3/account/accountConfig", 5, (trading, call, account) => trading.accountConfig(call, account)),
+  signed("accountSettings", "GET", "/capi/v3/account/symbolConfig", 5, (trading, call, account) => trading.symbolConfig(call, account)),
+  signed("commissionRate", "GET", "/capi/v3/account/commissionRate", 5, (trading, call) => trading.commissionRate(call)),
+  signed("setLeverage", "POST", "/capi/v3/account/leverage", 10, (trading, call, account) => trading.setLeverage(call, account)),
+  signed("setMarginMode", "POST", "/capi/v3/account/marginType", 20, (trading, call, account) => trading.setMarginType(call, account)),
+  signed("futuresBills", "POST", "/capi/v3/account/income", 2, (trading, call, account) => trading.income(call, account)),
+  spot("spotAssets", "GET", "/api/v3/account/", 5, (exchange, call, account) => exchange.spotAccountV3(call, account)),
+  spot("spotBills", "POST", "/api/v3/account/bills", 5, (exchange, call, account) => exchange.spotBillsV3(call, account)),
+  spot("affiliateStats", "GET", "/api/v3/rebate/affiliate/getChannelUserTradeAndAsset", 20, (exchange, call, account) => exchange.affiliateStatsV3(call, account), true)
+]
