@@ -59,9 +59,11 @@ const operationNameOf = (name: EndpointName): OperationName => {
   return served
 }
 
-const descriptionOf = ({ name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }: CoreEndpoint): Description => (
-  { name: operationNameOf(name), version: "v2", method, path, api, envelope, ipWeight, uidWeight, placesOrders, orderUnits: 0 }
-)
+const descriptionOf = ({ name, method, path, api, envelope, ipWeight, uidWeight, placesOrders }: CoreEndpoint): Description => {
+  // the V2 table of core: its envelopes are V2's
+  if (envelope === "v3") throw new Error(`core's ${name} endpoint is not a V2 endpoint`)
+  return { name: operationNameOf(name), version: "v2", method, path, api, envelope, ipWeight, uidWeight, placesOrders, orderUnits: 0 }
+}
 
 /** Core's table says whether an endpoint is signed; the simulator's handler has to agree. */
 const agreeing = (endpoint: CoreEndpoint, signed: boolean): CoreEndpoint => {
