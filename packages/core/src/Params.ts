@@ -22,8 +22,8 @@ export const SymbolInput = Schema.String.pipe(
 /** `cmt_btcusdt` for either form. */
 export const specSymbol = (symbol: string): string => (symbol.startsWith("cmt_") ? symbol : `cmt_${symbol.toLowerCase()}`)
 
-/** A futures symbol in a V2 request: either form in, `cmt_btcusdt` on the wire. */
-export const FuturesSymbol = Schema.transform(Schema.String, SymbolInput, {
+/** A futures symbol in a V2 request: either form in, `cmt_btcusdt` on the wire (the only form the wire takes). */
+export const FuturesSymbol = Schema.transform(Schema.String.pipe(Schema.pattern(/^cmt_[a-z0-9]{2,30}$/)), SymbolInput, {
   strict: true,
   decode: (wire) => wire,
   encode: specSymbol
