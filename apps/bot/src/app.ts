@@ -65,14 +65,21 @@ interface Exchange {
  * package is loaded only to be embedded: a bot serving the real service does not hold its code and tables.
  */
 const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Promise<Exchange> => {
+  const provider = ConfigProvider.fromMap(new Map(Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value]]))))
+  const read = await Effect.runPromise(Effect.either(Effect.withConfigProvider(CoreConfig.optionsFromEnv, provider)))
+  // the string form names the variable ("Invalid data at TRADEDESK_TIMEOUT_MS: …"); the message alone does not
+  if (Either.isLeft(read)) throw new StartupError(`TRADEDESK_* configuration: ${String(read.left)}`)
+  const options = read.right
   if (config.exchange === "simulator") {
     const { startSimulator } = await import("@tradedesk/simulator")
     const simulator = await startSimulator()
     const { apiKey, apiSecret, apiPassphrase, uid } = simulator.accounts.agent
     return {
       simulator,
-      label: `the embedded simulator at ${simulator.futuresBaseUrl} (demo account ${uid})`,
+      label: `the embedded simulator at ${simulator.futuresBaseUrl} (demo account ${uid}, API ${options.apiVersion ?? "v2"})`,
+      // the simulator serves both API versions: TRADEDESK_API_VERSION is the one setting read here
       options: {
+        ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }),
         futuresBaseUrl: simulator.futuresBaseUrl,
         spotBaseUrl: simulator.spotBaseUrl,
         apiKey,
@@ -82,14 +89,9 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
       }
     }
   }
-  const provider = ConfigProvider.fromMap(new Map(Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value]]))))
-  const read = await Effect.runPromise(Effect.either(Effect.withConfigProvider(CoreConfig.optionsFromEnv, provider)))
-  // the string form names the variable ("Invalid data at TRADEDESK_TIMEOUT_MS: …"); the message alone does not
-  if (Either.isLeft(read)) throw new StartupError(`TRADEDESK_* configuration: ${String(read.left)}`)
-  const options = read.right
   return {
     simulator: undefined,
-    label: options.futuresBaseUrl ?? CoreConfig.PRODUCTION_FUTURES_BASE_URL,
+    label: `${options.futuresBaseUrl ?? CoreConfig.PRODUCTION_FUTURES_BASE_URL} (API ${options.apiVersion ?? "v2"})`,
     // unless TRADEDESK_RATE_LIMIT says otherwise: "try again in N s" serves a chat better than a command that hangs
     options: {
       ...options,

@@ -35,6 +35,15 @@ export interface LogLine {
   readonly user?: number
 }
 
+/**
+ * The API version every rig of this test file speaks (default V2). A suite is run on V3 by a file that sets it and then
+ * imports the suite (`e2e.v3.test.ts`): each test file has its own copy of this module.
+ */
+let apiVersion: "v2" | "v3" = "v2"
+export const speak = (version: "v2" | "v3") => {
+  apiVersion = version
+}
+
 export interface RigOptions {
   readonly access?: AccessPolicy
   /** added to the bot's clock, to expire previews */
@@ -95,6 +104,7 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
 
   const startBot = async () => {
     const runtime = BotRuntime.make({
+      apiVersion,
       futuresBaseUrl: simulator.futuresBaseUrl,
       spotBaseUrl: simulator.spotBaseUrl,
       apiKey,
