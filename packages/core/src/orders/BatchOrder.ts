@@ -142,7 +142,11 @@ const resultRecord = W.record({
   errorCode: W.textOrEmpty("error_code"),
   /** wire `error_message`, verbatim; empty when accepted */
   errorMessage: W.textOrEmpty("error_message"),
-  /** not on the wire: `sent` when the exchange answered for the order; `unknown` or `not_sent` when a V3 batch stopped before its answer (see `Delivery`) */
+  /**
+   * not on the wire: `sent` when the exchange answered for the order (see `accepted`); for a V3 batch, which goes out
+   * in several requests, `unknown` when its request got no answer (it may be placed: look it up by its client_oid) or
+   * `not_sent` when it was not placed and may be sent again
+   */
   delivery
 })
 export const OrderResult = resultRecord.schema

@@ -60,10 +60,35 @@ const NO_MARGIN_MODE = "V3 orders take no margin mode: set the symbol's with set
 
 const decimalOf = (text: string | undefined) => (text === undefined ? undefined : Decimal.parse(text))
 
+const IdText = Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), Schema.String, {
+  strict: true,
+  decode: (wire, _, ast) =>
+    typeof wire === "string" || (Number.isSafeInteger(wire) && wire >= 0)
+      ? ParseResult.succeed(String(wire))
+      : ParseResult.fail(new ParseResult.Type(ast, wire, `Expected an id, got ${JSON.stringify(wire)}`)),
+  encode: ParseResult.succeed
+})
+
+/**
+ * An order id the sheet shows as a string where answers elsewhere carry ids as JSON numbers (docs/v3.md §1.8: accept
+ * both); numbers above 2^53 arrive as digits (`exactIntegers`). Empty when there is none.
+ */
+const idOrEmpty = (wireKey: string) =>
+  W.plain(
+    wireKey,
+    Schema.optionalWith(IdText, { nullable: true, default: () => "" }).pipe(Schema.fromKey(wireKey)),
+    (wire): string | W.Invalid =>
+      wire === undefined || wire === null
+        ? ""
+        : typeof wire === "string" || (Number.isSafeInteger(wire) && (wire as number) >= 0)
+        ? String(wire)
+        : W.INVALID
+  )
+
 /** A placement's answer (single, batch item and algo order alike), in the domain's words of a batch result. */
 const placementRecord = W.record({
-  /** wire `orderId`: a string */
-  orderId: W.textOrEmpty("orderId"),
+  /** wire `orderId`: a string in the samples */
+  orderId: idOrEmpty("orderId"),
   /** wire `clientOrderId` */
   clientOid: W.textOrEmpty("clientOrderId"),
   /** wire `success` */
@@ -307,8 +332,8 @@ const batchOrders: Composite<BatchOrdersRequest, BatchOrdersResponse> = {
 // ---- cancels (docs/v3.md §6, §7, §9, §13) ----
 
 const cancelRecord = W.record({
-  /** wire `orderId`: a string */
-  orderId: W.textOrEmpty("orderId"),
+  /** wire `orderId`: a string in the samples */
+  orderId: idOrEmpty("orderId"),
   /** wire `origClientOrderId`: empty when cancelled by id */
   clientOid: W.textOrEmpty("origClientOrderId"),
   /** wire `success` */
