@@ -180,7 +180,7 @@ describe("text from the exchange", () => {
     expect(text.length).toBeLessThan(400)
     expect(text).not.toMatch(HIDDEN)
     const batch = { symbol: "cmt_btcusdt", marginMode: undefined, orders: [order({})] }
-    const result = resultView(batch, { accepted: false, orders: [{ clientOid: "tdbx-1", orderId: HOSTILE, accepted: false, errorCode: HOSTILE, errorMessage: HOSTILE.repeat(100) }] })
+    const result = resultView(batch, { accepted: false, orders: [{ clientOid: "tdbx-1", orderId: HOSTILE, accepted: false, errorCode: HOSTILE, errorMessage: HOSTILE.repeat(100), delivery: "sent" }] })
     expect(result.text.text.split("\n")).toHaveLength(3)
     expect(result.text.text).not.toMatch(HIDDEN)
   })

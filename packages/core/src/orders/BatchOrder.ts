@@ -112,6 +112,25 @@ export const withDefaults = (batch: BatchOrdersInput): BatchOrdersRequest => {
   } as BatchOrdersRequest
 }
 
+/**
+ * Whether an order of a batch reached the exchange. `sent`: it did, and `accepted` says what became of it. `unknown`:
+ * it was sent but its answer was lost, so it may have been placed: look it up by its client_oid before sending it
+ * again. `not_sent`: it was not placed (never sent, or turned away before the exchange looked at it), so it is safe
+ * to send again. A batch in one request (V2) has every order `sent` or fails as a whole; a V3 batch goes out in
+ * several requests and says per order how far it got.
+ */
+export const Delivery = Schema.Literal("sent", "unknown", "not_sent")
+export type Delivery = Schema.Schema.Type<typeof Delivery>
+
+const isDelivery = Schema.is(Delivery)
+
+/** Not sent by the exchange: an order it answered for is `sent`; the client fills in the rest. */
+const delivery = W.plain(
+  "delivery",
+  Schema.optionalWith(Delivery, { default: () => "sent" }).pipe(Schema.fromKey("delivery")),
+  (wire): Delivery | W.Invalid => (wire === undefined ? "sent" : isDelivery(wire) ? wire : W.INVALID)
+)
+
 const resultRecord = W.record({
   /** wire `order_id`: empty when the order was refused */
   orderId: W.textOrEmpty("order_id"),
@@ -122,7 +141,13 @@ const resultRecord = W.record({
   /** wire `error_code`, verbatim; empty when accepted */
   errorCode: W.textOrEmpty("error_code"),
   /** wire `error_message`, verbatim; empty when accepted */
-  errorMessage: W.textOrEmpty("error_message")
+  errorMessage: W.textOrEmpty("error_message"),
+  /**
+   * not on the wire: `sent` when the exchange answered for the order (see `accepted`); for a V3 batch, which goes out
+   * in several requests, `unknown` when its request got no answer (it may be placed: look it up by its client_oid) or
+   * `not_sent` when it was not placed and may be sent again
+   */
+  delivery
 })
 export const OrderResult = resultRecord.schema
 export type OrderResult = Schema.Schema.Type<typeof OrderResult>

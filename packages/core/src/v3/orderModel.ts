@@ -3,8 +3,11 @@
  * `positionSide` where V2 has one direction word, names how it executes with `timeInForce`, and words statuses in
  * capitals. The domain keeps V2's words on both versions; these tables translate.
  */
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type * as AST from "effect/SchemaAST"
 import type { OrderStatus } from "../orders/Order.js"
+import type { Execution } from "../orders/PlanOrder.js"
 
 /** The four directions a new order can take, as the domain names them. */
 export type Direction = "open_long" | "open_short" | "close_long" | "close_short"
@@ -46,6 +49,23 @@ export const ORDER_STATUS: Readonly<Record<string, OrderStatus>> = {
   UNTRIGGERED: "untriggered"
 }
 
+/** How an order executes: the domain's words (V2's `order_type`) and V3's `timeInForce`. */
+export type TimeInForce = "GTC" | "IOC" | "FOK" | "POST_ONLY"
+
+export const TIME_IN_FORCE: { readonly [E in Execution]: TimeInForce } = {
+  normal: "GTC",
+  post_only: "POST_ONLY",
+  fok: "FOK",
+  ioc: "IOC"
+}
+
+export const EXECUTION_OF: { readonly [T in TimeInForce]: Execution } = {
+  GTC: "normal",
+  POST_ONLY: "post_only",
+  FOK: "fok",
+  IOC: "ioc"
+}
+
 export const orderStatusOf = (wire: string): string => ORDER_STATUS[wire] ?? wire
 
 /**
@@ -54,8 +74,19 @@ export const orderStatusOf = (wire: string): string => ORDER_STATUS[wire] ?? wir
  */
 export const V3_CLIENT_ID = /^[.A-Z:/a-z0-9_-]{1,36}$/
 
-export const ClientIdV3 = Schema.String.pipe(
-  Schema.pattern(V3_CLIENT_ID, {
-    message: (issue) => `on the V3 API a client_oid is 1–36 letters, digits or . : / _ -, got ${JSON.stringify(issue.actual)}`
-  })
-)
+const clientIdMessage = (actual: unknown) => `on the V3 API a client_oid is 1–36 letters, digits or . : / _ -, got ${JSON.stringify(actual)}`
+
+export const ClientIdV3 = Schema.String.pipe(Schema.pattern(V3_CLIENT_ID, { message: (issue) => clientIdMessage(issue.actual) }))
+
+/**
+ * The issue of a client id V3 refuses (in request schemas, at the caller's field `path`); undefined when it is fine
+ * or absent.
+ */
+export const clientIdIssue = (
+  value: string | undefined,
+  path: ParseResult.Path,
+  ast: AST.AST
+): ParseResult.ParseIssue | undefined =>
+  value === undefined || V3_CLIENT_ID.test(value)
+    ? undefined
+    : new ParseResult.Pointer(path, value, new ParseResult.Type(ast, value, clientIdMessage(value)))

@@ -47,15 +47,15 @@ describe("order views", () => {
     const view = resultView(batch, {
       accepted: false,
       orders: [
-        { clientOid: "tdbx-2", orderId: "", accepted: false, errorCode: "43009", errorMessage: "price too high" },
-        { clientOid: "tdbx-1", orderId: "777", accepted: true, errorCode: "", errorMessage: "" }
+        { clientOid: "tdbx-2", orderId: "", accepted: false, errorCode: "43009", errorMessage: "price too high", delivery: "sent" },
+        { clientOid: "tdbx-1", orderId: "777", accepted: true, errorCode: "", errorMessage: "", delivery: "sent" }
       ]
     })
     expect(view.text.text).toContain("1 of 2 placed")
     expect(view.text.text).toContain("✅ 1. Open long 0.010 @ 65000.5 → order 777")
     expect(view.text.text).toContain("❌ 2. Open long 0.010 @ 65000.5 → refused: 43009 price too high")
     // /orders lists plan orders only: an order without an answer is looked for by its client id
-    const partial = resultView(batch, { accepted: false, orders: [{ clientOid: "tdbx-1", orderId: "777", accepted: true, errorCode: "", errorMessage: "" }] })
+    const partial = resultView(batch, { accepted: false, orders: [{ clientOid: "tdbx-1", orderId: "777", accepted: true, errorCode: "", errorMessage: "", delivery: "sent" }] })
     expect(partial.text.text).toContain("❔ 2. Open long 0.010 @ 65000.5 → no answer for this order; look for client id tdbx-2 in the exchange's order history")
   })
 

@@ -217,7 +217,7 @@ export const resultView = (batch: Batch, response: BatchOrder.BatchOrdersRespons
   const lines = batch.orders.map((order, index) => {
     const result = byOid.get(order.clientOid) ?? response.orders[index]
     const head = `${index + 1}. ${describeOrder(order)}`
-    if (result === undefined) return fmt`❔ ${head} → no answer for this order; look for client id ${code(order.clientOid)} in the exchange's order history`
+    if (result === undefined || result.delivery === "unknown") return fmt`❔ ${head} → no answer for this order; look for client id ${code(order.clientOid)} in the exchange's order history`
     if (result.accepted) {
       placed++
       return fmt`✅ ${head} → order ${code(oneLine(result.orderId, "id"))}`

@@ -55,19 +55,19 @@ const cancelPlan = (write: PlanWrite) =>
 const placeBatch = (batch: Batch) =>
   Effect.flatMap(BatchOrders.BatchOrders, (orders) => orders.place({ symbol: batch.symbol, orders: batch.orders, marginMode: batch.marginMode }))
 
-const notPlaced = (clientOid: string, errorCode: string, errorMessage: string): BatchOrder.OrderResult =>
-  ({ clientOid, orderId: "", accepted: false, errorCode, errorMessage })
+const notPlaced = (clientOid: string, errorCode: string, errorMessage: string, delivery: BatchOrder.Delivery): BatchOrder.OrderResult =>
+  ({ clientOid, orderId: "", accepted: false, errorCode, errorMessage, delivery })
 
 /** A plan order that failed after others of its preview were placed, as one order's result. */
 const failedPlan = (clientOid: string, cause: Cause.Cause<TradeDeskError>): BatchOrder.OrderResult =>
   Option.match(Cause.failureOption(cause), {
-    onNone: () => notPlaced(clientOid, "", `outcome unknown: look for client id ${clientOid} among the plan orders (/orders)`),
+    onNone: () => notPlaced(clientOid, "", `outcome unknown: look for client id ${clientOid} among the plan orders (/orders)`, "unknown"),
     onSome: (error) =>
       error._tag === "OutcomeUnknownError"
-        ? notPlaced(clientOid, "", `outcome unknown (${error.happened}): look for client id ${clientOid} among the plan orders (/orders)`)
+        ? notPlaced(clientOid, "", `outcome unknown (${error.happened}): look for client id ${clientOid} among the plan orders (/orders)`, "unknown")
         : error._tag === "ExchangeApiError"
-        ? notPlaced(clientOid, error.code, error.msg)
-        : notPlaced(clientOid, "", error.message)
+        ? notPlaced(clientOid, error.code, error.msg, "sent")
+        : notPlaced(clientOid, "", error.message, "not_sent")
   })
 
 /**
@@ -81,7 +81,7 @@ const placePlans = (batch: Batch) =>
     const results: Array<BatchOrder.OrderResult> = []
     for (const order of batch.orders) {
       if (results.some((result) => !result.accepted)) {
-        results.push(notPlaced(order.clientOid, "", "not sent: an earlier trigger order of this preview failed"))
+        results.push(notPlaced(order.clientOid, "", "not sent: an earlier trigger order of this preview failed", "not_sent"))
         continue
       }
       const exit = yield* Effect.exit(orders.placePlanOrder({
@@ -94,7 +94,7 @@ const placePlans = (batch: Batch) =>
         ...(order.price === undefined ? {} : { executePrice: order.price }),
         ...(batch.marginMode === undefined ? {} : { marginMode: batch.marginMode })
       }))
-      if (Exit.isSuccess(exit)) results.push({ clientOid: order.clientOid, orderId: exit.value.orderId, accepted: true, errorCode: "", errorMessage: "" })
+      if (Exit.isSuccess(exit)) results.push({ clientOid: order.clientOid, orderId: exit.value.orderId, accepted: true, errorCode: "", errorMessage: "", delivery: "sent" })
       else if (results.length === 0) return yield* Effect.failCause(exit.cause)
       else results.push(failedPlan(order.clientOid, exit.cause))
     }
