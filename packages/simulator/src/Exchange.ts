@@ -52,7 +52,6 @@ const MAX_PAGE_SIZE = 1000
 
 const encodeTickers = Schema.encodeSync(Schema.Array(Ticker.Ticker))
 const encodePlans = Schema.encodeSync(Schema.Array(PlanOrder.PlanOrder))
-const encodeBatch = Schema.encodeSync(BatchOrder.BatchOrdersResponse)
 const encodeBills = Schema.encodeSync(Schema.Array(SpotBill.SpotBill))
 const encodePage = Schema.encodeSync(AffiliateUserStats.AffiliatePage)
 
@@ -194,17 +193,18 @@ export class Exchange {
     if (isFailure(batch)) return batch
     const instrument = this.market.instrument(batch.symbol)
     if (instrument === undefined) return unknownSymbol(batch.symbol)
-    const results = batch.orderDataList.map((item): BatchOrder.OrderResult => {
+    // V2's wire record of each order's result (core's domain adds a `delivery` of its own, which the wire lacks)
+    const results = batch.orderDataList.map((item) => {
       const clientOid = isFields(item) && typeof item["client_oid"] === "string" ? item["client_oid"] : ""
       const order = decode(BatchOrder.OrderRequest, item)
       const placed = isFailure(order)
         ? order
         : this.orders.place(account.uid, instrument, { ...order, price: order.priceMode === "market" ? undefined : order.price, marginMode: batch.marginMode }, call.now)
       return isFailure(placed)
-        ? { orderId: "", clientOid, accepted: false, errorCode: String(placed.code), errorMessage: placed.msg }
-        : { orderId: placed.orderId, clientOid, accepted: true, errorCode: "", errorMessage: "" }
+        ? { order_id: "", client_oid: clientOid, result: false, error_code: String(placed.code), error_message: placed.msg }
+        : { order_id: placed.orderId, client_oid: clientOid, result: true, error_code: "", error_message: "" }
     })
-    return JSON.stringify(encodeBatch({ orders: results, accepted: results.some((result) => result.accepted) }))
+    return JSON.stringify({ order_info: results, result: results.some((result) => result.result) })
   }
 
   /** `POST /api/v2/account/bills`, in the `{ code: "00000", msg, requestTime, data }` envelope. */
