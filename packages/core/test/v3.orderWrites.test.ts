@@ -24,7 +24,8 @@ const loopback = useLoopback()
 const d = (text: string) => Decimal.parse(text)!
 
 /** V3's default ORDERS budget (5 per 10 s) would space the chunks 10 s apart: the tests give it room. */
-const ROOMY = { rateLimit: { uidWeightPerWindow: 1_000 } }
+/** Both budgets given: the limiter asks exchangeInfo for none, and batches are not spaced by V3's sample ORDERS budget. */
+const ROOMY = { rateLimit: { ipWeightPerWindow: 1_000, uidWeightPerWindow: 1_000 } }
 
 const run = <A>(program: Effect.Effect<A, TradeDeskError, TradeDesk.Services>, options: Options = {}) =>
   runAgainst(loopback.server, program, { apiVersion: "v3", ...ROOMY, ...options })
