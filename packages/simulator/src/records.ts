@@ -62,8 +62,8 @@ export const planRecord = (order: Order): PlanOrder.PlanOrder => {
     size: decimal(order.sizeUnits, instrument.sizeDecimals),
     clientOid: order.clientOid,
     createdAt: DateTime.unsafeMake(order.createdAt),
-    filledQty: decimal(order.filledUnits, instrument.sizeDecimals),
-    fee: trimmed(order.fee, AMOUNT_SCALE),
+    filledQty: Option.some(decimal(order.filledUnits, instrument.sizeDecimals)),
+    fee: Option.some(trimmed(order.fee, AMOUNT_SCALE)),
     orderId: order.orderId,
     price: order.priceUnits === undefined ? Option.none() : Option.some(decimal(order.priceUnits, instrument.priceDecimals)),
     priceAvg: order.filledUnits > 0
@@ -72,7 +72,7 @@ export const planRecord = (order: Order): PlanOrder.PlanOrder => {
     status: order.status,
     type: order.type,
     execution: order.execution,
-    totalProfits: trimmed(order.realised, AMOUNT_SCALE),
+    totalProfits: Option.some(trimmed(order.realised, AMOUNT_SCALE)),
     triggerPrice: decimal(trigger?.units ?? 0, instrument.priceDecimals),
     triggerPriceType: trigger?.priceType ?? "",
     triggeredAt: trigger?.at === undefined ? Option.none() : Option.some(DateTime.unsafeMake(trigger.at))

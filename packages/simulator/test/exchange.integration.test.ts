@@ -49,7 +49,7 @@ describe("the futures exchange through core", () => {
     // sold at the bid, 66000.0: (66000.0 − 65000.1) × 0.1, fee 0.06 % of 6600
     same(close!.realizedPnl, "99.99")
     same(BigDecimal.abs(close!.fee), "3.96")
-    same((await ok(sim, Effect.flatMap(Orders.Orders, (orders) => orders.orderDetail({ orderId: closeId })))).totalProfits, "99.99")
+    same(Option.getOrThrow((await ok(sim, Effect.flatMap(Orders.Orders, (orders) => orders.orderDetail({ orderId: closeId })))).totalProfits), "99.99")
     const bill = await newestBill(sim, BTC)
     expect(bill.businessType).toBe("position_close_long")
     same(bill.amount, "96.03")

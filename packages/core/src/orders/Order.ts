@@ -45,7 +45,8 @@ const record = W.record({
   createdAt: W.millis("createTime", "string"),
   /** wire `filled_qty` */
   filledQty: W.decimal("filled_qty"),
-  fee: W.decimal("fee"),
+  /** none on V3, which does not carry it (docs/v3.md §2) */
+  fee: W.optionalDecimal("fee"),
   /** wire `order_id`: a string in the samples, read exactly from a number too */
   orderId: W.id("order_id"),
   /** wire `price`: `0.0` for a market order */
@@ -57,8 +58,8 @@ const record = W.record({
   kind: W.openLiteral("type", OrderKinds),
   /** wire `order_type` */
   execution: W.openLiteral("order_type", OrderExecutions),
-  /** wire `totalProfits`: total PnL */
-  totalProfits: W.decimal("totalProfits"),
+  /** wire `totalProfits`: total PnL; none on V3, which does not carry it */
+  totalProfits: W.optionalDecimal("totalProfits"),
   /** wire `presetTakeProfitPrice`: `null` when unset */
   takeProfitPrice: W.optionalDecimal("presetTakeProfitPrice"),
   /** wire `presetStopLossPrice`: `null` when unset */

@@ -50,9 +50,10 @@ const record = W.record({
   clientOid: W.textOrEmpty("client_oid"),
   /** wire `createTime` */
   createdAt: W.timestamp("createTime"),
-  /** wire `filled_qty` */
-  filledQty: W.decimal("filled_qty"),
-  fee: W.decimal("fee"),
+  /** wire `filled_qty`; none on V3, which does not carry it for a trigger order (docs/v3.md §24) */
+  filledQty: W.optionalDecimal("filled_qty"),
+  /** none on V3 */
+  fee: W.optionalDecimal("fee"),
   /** wire `order_id` */
   orderId: W.text("order_id"),
   /** wire `price`: empty for market orders */
@@ -64,8 +65,8 @@ const record = W.record({
   type: W.code("type", OrderTypeCodes),
   /** wire `order_type`: execution type */
   execution: W.code("order_type", ExecutionCodes),
-  /** wire `totalProfits`: total PnL */
-  totalProfits: W.decimal("totalProfits"),
+  /** wire `totalProfits`: total PnL; none on V3 */
+  totalProfits: W.optionalDecimal("totalProfits"),
   triggerPrice: W.decimal("triggerPrice"),
   /** wire `triggerPriceType`: not enumerated by the service (`LIMIT`, `""` seen), kept as sent */
   triggerPriceType: W.textOrEmpty("triggerPriceType"),

@@ -1,13 +1,200 @@
 /**
- * V3 reads of orders (docs/v3.md §2–§5, §24): open orders, one order, history, fills, current plan (algo) orders.
+ * V3 reads of orders (docs/v3.md §2–§4, §24): open orders, one order, history, current plan (algo) orders. V3 says
+ * an order's direction with `side` + `positionSide` and words its statuses in capitals; the answers are read into
+ * the domain's records with V2's words. Fills and plan-order history are not carried over V3 yet.
  */
+import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import type { Endpoint } from "../Endpoints.js"
+import * as W from "../internal/wireRecord.js"
+import * as Order from "../orders/Order.js"
+import * as PlanOrder from "../orders/PlanOrder.js"
 import type { WireTable } from "../Wire.js"
 import { notYet } from "./notYet.js"
+import { directionOf, ORDER_STATUS } from "./orderModel.js"
+import * as V3 from "./wire.js"
+
+/**
+ * A V3 request written from the V2 request's wire: the same parameters and rules (the V2 schema checks them), then
+ * V3's names. Only ever encoded.
+ */
+const fromV2 = <A, I2, I3>(v2: Schema.Schema<A, I2>, toV3: (wire: I2) => I3): Schema.Schema<A, I3> =>
+  Schema.transformOrFail(Schema.Unknown as Schema.Schema<I3>, Schema.typeSchema(v2), {
+    strict: false,
+    decode: (wire, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, wire, "a V3 request is only written")),
+    encode: (value) => ParseResult.map(ParseResult.encodeUnknown(v2)(value), toV3)
+  })
+
+/** The query keys with a value, in order (an absent parameter is left out). */
+const defined = (query: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined))
+
+const symbolOnWire = (symbol: string | undefined) => (symbol === undefined ? undefined : V3.wireSymbol(symbol))
+
+/** A codec whose records are first given keys derived from several V3 keys (a direction from side + positionSide). */
+const preparing = <A, I>(codec: W.Codec<A, I>, shape: "one" | "many", prepare: (item: Readonly<Record<string, unknown>>) => object): W.Codec<A, I> => {
+  const each = (item: unknown) => (Predicate.isRecord(item) ? prepare(item) : item)
+  const wireOf = (wire: unknown) => (shape === "one" ? each(wire) : Array.isArray(wire) ? wire.map(each) : wire)
+  return { schema: codec.schema, fast: (wire, limits) => codec.fast(wireOf(wire), limits), decode: (wire, limits) => codec.decode(wireOf(wire), limits) }
+}
+
+/** V3 `timeInForce` in the words of V2's normal orders (a market order reads `IOC`, as V2's reads `ioc`). */
+const EXECUTION: Readonly<Record<string, Order.OrderExecution>> = { GTC: "normal", POST_ONLY: "postOnly", FOK: "fok", IOC: "ioc" }
+
+/**
+ * V3's order object (docs/v3.md §2) as the domain's order. `fee` and `totalProfits` V3 does not carry (none); its
+ * `type` (LIMIT, MARKET, STOP…) has no domain field. History also lists orders spawned by triggers (`STOP_MARKET`,
+ * `TAKE_PROFIT_MARKET`): they are orders, read as such.
+ */
+const orderRecord = W.record({
+  symbol: V3.symbol("symbol"),
+  /** wire `origQty` */
+  size: W.decimal("origQty"),
+  /** wire `clientOrderId` */
+  clientOid: W.textOrEmpty("clientOrderId"),
+  /** wire `time`: creation, epoch milliseconds (a JSON number) */
+  createdAt: W.millis("time", "number"),
+  /** wire `executedQty` */
+  filledQty: W.decimal("executedQty"),
+  fee: W.optionalDecimal("fee"),
+  orderId: W.id("orderId"),
+  price: W.maybeDecimal("price"),
+  /** wire `avgPrice` */
+  priceAvg: W.maybeDecimal("avgPrice"),
+  /** wire `status`, in V2's words (`NEW` → `open`) */
+  status: W.openLiteral("status", Order.OrderStatuses),
+  /** wire `side` + `positionSide`, as V2's direction word */
+  kind: W.openLiteral("direction", Order.OrderKinds),
+  /** wire `timeInForce`, in V2's words */
+  execution: W.openLiteral("timeInForce", Order.OrderExecutions),
+  totalProfits: W.optionalDecimal("totalProfits"),
+  takeProfitPrice: W.optionalDecimal("presetTakeProfitPrice"),
+  stopLossPrice: W.optionalDecimal("presetStopLossPrice")
+})
+
+const prepareOrder = (item: Readonly<Record<string, unknown>>) => ({
+  ...item,
+  direction: directionOf(item["side"], item["positionSide"]) ?? `${String(item["side"])} ${String(item["positionSide"])}`,
+  status: typeof item["status"] === "string" ? (ORDER_STATUS[item["status"]] ?? item["status"]) : item["status"],
+  timeInForce: typeof item["timeInForce"] === "string" ? (EXECUTION[item["timeInForce"]] ?? item["timeInForce"]) : item["timeInForce"]
+})
+
+const OrderList = preparing(W.many(orderRecord), "many", prepareOrder)
+const OrderOne = preparing(W.one(orderRecord), "one", prepareOrder)
+
+const signedRead = { method: "GET", api: "futures", signed: true, uidWeight: 0, placesOrders: false, write: undefined, envelope: "v3", location: "query", exactIntegers: true } as const
+
+export const openOrders: Endpoint<Order.OpenOrdersRequest, ReadonlyArray<Order.Order>> = {
+  ...signedRead,
+  name: "openOrders",
+  path: "/capi/v3/openOrders",
+  ipWeight: 2,
+  request: fromV2(Order.OpenOrdersRequest, ({ limit, page, symbol }) => defined({ symbol: symbolOnWire(symbol), limit, page })),
+  response: OrderList
+}
+
+export const orderDetail: Endpoint<Order.OrderDetailRequest, Order.Order> = {
+  ...signedRead,
+  name: "orderDetail",
+  path: "/capi/v3/order",
+  ipWeight: 2,
+  request: fromV2(Order.OrderDetailRequest, ({ orderId }) => ({ orderId })),
+  response: OrderOne
+}
+
+export const orderHistory: Endpoint<Order.OrderHistoryRequest, ReadonlyArray<Order.Order>> = {
+  ...signedRead,
+  name: "orderHistory",
+  path: "/capi/v3/order/history",
+  ipWeight: 10,
+  request: fromV2(Order.OrderHistoryRequest, ({ createDate, pageSize, symbol }) =>
+    defined({ symbol: symbolOnWire(symbol), limit: pageSize, startTime: createDate })),
+  response: OrderList
+}
+
+/** V3 `algoStatus` as V2's plan status code: untriggered orders are V2's pending ones, a triggered one is done. */
+const PLAN_STATUS: Readonly<Record<string, keyof typeof PlanOrder.OrderStatusCodes>> = {
+  UNTRIGGERED: "0",
+  NEW: "0",
+  PENDING: "0",
+  PARTIALLY_FILLED: "1",
+  TRIGGERED: "2",
+  FILLED: "2",
+  CANCELED: "-1",
+  CANCELING: "-1",
+  EXPIRED: "-1",
+  REJECTED: "-1"
+}
+
+const PLAN_TYPE: Readonly<Record<string, keyof typeof PlanOrder.OrderTypeCodes>> = { open_long: "1", open_short: "2", close_long: "3", close_short: "4" }
+const PLAN_EXECUTION: Readonly<Record<string, keyof typeof PlanOrder.ExecutionCodes>> = { GTC: "0", POST_ONLY: "1", FOK: "2", IOC: "3" }
+
+/**
+ * V3's algo order (docs/v3.md §24) as the domain's plan order. V3 does not carry an algo order's filled size, fee or
+ * profit (none); its take-profit and stop-loss presets have no field of the plan order.
+ */
+const planRecord = W.record({
+  symbol: V3.symbol("symbol"),
+  /** wire `quantity` */
+  size: W.decimal("quantity"),
+  /** wire `clientAlgoId` */
+  clientOid: W.textOrEmpty("clientAlgoId"),
+  /** wire `createTime` (a JSON number) */
+  createdAt: W.millis("createTime", "number"),
+  filledQty: W.optionalDecimal("filledQty"),
+  fee: W.optionalDecimal("fee"),
+  /** wire `algoId` */
+  orderId: W.id("algoId"),
+  /** wire `price`: `0` for a market trigger */
+  price: W.maybeDecimal("price"),
+  /** none: V3 does not carry an algo order's average fill price */
+  priceAvg: W.optionalDecimal("priceAvg"),
+  /** wire `algoStatus`, as V2's status */
+  status: W.code("status", PlanOrder.OrderStatusCodes),
+  /** wire `side` + `positionSide`, as V2's type */
+  type: W.code("type", PlanOrder.OrderTypeCodes),
+  /** wire `timeInForce`, as V2's execution */
+  execution: W.code("execution", PlanOrder.ExecutionCodes),
+  totalProfits: W.optionalDecimal("totalProfits"),
+  triggerPrice: W.decimal("triggerPrice"),
+  /** wire `workingType` (`CONTRACT_PRICE`, `MARK_PRICE`) */
+  triggerPriceType: W.textOrEmpty("workingType"),
+  /** wire `triggerTime`: 0 until the order triggered */
+  triggeredAt: W.maybeTimestamp("triggeredAt")
+})
+
+const preparePlan = (item: Readonly<Record<string, unknown>>) => {
+  const direction = directionOf(item["side"], item["positionSide"])
+  const triggerTime = item["triggerTime"]
+  return {
+    ...item,
+    status: typeof item["algoStatus"] === "string" ? PLAN_STATUS[item["algoStatus"]] : undefined,
+    type: direction === undefined ? undefined : PLAN_TYPE[direction],
+    execution: typeof item["timeInForce"] === "string" ? PLAN_EXECUTION[item["timeInForce"]] : undefined,
+    triggeredAt: triggerTime === 0 || triggerTime === null || triggerTime === undefined ? "" : String(triggerTime)
+  }
+}
+
+export const planOrders: Endpoint<PlanOrder.PlanOrdersRequest, ReadonlyArray<PlanOrder.PlanOrder>> = {
+  ...signedRead,
+  name: "planOrders",
+  path: "/capi/v3/openAlgoOrders",
+  ipWeight: 3,
+  // V3 has no algo id filter: an `orderId` is refused rather than ignored
+  request: fromV2(
+    PlanOrder.PlanOrdersRequest.pipe(
+      Schema.filter((request) => request.orderId === undefined || { path: ["orderId"], message: "V3 cannot look plan orders up by id; list them and pick it" })
+    ),
+    ({ endTime, limit, startTime, symbol }) => defined({ symbol: symbolOnWire(symbol), startTime, endTime, limit })
+  ),
+  response: preparing(W.many(planRecord), "many", preparePlan)
+}
 
 export const operations: Pick<WireTable, "openOrders" | "orderDetail" | "orderHistory" | "fills" | "planOrders"> = {
-  openOrders: notYet("openOrders"),
-  orderDetail: notYet("orderDetail"),
-  orderHistory: notYet("orderHistory"),
+  openOrders,
+  orderDetail,
+  orderHistory,
   fills: notYet("fills"),
-  planOrders: notYet("planOrders")
+  planOrders
 }

@@ -50,7 +50,7 @@ const planOrder = (order: PlanOrder.PlanOrder, index?: number): FmtString => {
   const execution = EXECUTION_NAMES[order.execution]
   const price = Option.match(order.price, { onNone: () => "market", onSome: dec })
   return fmt`${index === undefined ? "" : bold(`${index}. `)}${bold(marketName(order.symbol))} · ${TYPE_NAMES[order.type]}${execution === "" ? "" : ` (${execution})`} · ${STATUS_NAMES[order.status]}
-size ${code(dec(order.size))} · filled ${code(dec(order.filledQty))} · trigger ${code(dec(order.triggerPrice))} · price ${code(price)}
+size ${code(dec(order.size))} · filled ${code(Option.match(order.filledQty, { onNone: () => "—", onSome: dec }))} · trigger ${code(dec(order.triggerPrice))} · price ${code(price)}
 ${italic(`created ${utc(DateTime.toEpochMillis(order.createdAt))} · id ${oneLine(order.orderId, "id")}`)}`
 }
 
