@@ -1,12 +1,170 @@
 /**
  * V3 market data (docs/v3.md §18–§23): tickers, one ticker, the order book, candles, contract rules.
+ *
+ * Tickers take two requests: `ticker/24hr` (prices and 24 h statistics) and `ticker/bookTicker` (best bid and ask),
+ * joined by symbol. Both must answer: a ticker without its bid and ask is not V2's ticker, so a failed bookTicker fails
+ * the call with its error rather than leaving the book out, and a symbol the book list lacks fails it too.
  */
-import type { WireTable } from "../Wire.js"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { Endpoint } from "../Endpoints.js"
+import { DecodeError } from "../Errors.js"
+import * as W from "../internal/wireRecord.js"
+import type * as Ticker from "../market/Ticker.js"
+import { specSymbol } from "../Params.js"
+import type { Composite, WireTable } from "../Wire.js"
 import { notYet } from "./notYet.js"
+import { symbol, SymbolParam } from "./wire.js"
+
+/** What every endpoint of this module shares: public, V3's envelope, weighed by IP only. */
+const publicRead = { api: "futures", signed: false, uidWeight: 0, placesOrders: false, write: undefined, envelope: "v3", location: "query" } as const
+
+/**
+ * A list, or one record where a list is documented: the single-symbol tickers are documented as arrays, and read as
+ * single objects by other clients (docs/v3.md §19).
+ */
+const listOrOne = <A, I>(record: W.RecordCodec<Schema.Schema<A, I>, A>) => {
+  const list = W.many(record)
+  const single = Schema.transformOrFail(record.schema, Schema.Array(Schema.typeSchema(record.schema)), {
+    strict: true,
+    decode: (one) => ParseResult.succeed([one]),
+    encode: (list, _, ast) =>
+      list.length === 1 ? ParseResult.succeed(list[0]!) : ParseResult.fail(new ParseResult.Type(ast, list, "Expected one record"))
+  })
+  const codec: W.Codec<ReadonlyArray<A>, ReadonlyArray<I> | I> = {
+    schema: Schema.Union(list.schema, single),
+    fast: (wire, limits) => list.fast(Array.isArray(wire) ? wire : [wire], limits),
+    decode: (wire, limits) => list.decode(Array.isArray(wire) ? wire : [wire], limits)
+  }
+  return codec
+}
+
+// Tickers (§19, §23)
+
+const dayRecord = W.record({
+  symbol: symbol("symbol"),
+  /** wire `lastPrice` */
+  last: W.decimal("lastPrice"),
+  /** wire `highPrice` */
+  high24h: W.decimal("highPrice"),
+  /** wire `lowPrice` */
+  low24h: W.decimal("lowPrice"),
+  /** wire `quoteVolume`: V2's `volume_24h` */
+  volume24h: W.decimal("quoteVolume"),
+  /** wire `volume`: V2's `base_volume` */
+  baseVolume24h: W.decimal("volume"),
+  /**
+   * wire `priceChangePercent`: a fraction as on V2 (the live answer's -0.034992 is -75.49 / 2157.29), although the
+   * page calls it a percent; kept as sent
+   */
+  priceChangeRatio: W.decimal("priceChangePercent"),
+  markPrice: W.optionalDecimal("markPrice"),
+  indexPrice: W.optionalDecimal("indexPrice"),
+  /** wire `closeTime`: the end of the 24 h window, the time of the statistics and the last price */
+  closeTime: W.millis("closeTime", "number")
+})
+type DayStats = Schema.Schema.Type<typeof dayRecord.schema>
+
+const bookRecord = W.record({
+  symbol: symbol("symbol"),
+  /** wire `bidPrice` */
+  bestBid: W.decimal("bidPrice"),
+  /** wire `askPrice` */
+  bestAsk: W.decimal("askPrice")
+})
+type BestPrices = Schema.Schema.Type<typeof bookRecord.schema>
+
+const NoParams = Schema.Struct({})
+const SymbolQuery = Schema.Struct({ symbol: SymbolParam })
+
+const dayStats = <P>(name: "tickers" | "ticker", request: Schema.Schema<P, any>): Endpoint<P, ReadonlyArray<DayStats>> => ({
+  ...publicRead,
+  name,
+  method: "GET",
+  path: "/capi/v3/market/ticker/24hr",
+  // one weight with or without a symbol (docs/v3.md §19)
+  ipWeight: 40,
+  request,
+  response: listOrOne(dayRecord)
+})
+
+const bestPrices = <P>(name: "tickers" | "ticker", request: Schema.Schema<P, any>): Endpoint<P, ReadonlyArray<BestPrices>> => ({
+  ...publicRead,
+  name,
+  method: "GET",
+  path: "/capi/v3/market/ticker/bookTicker",
+  ipWeight: 1,
+  request,
+  response: listOrOne(bookRecord)
+})
+
+export const allDayStats = dayStats("tickers", NoParams)
+export const allBestPrices = bestPrices("tickers", NoParams)
+export const oneDayStats = dayStats("ticker", SymbolQuery)
+export const oneBestPrices = bestPrices("ticker", SymbolQuery)
+
+const missing = (name: "tickers" | "ticker", what: string) =>
+  new DecodeError({ endpoint: name, detail: what, bodyExcerpt: "" })
+
+/** V2's ticker from a symbol's statistics and its best prices. */
+const joined = (day: DayStats, book: BestPrices): Ticker.Ticker => ({
+  symbol: day.symbol,
+  bestAsk: book.bestAsk,
+  bestBid: book.bestBid,
+  high24h: day.high24h,
+  last: day.last,
+  low24h: day.low24h,
+  timestamp: day.closeTime,
+  volume24h: day.volume24h,
+  priceChangeRatio: day.priceChangeRatio,
+  baseVolume24h: day.baseVolume24h,
+  markPrice: day.markPrice,
+  indexPrice: day.indexPrice
+})
+
+/** Each symbol's statistics joined to its best prices; a symbol without them fails the whole list. */
+const join = (name: "tickers" | "ticker", days: ReadonlyArray<DayStats>, books: ReadonlyArray<BestPrices>) => {
+  const bookOf = new Map(books.map((book) => [book.symbol, book]))
+  const tickers: Array<Ticker.Ticker> = []
+  for (const day of days) {
+    const book = bookOf.get(day.symbol)
+    if (book === undefined) return Either.left(missing(name, `bookTicker has no best prices for ${day.symbol}`))
+    tickers.push(joined(day, book))
+  }
+  return Either.right(tickers)
+}
+
+/** Both lists, fetched together; the first failure fails the call. */
+const both = <P, A, B>(call: Parameters<Composite<P, A>["run"]>[0], days: Endpoint<P, A>, books: Endpoint<P, B>, params: P) =>
+  Effect.all([call(days, params), call(books, params)], { concurrency: 2 })
+
+export const tickers: Composite<{}, ReadonlyArray<Ticker.Ticker>> = {
+  _tag: "Composite",
+  name: "tickers",
+  write: false,
+  run: (call, params) =>
+    Effect.flatMap(both(call, allDayStats, allBestPrices, params), ([days, books]) => join("tickers", days, books))
+}
+
+export const ticker: Composite<{ readonly symbol: string }, Ticker.Ticker> = {
+  _tag: "Composite",
+  name: "ticker",
+  write: false,
+  run: (call, params) =>
+    Effect.flatMap(both(call, oneDayStats, oneBestPrices, params), ([days, books]) => {
+      const wanted = specSymbol(params.symbol)
+      const day = days.find((stats) => stats.symbol === wanted)
+      return day === undefined
+        ? Effect.fail(missing("ticker", `ticker/24hr has no statistics for ${wanted}`))
+        : Either.map(join("ticker", [day], books), (list) => list[0]!)
+    })
+}
 
 export const operations: Pick<WireTable, "tickers" | "ticker" | "depth" | "candles" | "contracts"> = {
-  tickers: notYet("tickers"),
-  ticker: notYet("ticker"),
+  tickers,
+  ticker,
   depth: notYet("depth"),
   candles: notYet("candles"),
   contracts: notYet("contracts")

@@ -1,0 +1,155 @@
+import { DateTime, Effect, Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { createClient } from "../src/client.js"
+import * as Decimal from "../src/Decimal.js"
+import * as Endpoints from "../src/Endpoints.js"
+import { categoryOf } from "../src/Errors.js"
+import type { TradeDeskError } from "../src/Errors.js"
+import { toPlain } from "../src/internal/plainRecord.js"
+import { Market } from "../src/market/Market.js"
+import { Tickers } from "../src/market/Tickers.js"
+import type * as TradeDesk from "../src/TradeDesk.js"
+import * as V3 from "../src/v3/market.js"
+import { CREDENTIALS, fixture, json, runAgainst, useLoopback } from "./loopback.js"
+import type { Recorded, Reply } from "./loopback.js"
+
+const format = Decimal.format
+const millis = DateTime.toEpochMillis
+
+const sample = async (name: string) => JSON.parse(await fixture(`v3/market/${name}`))
+const decoded = <A>(codec: { readonly decode: (wire: unknown) => Either.Either<A, unknown> }, wire: unknown): A => Either.getOrThrow(codec.decode(wire))
+
+/** The requests of a call, without the limiter's one reading of the published budgets. */
+const sent = (requests: ReadonlyArray<Recorded>) =>
+  requests.filter((r) => r.path !== "/capi/v3/market/exchangeInfo" || r.query !== "").map((r) => [r.method, r.path, r.query, r.body])
+
+/** The V2 ticker of the same facts as a V3 24hr record and its book record. */
+const v2Ticker = (day: Record<string, unknown>, book: Record<string, unknown>) => ({
+  symbol: `cmt_${String(day.symbol).toLowerCase()}`,
+  best_ask: book.askPrice,
+  best_bid: book.bidPrice,
+  high_24h: day.highPrice,
+  last: day.lastPrice,
+  low_24h: day.lowPrice,
+  timestamp: String(day.closeTime),
+  volume_24h: day.quoteVolume,
+  priceChangePercent: day.priceChangePercent,
+  base_volume: day.volume,
+  markPrice: day.markPrice,
+  indexPrice: day.indexPrice
+})
+
+describe("decoding the official V3 market samples", () => {
+  it("ticker/24hr and bookTicker: cmt_ symbols, V2's names, the change as the fraction sent", async () => {
+    const [day] = decoded(V3.allDayStats.response, await sample("ticker24hr.json"))
+    const [book] = decoded(V3.allBestPrices.response, await sample("bookTicker.json"))
+    expect([day!.symbol, format(day!.last), format(day!.volume24h), format(day!.baseVolume24h), format(day!.priceChangeRatio), millis(day!.closeTime)])
+      .toEqual(["cmt_btcusdt", "69350.5", "85679012.45", "1234.567", "0.22", 1764505770000])
+    expect([book!.symbol, format(book!.bestBid), format(book!.bestAsk)]).toEqual(["cmt_btcusdt", "69350.1", "69351.0"])
+  })
+
+  it("the live 24hr answer, a single object, reads as a list of one; its change is a fraction (-75.49 / 2157.29)", async () => {
+    const [day, ...rest] = decoded(V3.oneDayStats.response, await sample("ticker24hr.live.json"))
+    expect(rest).toEqual([])
+    expect([day!.symbol, format(day!.priceChangeRatio), format(day!.last)]).toEqual(["cmt_ethusdt", "-0.034992", "2081.80"])
+    // a V2 symbol is not V3's
+    expect(Either.isLeft(V3.oneDayStats.response.decode({ ...(await sample("ticker24hr.live.json")), symbol: "cmt_ethusdt" }))).toBe(true)
+  })
+})
+
+describe("the market services over V3 against a loopback exchange", () => {
+  const holder = useLoopback()
+  const run = <A>(program: Effect.Effect<A, TradeDeskError, TradeDesk.Services>, options = {}) =>
+    runAgainst(holder.server, program, { apiVersion: "v3", ...options })
+  const serve = (answers: Record<string, string | Reply>) => {
+    holder.server.handle = (request) => {
+      const answer = answers[request.path]
+      return answer === undefined ? { status: 404, body: "not here" } : typeof answer === "string" ? { body: answer } : answer
+    }
+  }
+
+  it("tickers: 24hr and bookTicker joined by symbol, the same tickers V2 gives for the same facts", async () => {
+    const days = await sample("ticker24hr.json")
+    const live = await sample("ticker24hr.live.json")
+    const books = [...await sample("bookTicker.json"), { symbol: "ETHUSDT", bidPrice: "2081.7", bidQty: "3", askPrice: "2081.9", askQty: "4", time: 1775579400001 }]
+    // the book list in another order, with a symbol the statistics lack (read past)
+    serve({
+      "/capi/v3/market/ticker/24hr": JSON.stringify([...days, live]),
+      "/capi/v3/market/ticker/bookTicker": JSON.stringify([{ ...books[1], symbol: "XRPUSDT" }, books[1], books[0]])
+    })
+    const tickers = Either.getOrThrow(await run(Effect.flatMap(Tickers, (t) => t.all())))
+    const v2 = decoded(Endpoints.tickers.response, [v2Ticker(days[0], books[0]), v2Ticker(live, books[1])])
+    expect(toPlain(tickers)).toEqual(toPlain(v2))
+    expect(tickers.map((t) => [t.symbol, format(t.bestBid), format(t.bestAsk), millis(t.timestamp)]))
+      .toEqual([["cmt_btcusdt", "69350.1", "69351.0", 1764505770000], ["cmt_ethusdt", "2081.7", "2081.9", 1775579400000]])
+    expect(sent(holder.server.requests).sort()).toEqual([
+      ["GET", "/capi/v3/market/ticker/24hr", "", ""],
+      ["GET", "/capi/v3/market/ticker/bookTicker", "", ""]
+    ].sort())
+  })
+
+  it("ticker: one symbol asked as BTCUSDT on both paths, V2's ticker from the two answers", async () => {
+    serve({
+      "/capi/v3/market/ticker/24hr": await fixture("v3/market/ticker24hr.json"),
+      "/capi/v3/market/ticker/bookTicker": await fixture("v3/market/bookTicker.json")
+    })
+    const ticker = Either.getOrThrow(await run(Effect.flatMap(Market, (m) => m.ticker({ symbol: "cmt_btcusdt" }))))
+    const v2 = decoded(Endpoints.ticker.response, v2Ticker((await sample("ticker24hr.json"))[0], (await sample("bookTicker.json"))[0]))
+    expect(toPlain(ticker)).toEqual(toPlain(v2))
+    expect(sent(holder.server.requests).sort()).toEqual([
+      ["GET", "/capi/v3/market/ticker/24hr", "symbol=BTCUSDT", ""],
+      ["GET", "/capi/v3/market/ticker/bookTicker", "symbol=BTCUSDT", ""]
+    ].sort())
+  })
+
+  it("a failed bookTicker fails the call with its error, categorised as V2's: no ticker without its bid and ask", async () => {
+    serve({
+      "/capi/v3/market/ticker/24hr": await fixture("v3/market/ticker24hr.json"),
+      "/capi/v3/market/ticker/bookTicker": json({ code: -1121, msg: "Invalid symbol." }, 400)
+    })
+    const all = await run(Effect.flatMap(Tickers, (t) => t.all()))
+    expect(Either.flip(all)).toEqual(Either.right(expect.objectContaining({ _tag: "ExchangeApiError", code: "-1121", category: categoryOf("40102", 400) })))
+    const one = await run(Effect.flatMap(Market, (m) => m.ticker({ symbol: "BTCUSDT" })))
+    expect(Either.isLeft(one) && one.left._tag).toBe("ExchangeApiError")
+  })
+
+  it("a symbol without best prices, or a ticker answer of another symbol, fails the call naming it", async () => {
+    serve({
+      "/capi/v3/market/ticker/24hr": await fixture("v3/market/ticker24hr.json"),
+      "/capi/v3/market/ticker/bookTicker": "[]"
+    })
+    const all = await run(Effect.flatMap(Tickers, (t) => t.all()))
+    expect(Either.isLeft(all) && [all.left._tag, all.left.message]).toEqual(["DecodeError", "tickers: unexpected answer from the exchange: bookTicker has no best prices for cmt_btcusdt"])
+    const other = await run(Effect.flatMap(Market, (m) => m.ticker({ symbol: "ETHUSDT" })))
+    expect(Either.isLeft(other) && other.left.message).toBe("ticker: unexpected answer from the exchange: ticker/24hr has no statistics for cmt_ethusdt")
+  })
+
+  it("the Promise facade gives the same plain tickers on both versions", async () => {
+    const days = await sample("ticker24hr.json")
+    const books = await sample("bookTicker.json")
+    holder.server.handle = (request) => {
+      switch (request.path) {
+        case "/capi/v2/market/tickers":
+          return json([v2Ticker(days[0], books[0])])
+        case "/capi/v2/market/ticker":
+          return json(v2Ticker(days[0], books[0]))
+        case "/capi/v3/market/ticker/24hr":
+          return json(days)
+        case "/capi/v3/market/ticker/bookTicker":
+          return json(books)
+        default:
+          return { status: 404, body: "not here" }
+      }
+    }
+    const options = { futuresBaseUrl: holder.server.url, spotBaseUrl: holder.server.url, ...CREDENTIALS, syncClock: false }
+    const v2 = createClient(options)
+    const v3 = createClient({ ...options, apiVersion: "v3" })
+    try {
+      expect(await v3.tickers()).toEqual(await v2.tickers())
+      expect(await v3.ticker({ symbol: "cmt_btcusdt" })).toEqual(await v2.ticker({ symbol: "cmt_btcusdt" }))
+      expect((await v3.ticker({ symbol: "BTCUSDT" })).timestamp).toEqual(new Date(1764505770000))
+    } finally {
+      await Promise.all([v2.close(), v3.close()])
+    }
+  })
+})
