@@ -5,6 +5,7 @@ import * as Decimal from "../src/Decimal.js"
 import * as Endpoints from "../src/Endpoints.js"
 import { categoryOf } from "../src/Errors.js"
 import type { TradeDeskError } from "../src/Errors.js"
+import { quoteLongIntegers } from "../src/internal/exactIntegers.js"
 import { toPlain } from "../src/internal/plainRecord.js"
 import { Market } from "../src/market/Market.js"
 import { Tickers } from "../src/market/Tickers.js"
@@ -15,6 +16,9 @@ import type { Recorded, Reply } from "./loopback.js"
 
 const format = Decimal.format
 const millis = DateTime.toEpochMillis
+
+/** The official V2 samples carry comments after the values. */
+const stripComments = (text: string) => text.replace(/\/\/[^\n]*/g, "")
 
 const sample = async (name: string) => JSON.parse(await fixture(`v3/market/${name}`))
 const decoded = <A>(codec: { readonly decode: (wire: unknown) => Either.Either<A, unknown> }, wire: unknown): A => Either.getOrThrow(codec.decode(wire))
@@ -54,6 +58,31 @@ describe("decoding the official V3 market samples", () => {
     expect([day!.symbol, format(day!.priceChangeRatio), format(day!.last)]).toEqual(["cmt_ethusdt", "-0.034992", "2081.80"])
     // a V2 symbol is not V3's
     expect(Either.isLeft(V3.oneDayStats.response.decode({ ...(await sample("ticker24hr.live.json")), symbol: "cmt_ethusdt" }))).toBe(true)
+  })
+})
+
+describe("decoding the V3 book and klines", () => {
+  it("depth: levels as V2's, lastUpdateId as its exact digits (read as the transport reads it)", async () => {
+    const book = decoded(V3.bookDepth.response, await sample("depth.json"))
+    expect(book.updateId).toBe("1234567890123")
+    expect(book.asks.map((level) => [format(level.price), format(level.size)])).toEqual([["69351.0", "3.6"], ["69351.2", "0.8"]])
+    expect(book.bids.map((level) => [format(level.price), format(level.size)])).toEqual([["69350.1", "12.5"], ["69349.8", "1.2"]])
+    expect(decoded(V3.bookDepth.response, await sample("depth.live.json")).updateId).toBe("14138610208")
+    const long = JSON.parse(quoteLongIntegers("{\"asks\":[],\"bids\":[],\"lastUpdateId\":702345678901234567}"))
+    expect(decoded(V3.bookDepth.response, long).updateId).toBe("702345678901234567")
+  })
+
+  it("klines: index 6 is the close time, so the quote volume is index 7; the same candle as V2's row of the same facts", async () => {
+    const rows = await sample("klines.json")
+    const [candle] = decoded(V3.klines.LAST.response, rows)
+    expect([millis(candle!.openTime), format(candle!.close), format(candle!.baseVolume), format(candle!.quoteVolume)])
+      .toEqual([1764505740000, "69355.2", "25.678", "1782223.45"])
+    const [row] = rows
+    const v2 = decoded(Endpoints.candles.response, [[String(row[0]), row[1], row[2], row[3], row[4], row[5], row[7]]])
+    expect(toPlain([candle])).toEqual(toPlain(v2))
+    // a row of V2's seven strings is not V3's: its index 6 is no time
+    expect(Either.isLeft(V3.klines.LAST.response.decode(JSON.parse(await fixture("candles.jsonc").then(stripComments))))).toBe(true)
+    expect(Either.isLeft(V3.klines.LAST.response.decode([row.slice(0, 7)]))).toBe(true)
   })
 })
 
@@ -151,5 +180,54 @@ describe("the market services over V3 against a loopback exchange", () => {
     } finally {
       await Promise.all([v2.close(), v3.close()])
     }
+  })
+
+  it("depth: BTCUSDT and the limit on the wire; V2's book, timed by the local clock when it arrived", async () => {
+    serve({ "/capi/v3/market/depth": await fixture("v3/market/depth.json") })
+    const before = Date.now()
+    const book = Either.getOrThrow(await run(Effect.flatMap(Market, (m) => m.depth({ symbol: "cmt_btcusdt", limit: 200 }))))
+    const after = Date.now()
+    expect(millis(book.timestamp)).toBeGreaterThanOrEqual(before)
+    expect(millis(book.timestamp)).toBeLessThanOrEqual(after)
+    const wire = await sample("depth.json")
+    const v2 = decoded(Endpoints.depth.response, { asks: wire.asks, bids: wire.bids, timestamp: String(millis(book.timestamp)) })
+    expect(toPlain(book)).toEqual(toPlain(v2))
+    expect(sent(holder.server.requests)).toEqual([["GET", "/capi/v3/market/depth", "symbol=BTCUSDT&limit=200", ""]])
+
+    // a size the exchange does not serve is refused before sending
+    holder.server.requests.length = 0
+    const refused = await run(Effect.flatMap(Market, (m) => m.depth({ symbol: "BTCUSDT", limit: 50 as 15 })))
+    expect(Either.isLeft(refused) && [refused.left._tag, "field" in refused.left && refused.left.field]).toEqual(["InputError", "limit"])
+    expect(sent(holder.server.requests)).toEqual([])
+  })
+
+  it("candles: the path of the price type, interval for granularity, BTCUSDT; a price type V3 lacks is refused unsent", async () => {
+    serve({
+      "/capi/v3/market/klines": await fixture("v3/market/klines.json"),
+      "/capi/v3/market/markPriceKlines": await fixture("v3/market/klines.json"),
+      "/capi/v3/market/indexPriceKlines": await fixture("v3/market/klines.json")
+    })
+    const result = await run(Effect.gen(function*() {
+      const market = yield* Market
+      return [
+        yield* market.candles({ symbol: "cmt_btcusdt", granularity: "1m" }),
+        yield* market.candles({ symbol: "BTCUSDT", granularity: "1h", limit: 2, priceType: "MARK" }),
+        yield* market.candles({ symbol: "cmt_btcusdt", granularity: "1w", priceType: "INDEX" })
+      ]
+    }))
+    const lists = Either.getOrThrow(result)
+    expect(lists.map((list) => format(list[0]!.quoteVolume))).toEqual(["1782223.45", "1782223.45", "1782223.45"])
+    expect(sent(holder.server.requests)).toEqual([
+      ["GET", "/capi/v3/market/klines", "symbol=BTCUSDT&interval=1m", ""],
+      ["GET", "/capi/v3/market/markPriceKlines", "symbol=BTCUSDT&interval=1h&limit=2", ""],
+      ["GET", "/capi/v3/market/indexPriceKlines", "symbol=BTCUSDT&interval=1w", ""]
+    ])
+
+    holder.server.requests.length = 0
+    const refused = await run(Effect.flatMap(Market, (m) => m.candles({ symbol: "BTCUSDT", granularity: "1m", priceType: "FAIR" as "MARK" })))
+    expect(Either.isLeft(refused) && [refused.left._tag, "field" in refused.left && refused.left.field]).toEqual(["InputError", "priceType"])
+    const tooMany = await run(Effect.flatMap(Market, (m) => m.candles({ symbol: "BTCUSDT", granularity: "1m", limit: 1001 })))
+    expect(Either.isLeft(tooMany) && [tooMany.left._tag, "field" in tooMany.left && tooMany.left.field]).toEqual(["InputError", "limit"])
+    expect(sent(holder.server.requests)).toEqual([])
   })
 })

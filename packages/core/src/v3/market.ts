@@ -5,6 +5,7 @@
  * joined by symbol. Both must answer: a ticker without its bid and ask is not V2's ticker, so a failed bookTicker fails
  * the call with its error rather than leaving the book out, and a symbol the book list lacks fails it too.
  */
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -12,8 +13,12 @@ import * as Schema from "effect/Schema"
 import type { Endpoint } from "../Endpoints.js"
 import { DecodeError } from "../Errors.js"
 import * as W from "../internal/wireRecord.js"
+import { DecimalFromString } from "../Decimal.js"
+import { EpochMillisString } from "../internal/wireRecord.js"
+import * as Candle from "../market/Candle.js"
+import * as Depth from "../market/Depth.js"
 import type * as Ticker from "../market/Ticker.js"
-import { specSymbol } from "../Params.js"
+import { IntQuery, specSymbol } from "../Params.js"
 import type { Composite, WireTable } from "../Wire.js"
 import { notYet } from "./notYet.js"
 import { symbol, SymbolParam } from "./wire.js"
@@ -162,10 +167,119 @@ export const ticker: Composite<{ readonly symbol: string }, Ticker.Ticker> = {
     })
 }
 
+// The order book (§20)
+
+const bookDepthRecord = W.record({
+  asks: W.field("asks", Schema.Array(Depth.Level)),
+  bids: W.field("bids", Schema.Array(Depth.Level)),
+  /** wire `lastUpdateId`: the book's sequence number, in place of V2's time (a JSON number, read as its digits) */
+  updateId: W.id("lastUpdateId")
+})
+
+export const bookDepth: Endpoint<Depth.DepthRequest, Schema.Schema.Type<typeof bookDepthRecord.schema>> = {
+  ...publicRead,
+  name: "depth",
+  method: "GET",
+  path: "/capi/v3/market/depth",
+  ipWeight: 1,
+  exactIntegers: true,
+  request: Schema.Struct({ symbol: SymbolParam, limit: Schema.optional(Depth.DepthLimit) }),
+  response: W.one(bookDepthRecord)
+}
+
+/**
+ * V2's book, whose `timestamp` is the local clock when the answer arrived: V3 sends no time of the book, only its
+ * sequence number (docs/v3.md §20), so the book is at least that old.
+ */
+export const depth: Composite<Depth.DepthRequest, Depth.Depth> = {
+  _tag: "Composite",
+  name: "depth",
+  write: false,
+  run: (call, params) =>
+    Effect.flatMap(call(bookDepth, params), ({ asks, bids }) =>
+      Effect.map(DateTime.now, (timestamp): Depth.Depth => ({ asks, bids, timestamp })))
+}
+
+// Candles (§21)
+
+/** Epoch milliseconds: a JSON number on V3 (a digit string read too, as elsewhere on V3). */
+const WireMillis = Schema.Union(
+  Schema.transformOrFail(Schema.Number, Schema.DateTimeUtcFromSelf, {
+    strict: true,
+    decode: (wire, _, ast) =>
+      Number.isSafeInteger(wire) && wire >= 0
+        ? ParseResult.succeed(DateTime.unsafeMake(wire))
+        : ParseResult.fail(new ParseResult.Type(ast, wire, `Expected epoch milliseconds, got ${wire}`)),
+    encode: (time) => ParseResult.succeed(DateTime.toEpochMillis(time))
+  }),
+  EpochMillisString
+)
+
+/**
+ * A kline row: `[open time, open, high, low, close, base volume, close time, quote volume, trades, taker base, taker
+ * quote]`. Index 6 is the close time here but the quote volume on V2: the quote volume is index 7. Rows of more
+ * elements than documented are read; the close time and what follows it are not kept (a row is not written back).
+ */
+const KlineRow = Schema.transformOrFail(
+  Schema.Tuple(
+    [WireMillis, DecimalFromString, DecimalFromString, DecimalFromString, DecimalFromString, DecimalFromString, WireMillis, DecimalFromString],
+    Schema.Unknown
+  ),
+  Schema.typeSchema(Candle.Candle),
+  {
+    strict: true,
+    decode: ([openTime, open, high, low, close, baseVolume, _closeTime, quoteVolume]) =>
+      ParseResult.succeed({ openTime, open, high, low, close, baseVolume, quoteVolume }),
+    encode: (candle, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, candle, "a V3 kline row carries a close time the candle does not keep"))
+  }
+)
+
+/** The path of each price the candles may follow (V2 asks one path with `priceType`). */
+const KLINE_PATHS = {
+  LAST: "/capi/v3/market/klines",
+  MARK: "/capi/v3/market/markPriceKlines",
+  INDEX: "/capi/v3/market/indexPriceKlines"
+} as const
+
+const klinesOf = (priceType: keyof typeof KLINE_PATHS): Endpoint<Candle.CandlesRequest, ReadonlyArray<Candle.Candle>> => ({
+  ...publicRead,
+  name: "candles",
+  method: "GET",
+  path: KLINE_PATHS[priceType],
+  ipWeight: 1,
+  // `interval` for V2's `granularity`; the price type is the path
+  request: Schema.transform(
+    Schema.Struct({
+      symbol: SymbolParam,
+      interval: Schema.Literal(...Candle.GRANULARITIES),
+      limit: Schema.optional(IntQuery(1, Candle.MAX_CANDLES_LIMIT))
+    }),
+    Schema.typeSchema(Candle.CandlesRequest),
+    {
+      strict: true,
+      decode: ({ interval, ...rest }) => ({ ...rest, granularity: interval, priceType }),
+      encode: ({ granularity, priceType: _, ...rest }) => ({ ...rest, interval: granularity })
+    }
+  ),
+  response: W.fromSchema(Schema.Array(KlineRow))
+})
+
+export const klines = { LAST: klinesOf("LAST"), MARK: klinesOf("MARK"), INDEX: klinesOf("INDEX") }
+
+/** The endpoint of a price type; another value goes to the last price's, whose request schema refuses it by name. */
+const klinesFor = (priceType: unknown) => (priceType === "MARK" ? klines.MARK : priceType === "INDEX" ? klines.INDEX : klines.LAST)
+
+export const candles: Composite<Candle.CandlesRequest, ReadonlyArray<Candle.Candle>> = {
+  _tag: "Composite",
+  name: "candles",
+  write: false,
+  run: (call, params) => call(klinesFor(params.priceType), params)
+}
+
 export const operations: Pick<WireTable, "tickers" | "ticker" | "depth" | "candles" | "contracts"> = {
   tickers,
   ticker,
-  depth: notYet("depth"),
-  candles: notYet("candles"),
+  depth,
+  candles,
   contracts: notYet("contracts")
 }
