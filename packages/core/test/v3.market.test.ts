@@ -1,4 +1,4 @@
-import { DateTime, Effect, Either } from "effect"
+import { DateTime, Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { createClient } from "../src/client.js"
 import * as Decimal from "../src/Decimal.js"
@@ -7,6 +7,7 @@ import { categoryOf } from "../src/Errors.js"
 import type { TradeDeskError } from "../src/Errors.js"
 import { quoteLongIntegers } from "../src/internal/exactIntegers.js"
 import { toPlain } from "../src/internal/plainRecord.js"
+import * as ContractRules from "../src/market/ContractRules.js"
 import { Market } from "../src/market/Market.js"
 import { Tickers } from "../src/market/Tickers.js"
 import type * as TradeDesk from "../src/TradeDesk.js"
@@ -83,6 +84,62 @@ describe("decoding the V3 book and klines", () => {
     // a row of V2's seven strings is not V3's: its index 6 is no time
     expect(Either.isLeft(V3.klines.LAST.response.decode(JSON.parse(await fixture("candles.jsonc").then(stripComments))))).toBe(true)
     expect(Either.isLeft(V3.klines.LAST.response.decode([row.slice(0, 7)]))).toBe(true)
+  })
+})
+
+/** The V2 contract of the same facts as a V3 `symbols[]` record (V2 has a priceEndStep, V3 none). */
+const v2Contract = (v3: Record<string, unknown>) => ({
+  symbol: `cmt_${String(v3.symbol).toLowerCase()}`,
+  underlying_index: v3.baseAsset,
+  quote_currency: v3.quoteAsset,
+  coin: v3.marginAsset,
+  contract_val: String(v3.contractVal),
+  delivery: v3.delivery,
+  size_increment: String(v3.quantityPrecision),
+  tick_size: String(v3.pricePrecision),
+  priceEndStep: 1,
+  forwardContractFlag: v3.forwardContractFlag,
+  minLeverage: Number(v3.minLeverage),
+  maxLeverage: Number(v3.maxLeverage),
+  buyLimitPriceRatio: String(v3.buyLimitPriceRatio),
+  sellLimitPriceRatio: String(v3.sellLimitPriceRatio),
+  makerFeeRate: String(v3.makerFeeRate),
+  takerFeeRate: String(v3.takerFeeRate),
+  minOrderSize: String(v3.minOrderSize),
+  maxOrderSize: String(v3.maxOrderSize),
+  maxPositionSize: String(v3.maxPositionSize),
+  marketOpenLimitSize: String(v3.marketOpenLimitSize)
+})
+
+describe("decoding V3 exchangeInfo as contracts", () => {
+  it("the official sample's numbers read as their text: V2's contract of the same facts, but for priceEndStep (none)", async () => {
+    const info = await sample("exchangeInfo.json")
+    const [contract, ...rest] = decoded(V3.exchangeInfo.response, info)
+    expect(rest).toEqual([])
+    expect(contract).toMatchObject({ symbol: "cmt_btcusdt", baseCoin: "BTC", quoteCoin: "USDT", marginCoin: "USDT", priceEndStep: Option.none() })
+    expect([contract!.contractValue, contract!.buyLimitPriceRatio, contract!.sellLimitPriceRatio, contract!.makerFeeRate, contract!.minOrderSize, contract!.maxPositionSize].map(format))
+      .toEqual(["0.000001", "0.016", "0.015", "0", "0.0001", "20000000"])
+    expect([format(contract!.pricePlaces), format(contract!.sizePlaces), contract!.minLeverage, contract!.maxLeverage]).toEqual(["1", "6", 1, 408])
+    expect(format(ContractRules.priceStep(contract!))).toBe("0.1")
+    expect(format(ContractRules.sizeStep(contract!))).toBe("0.000001")
+    const [v2] = decoded(Endpoints.contracts.response, [v2Contract(info.symbols[0])])
+    expect({ ...toPlain(contract!), priceEndStep: "1" }).toEqual(toPlain(v2!))
+  })
+
+  it("live string values read the same; a number its double cannot hold exactly is refused, not rounded", async () => {
+    const official = (await sample("exchangeInfo.json")).symbols[0]
+    const strings = Object.fromEntries(
+      Object.entries(official).map(([key, value]) => [key, typeof value === "number" ? String(value) : value])
+    )
+    const { displaySymbol: _, ...live } = strings
+    expect(toPlain(decoded(V3.exchangeInfo.response, { symbols: [live] }))).toEqual(toPlain(decoded(V3.exchangeInfo.response, { symbols: [official] })))
+    // 1e-7 is the number 0.0000001 written short: exact
+    expect(format(decoded(V3.exchangeInfo.response, { symbols: [{ ...official, takerFeeRate: 1e-7 }] })[0]!.takerFeeRate)).toBe("0.0000001")
+    // 0.1 + 0.2 needs 17 digits: not the text any exchange sent
+    const refused = V3.exchangeInfo.response.decode({ symbols: [{ ...official, takerFeeRate: 0.1 + 0.2 }] })
+    expect(Either.isLeft(refused) && refused.left.message).toContain("at most 15 significant digits")
+    expect(Either.isLeft(V3.exchangeInfo.response.decode({ symbols: [{ ...official, minLeverage: "1.5" }] }))).toBe(true)
+    expect(Either.isLeft(V3.exchangeInfo.response.decode({ symbols: [{ ...official, symbol: "cmt_btcusdt" }] }))).toBe(true)
   })
 })
 
@@ -229,5 +286,60 @@ describe("the market services over V3 against a loopback exchange", () => {
     const tooMany = await run(Effect.flatMap(Market, (m) => m.candles({ symbol: "BTCUSDT", granularity: "1m", limit: 1001 })))
     expect(Either.isLeft(tooMany) && [tooMany.left._tag, "field" in tooMany.left && tooMany.left.field]).toEqual(["InputError", "limit"])
     expect(sent(holder.server.requests)).toEqual([])
+  })
+
+  it("contracts: exchangeInfo with the symbol as BTCUSDT, only the asked symbol kept; contract() from the cached list", async () => {
+    const info = await sample("exchangeInfo.json")
+    const eth = { ...info.symbols[0], symbol: "ETHUSDT", displaySymbol: "ETHUSDT", baseAsset: "ETH", pricePrecision: 2 }
+    serve({ "/capi/v3/market/exchangeInfo": JSON.stringify({ ...info, symbols: [info.symbols[0], eth] }) })
+    const result = await run(Effect.gen(function*() {
+      const market = yield* Market
+      return [yield* market.contracts({ symbol: "cmt_btcusdt" }), yield* market.contracts(), yield* market.contract("ETHUSDT")] as const
+    }))
+    const [one, all, cached] = Either.getOrThrow(result)
+    expect(one.map((contract) => contract.symbol)).toEqual(["cmt_btcusdt"])
+    expect(all.map((contract) => contract.symbol)).toEqual(["cmt_btcusdt", "cmt_ethusdt"])
+    expect([cached.symbol, format(ContractRules.priceStep(cached))]).toEqual(["cmt_ethusdt", "0.01"])
+    const asked = holder.server.requests.map((r) => [r.method, r.path, r.query])
+    expect(asked).toContainEqual(["GET", "/capi/v3/market/exchangeInfo", "symbol=BTCUSDT"])
+    expect(asked.every(([, path]) => path === "/capi/v3/market/exchangeInfo")).toBe(true)
+  })
+
+  it("the Promise facade gives V2's plain contracts, candles and book on V3, but for priceEndStep and the book's time", async () => {
+    const info = await sample("exchangeInfo.json")
+    const rows = await sample("klines.json")
+    const book = await sample("depth.json")
+    holder.server.handle = (request) => {
+      switch (request.path) {
+        case "/capi/v2/market/contracts":
+          return json([v2Contract(info.symbols[0])])
+        case "/capi/v2/market/candles":
+          return json(rows.map((row: Array<unknown>) => [String(row[0]), row[1], row[2], row[3], row[4], row[5], row[7]]))
+        case "/capi/v2/market/depth":
+          return json({ asks: book.asks, bids: book.bids, timestamp: "1764505776000" })
+        case "/capi/v3/market/exchangeInfo":
+          return json(info)
+        case "/capi/v3/market/klines":
+          return json(rows)
+        case "/capi/v3/market/depth":
+          return json(book)
+        default:
+          return { status: 404, body: "not here" }
+      }
+    }
+    const options = { futuresBaseUrl: holder.server.url, spotBaseUrl: holder.server.url, ...CREDENTIALS, syncClock: false }
+    const v2 = createClient(options)
+    const v3 = createClient({ ...options, apiVersion: "v3" })
+    try {
+      const [v2Contracts, v3Contracts] = [await v2.contracts(), await v3.contracts()]
+      expect(v3Contracts.map((contract) => ({ ...contract, priceEndStep: "1" }))).toEqual(v2Contracts)
+      expect(v3Contracts[0]!.priceEndStep).toBeUndefined()
+      expect(await v3.candles({ symbol: "BTCUSDT", granularity: "1m" })).toEqual(await v2.candles({ symbol: "BTCUSDT", granularity: "1m" }))
+      const [v2Book, v3Book] = [await v2.depth({ symbol: "BTCUSDT" }), await v3.depth({ symbol: "BTCUSDT" })]
+      expect({ ...v3Book, timestamp: v2Book.timestamp }).toEqual(v2Book)
+      expect(v3Book.asks[0]).toEqual({ price: "69351.0", size: "3.6" })
+    } finally {
+      await Promise.all([v2.close(), v3.close()])
+    }
   })
 })

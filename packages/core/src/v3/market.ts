@@ -8,19 +8,22 @@
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { Endpoint } from "../Endpoints.js"
 import { DecodeError } from "../Errors.js"
 import * as W from "../internal/wireRecord.js"
+import type * as BigDecimal from "effect/BigDecimal"
+import * as Decimal from "../Decimal.js"
 import { DecimalFromString } from "../Decimal.js"
 import { EpochMillisString } from "../internal/wireRecord.js"
 import * as Candle from "../market/Candle.js"
+import * as Contract from "../market/Contract.js"
 import * as Depth from "../market/Depth.js"
 import type * as Ticker from "../market/Ticker.js"
 import { IntQuery, specSymbol } from "../Params.js"
 import type { Composite, WireTable } from "../Wire.js"
-import { notYet } from "./notYet.js"
 import { symbol, SymbolParam } from "./wire.js"
 
 /** What every endpoint of this module shares: public, V3's envelope, weighed by IP only. */
@@ -276,10 +279,135 @@ export const candles: Composite<Candle.CandlesRequest, ReadonlyArray<Candle.Cand
   run: (call, params) => call(klinesFor(params.priceType), params)
 }
 
+// Contract rules (§18)
+
+/** Most significant digits a JSON number is read exactly from (a double keeps every decimal of up to 15 digits). */
+const EXACT_DIGITS = 15
+
+/** The count of significant digits of a number's shortest text (`1e-7` and `0.000123` included). */
+const significantDigits = (value: number): number => {
+  const [mantissa = ""] = Math.abs(value).toExponential().split("e")
+  return mantissa.replace(".", "").length
+}
+
+/**
+ * A decimal that `exchangeInfo` sends as a JSON number (official sample) or a string (live answers) (docs/v3.md §1.8).
+ * A number is read from its shortest text, which is exactly the text sent when that had at most 15 significant digits
+ * (two such decimals never share a double, and the shortest text rounding to it is the one sent). A number whose double
+ * needs 16 or more digits cannot have been sent that short and is refused rather than read rounded.
+ */
+const NumberOrDecimal: Schema.Schema<BigDecimal.BigDecimal, number | string> = Schema.transformOrFail(
+  Schema.Union(Schema.Number, Schema.String),
+  Decimal.BigDecimalValue,
+  {
+    strict: true,
+    decode: (wire, _, ast) => {
+      const exact = typeof wire === "string" || (Number.isFinite(wire) && significantDigits(wire) <= EXACT_DIGITS)
+      const value = exact ? Decimal.parse(String(wire)) : undefined
+      return value === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, wire, `Expected a decimal of at most ${EXACT_DIGITS} significant digits, got ${String(wire)}`))
+        : ParseResult.succeed(value)
+    },
+    encode: (value) => ParseResult.succeed(Decimal.format(value))
+  }
+)
+
+/** A whole number sent as a JSON number or as its digits (live answers quote them). */
+const NumberOrDigits = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.compose(Schema.Int)))
+
+/** `true`/`false`, or their words. */
+const BooleanOrWord = Schema.Union(Schema.Boolean, Schema.transform(Schema.Literal("true", "false"), Schema.Boolean, {
+  strict: true,
+  decode: (word) => word === "true",
+  encode: (flag) => (flag ? "true" : "false")
+}))
+
+const readNumberOrDecimal = Schema.decodeUnknownEither(NumberOrDecimal)
+
+/** A decimal some answers omit (or send as `null`): none then. */
+const optionalNumberOrDecimal = (wireKey: string) =>
+  W.plain(
+    wireKey,
+    Schema.optionalWith(NumberOrDecimal, { nullable: true, as: "Option" }).pipe(Schema.fromKey(wireKey)),
+    (wire): Option.Option<BigDecimal.BigDecimal> | W.Invalid =>
+      wire === undefined || wire === null
+        ? Option.none()
+        : Either.match(readNumberOrDecimal(wire), { onLeft: (): W.Invalid => W.INVALID, onRight: Option.some })
+  )
+
+const contractRecord = W.record({
+  symbol: symbol("symbol"),
+  /** wire `baseAsset` */
+  baseCoin: W.text("baseAsset"),
+  /** wire `quoteAsset` */
+  quoteCoin: W.text("quoteAsset"),
+  /** wire `marginAsset` */
+  marginCoin: W.text("marginAsset"),
+  /** wire `contractVal` */
+  contractValue: W.field("contractVal", NumberOrDecimal),
+  /** wire `delivery`: funding times of day */
+  fundingTimes: W.field("delivery", Schema.Array(Schema.String)),
+  /** wire `quantityPrecision`: decimal places of the size, as V2's `size_increment` */
+  sizePlaces: W.field("quantityPrecision", NumberOrDecimal),
+  /** wire `pricePrecision`: decimal places of the price, as V2's `tick_size` */
+  pricePlaces: W.field("pricePrecision", NumberOrDecimal),
+  /** not sent by V3: none (read should it appear) */
+  priceEndStep: Contract.optionalStep("priceEndStep"),
+  /** wire `forwardContractFlag` */
+  usdtMargined: W.field("forwardContractFlag", BooleanOrWord),
+  minLeverage: W.field("minLeverage", NumberOrDigits),
+  maxLeverage: W.field("maxLeverage", NumberOrDigits),
+  buyLimitPriceRatio: W.field("buyLimitPriceRatio", NumberOrDecimal),
+  sellLimitPriceRatio: W.field("sellLimitPriceRatio", NumberOrDecimal),
+  makerFeeRate: W.field("makerFeeRate", NumberOrDecimal),
+  takerFeeRate: W.field("takerFeeRate", NumberOrDecimal),
+  minOrderSize: W.field("minOrderSize", NumberOrDecimal),
+  maxOrderSize: W.field("maxOrderSize", NumberOrDecimal),
+  maxPositionSize: W.field("maxPositionSize", NumberOrDecimal),
+  marketOpenLimitSize: optionalNumberOrDecimal("marketOpenLimitSize")
+})
+
+/** `{ symbols: [...] }`; the assets and rate limits beside it are not read here. */
+const ExchangeInfoSymbols = W.one(W.record({ symbols: W.records("symbols", contractRecord) }))
+
+/** `GET /capi/v3/market/exchangeInfo`, public, IP 1: its `symbols` as V2's contracts. */
+export const exchangeInfo: Endpoint<Contract.ContractsRequest, ReadonlyArray<Contract.Contract>> = {
+  ...publicRead,
+  name: "contracts",
+  method: "GET",
+  path: "/capi/v3/market/exchangeInfo",
+  ipWeight: 1,
+  request: Schema.Struct({ symbol: Schema.optional(SymbolParam) }),
+  response: {
+    schema: Schema.transform(ExchangeInfoSymbols.schema, Schema.Array(Schema.typeSchema(Contract.Contract)), {
+      strict: true,
+      decode: (info) => info.symbols,
+      encode: (symbols) => ({ symbols })
+    }),
+    fast: (wire, limits) => {
+      const info = ExchangeInfoSymbols.fast(wire, limits)
+      return info === W.INVALID ? W.INVALID : info.symbols
+    },
+    decode: (wire, limits) => Either.map(ExchangeInfoSymbols.decode(wire, limits), (info) => info.symbols)
+  }
+}
+
+/** The contracts of the answer; of one symbol only when one is asked (whatever else the answer holds). */
+export const contracts: Composite<Contract.ContractsRequest, ReadonlyArray<Contract.Contract>> = {
+  _tag: "Composite",
+  name: "contracts",
+  write: false,
+  run: (call, params) =>
+    Effect.map(call(exchangeInfo, params), (list) => {
+      const wanted = params.symbol === undefined ? undefined : specSymbol(params.symbol)
+      return wanted === undefined ? list : list.filter((contract) => contract.symbol === wanted)
+    })
+}
+
 export const operations: Pick<WireTable, "tickers" | "ticker" | "depth" | "candles" | "contracts"> = {
   tickers,
   ticker,
   depth,
   candles,
-  contracts: notYet("contracts")
+  contracts
 }
