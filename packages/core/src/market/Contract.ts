@@ -40,10 +40,8 @@ const record = W.record({
   sizePlaces: W.decimal("size_increment"),
   /** wire `tick_size`: decimal places of the price (`1` → 0.1); see `ContractRules.priceStep` */
   pricePlaces: W.decimal("tick_size"),
-  /**
-   * wire `priceEndStep`: step of the price's last decimal digit (a JSON number); none on V3, which describes the price
-   * by its decimal places alone (docs/v3.md §18)
-   */
+  // none on V3, which describes the price by its decimal places alone (docs/v3.md §18)
+  /** wire `priceEndStep`: step of the price's last decimal digit (a JSON number) */
   priceEndStep: optionalStep("priceEndStep"),
   /** wire `forwardContractFlag`: whether it is a USDT-margined futures */
   usdtMargined: W.boolean("forwardContractFlag"),
