@@ -4,19 +4,24 @@
  * Tickers take two requests: `ticker/24hr` (prices and 24 h statistics) and `ticker/bookTicker` (best bid and ask),
  * joined by symbol. Both must answer: a ticker without its bid and ask is not V2's ticker, so a failed bookTicker fails
  * the call with its error rather than leaving the book out, and a symbol the book list lacks fails it too.
+ * `priceChangePercent` is read as the fraction the live answers send (as V2's), not the percent the page names.
+ *
+ * The book has no time on V3 (`lastUpdateId` instead): its `timestamp` is the local clock when it arrived. Candles
+ * take their quote volume from index 7 (index 6 is the close time on V3). Contracts come from `exchangeInfo`, whose
+ * decimals may be JSON numbers, and lack V2's `priceEndStep` (none).
  */
+import type * as BigDecimal from "effect/BigDecimal"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Decimal from "../Decimal.js"
+import { DecimalFromString } from "../Decimal.js"
 import type { Endpoint } from "../Endpoints.js"
 import { DecodeError } from "../Errors.js"
 import * as W from "../internal/wireRecord.js"
-import type * as BigDecimal from "effect/BigDecimal"
-import * as Decimal from "../Decimal.js"
-import { DecimalFromString } from "../Decimal.js"
 import { EpochMillisString } from "../internal/wireRecord.js"
 import * as Candle from "../market/Candle.js"
 import * as Contract from "../market/Contract.js"
@@ -33,6 +38,8 @@ const publicRead = { api: "futures", signed: false, uidWeight: 0, placesOrders: 
  * A list, or one record where a list is documented: the single-symbol tickers are documented as arrays, and read as
  * single objects by other clients (docs/v3.md §19).
  */
+const asList = (wire: unknown): unknown => (Array.isArray(wire) || wire === null || wire === undefined ? wire : [wire])
+
 const listOrOne = <A, I>(record: W.RecordCodec<Schema.Schema<A, I>, A>) => {
   const list = W.many(record)
   const single = Schema.transformOrFail(record.schema, Schema.Array(Schema.typeSchema(record.schema)), {
@@ -43,8 +50,8 @@ const listOrOne = <A, I>(record: W.RecordCodec<Schema.Schema<A, I>, A>) => {
   })
   const codec: W.Codec<ReadonlyArray<A>, ReadonlyArray<I> | I> = {
     schema: Schema.Union(list.schema, single),
-    fast: (wire, limits) => list.fast(Array.isArray(wire) ? wire : [wire], limits),
-    decode: (wire, limits) => list.decode(Array.isArray(wire) ? wire : [wire], limits)
+    fast: (wire, limits) => list.fast(asList(wire), limits),
+    decode: (wire, limits) => list.decode(asList(wire), limits)
   }
   return codec
 }
