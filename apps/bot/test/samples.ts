@@ -95,7 +95,7 @@ export const btcContract: Contract.Contract = {
   fundingTimes: ["00:00:00", "08:00:00", "16:00:00"],
   sizePlaces: d("3"),
   pricePlaces: d("1"),
-  priceEndStep: d("1"),
+  priceEndStep: Option.some(d("1")),
   usdtMargined: true,
   minLeverage: 1,
   maxLeverage: 100,

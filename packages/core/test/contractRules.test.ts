@@ -21,7 +21,9 @@ describe("contract steps", () => {
     const contract = await btc()
     expect(format(ContractRules.priceStep(contract))).toBe("0.1")
     expect(format(ContractRules.sizeStep(contract))).toBe("0.00001")
-    expect(format(ContractRules.priceStep({ ...contract, priceEndStep: d("5") }))).toBe("0.5")
+    expect(format(ContractRules.priceStep({ ...contract, priceEndStep: Option.some(d("5")) }))).toBe("0.5")
+    // none (V3): the step of the places alone
+    expect(format(ContractRules.priceStep({ ...contract, priceEndStep: Option.none() }))).toBe("0.1")
     expect(format(ContractRules.priceStep({ ...contract, pricePlaces: d("0") }))).toBe("1")
     // a fraction is read as the step itself
     expect(format(ContractRules.sizeStep({ ...contract, sizePlaces: d("0.001") }))).toBe("0.001")
@@ -59,7 +61,7 @@ describe("contract steps", () => {
   })
 
   it("never throws on a broken contract: a step that is zero or negative is not applied", async () => {
-    const contract = { ...(await btc()), priceEndStep: d("0"), sizePlaces: d("-3") }
+    const contract = { ...(await btc()), priceEndStep: Option.some(d("0")), sizePlaces: d("-3") }
     expect(rules(ContractRules.check(contract, order({ price: d("1.23456"), size: d("0.0123456") })))).toEqual([])
     expect(format(ContractRules.roundPrice(contract, d("1.23")))).toBe("1.23")
   })

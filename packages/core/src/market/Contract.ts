@@ -2,10 +2,26 @@
  * Contract information (`GET /capi/v2/market/contracts`, docs/trading.md §7): the trading rules of each futures
  * symbol. Read them through `ContractRules`, which says how the precision fields combine.
  */
+import type * as BigDecimal from "effect/BigDecimal"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DecimalFromNumber } from "../internal/wireValues.js"
 import { FuturesSymbol } from "../Params.js"
+
+const readStep = Schema.decodeUnknownEither(DecimalFromNumber)
+
+/** A step that one version sends and the other lacks: absent (or `null`) on the wire, none in the domain. */
+export const optionalStep = (wireKey: string) =>
+  W.plain(
+    wireKey,
+    Schema.optionalWith(DecimalFromNumber, { nullable: true, as: "Option" }).pipe(Schema.fromKey(wireKey)),
+    (wire): Option.Option<BigDecimal.BigDecimal> | W.Invalid =>
+      wire === undefined || wire === null
+        ? Option.none()
+        : Either.match(readStep(wire), { onLeft: (): W.Invalid => W.INVALID, onRight: Option.some })
+  )
 
 const record = W.record({
   /** wire `symbol`, e.g. `cmt_btcusdt` */
@@ -24,8 +40,9 @@ const record = W.record({
   sizePlaces: W.decimal("size_increment"),
   /** wire `tick_size`: decimal places of the price (`1` → 0.1); see `ContractRules.priceStep` */
   pricePlaces: W.decimal("tick_size"),
+  // none on V3, which describes the price by its decimal places alone (docs/v3.md §18)
   /** wire `priceEndStep`: step of the price's last decimal digit (a JSON number) */
-  priceEndStep: W.field("priceEndStep", DecimalFromNumber),
+  priceEndStep: optionalStep("priceEndStep"),
   /** wire `forwardContractFlag`: whether it is a USDT-margined futures */
   usdtMargined: W.boolean("forwardContractFlag"),
   /** wire `minLeverage` */

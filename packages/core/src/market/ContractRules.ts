@@ -6,7 +6,8 @@
  * reading chosen is stated here):
  * - `tick_size` and `size_increment` count decimal places (`tick_size "1"` → prices in tenths), as the docs word them
  *   and as ticker prices show. Should one come as a fraction (`"0.1"`), it is read as the step itself.
- * - The price step is `priceEndStep × 10^-tick_size` (`priceEndStep 5`, `tick_size 1` → steps of 0.5).
+ * - The price step is `priceEndStep × 10^-tick_size` (`priceEndStep 5`, `tick_size 1` → steps of 0.5). V3 sends no
+ *   `priceEndStep`: the step is then `10^-tick_size`, all V3 says; a coarser step of the exchange's is refused by it.
  * - The size step is `10^-size_increment`; sizes also lie within `minOrderSize`…`maxOrderSize`.
  * - Leverage lies within `minLeverage`…`maxLeverage`.
  * - The price band: a buy's limit price may be at most `reference × (1 + buyLimitPriceRatio)`, a sell's at least
@@ -37,9 +38,9 @@ const stepOfPlaces = (places: BigDecimal.BigDecimal): BigDecimal.BigDecimal => {
   return count <= BigInt(MAX_PLACES) ? BigDecimal.make(1n, Number(count)) : BigDecimal.make(0n, 0)
 }
 
-/** The price step: `priceEndStep × 10^-tick_size`. */
+/** The price step: `priceEndStep × 10^-tick_size` (`10^-tick_size` without a `priceEndStep`). */
 export const priceStep = (contract: Contract): BigDecimal.BigDecimal =>
-  BigDecimal.multiply(contract.priceEndStep, stepOfPlaces(contract.pricePlaces))
+  BigDecimal.multiply(Option.getOrElse(contract.priceEndStep, () => ONE), stepOfPlaces(contract.pricePlaces))
 
 /** The size step: `10^-size_increment`. */
 export const sizeStep = (contract: Contract): BigDecimal.BigDecimal => stepOfPlaces(contract.sizePlaces)

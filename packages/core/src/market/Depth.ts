@@ -36,7 +36,7 @@ export const DepthResult = W.one(record)
 export const DEPTH_LIMITS = [15, 200] as const
 
 /** A depth limit in the query string: `15` or `200`. */
-const DepthLimit = Schema.transform(
+export const DepthLimit = Schema.transform(
   Schema.Literal("15", "200"),
   Schema.Literal(...DEPTH_LIMITS).annotations({ message: W.oneOf(DEPTH_LIMITS) }),
   { strict: true, decode: Number as (text: "15" | "200") => 15 | 200, encode: (limit) => String(limit) as "15" | "200" }

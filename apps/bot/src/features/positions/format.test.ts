@@ -40,7 +40,7 @@ const position = (fields: Partial<Position.Position> = {}): Position.Position =>
   ...fields
 })
 
-const contract = { symbol: "cmt_btcusdt", pricePlaces: d("1"), priceEndStep: d("1") } as Pick<Contract.Contract, "symbol" | "pricePlaces" | "priceEndStep">
+const contract = { symbol: "cmt_btcusdt", pricePlaces: d("1"), priceEndStep: Option.some(d("1")) } as Pick<Contract.Contract, "symbol" | "pricePlaces" | "priceEndStep">
 
 describe("position views", () => {
   it("shows side, size, entry on the price step, mark, PnL and its share of the margin, leverage, mode and liquidation", () => {
