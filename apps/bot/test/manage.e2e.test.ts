@@ -4,7 +4,7 @@
  * Telegram.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { labels, preOf, reader, startRig, trader } from "./harness.js"
+import { labels, needsOnV3Yet, preOf, reader, startRig, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
 
 let rig: Rig
@@ -120,7 +120,7 @@ describe("open orders", () => {
 })
 
 describe("fills, positions and balance", () => {
-  it("a market order shows in /fills, /positions and /balance; Close closes the position", async () => {
+  it.skipIf(needsOnV3Yet("fills"))("a market order shows in /fills, /positions and /balance; Close closes the position", async () => {
     await rig.say(trader, "/positions")
     expect(rig.last(trader.id).text).not.toContain("DOGEUSDT")
     const [orderId] = await place("/order doge open_long 100 market")
@@ -156,7 +156,7 @@ describe("fills, positions and balance", () => {
 })
 
 describe("plan orders", () => {
-  it("/orders lists working plan orders with Cancel; a cancel confirmed is gone, and shows in history", async () => {
+  it.skipIf(needsOnV3Yet("planOrderHistory"))("/orders lists working plan orders with Cancel; a cancel confirmed is gone, and shows in history", async () => {
     await rig.say(trader, "/orders btc")
     const list = rig.last(trader.id)
     const match = /(\d+)\. BTCUSDT · [^\n]* · Pending\n[^\n]*\n[^\n]*id (\d+)/.exec(list.text)
