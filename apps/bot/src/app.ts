@@ -76,7 +76,7 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
     const { apiKey, apiSecret, apiPassphrase, uid } = simulator.accounts.agent
     return {
       simulator,
-      label: `the embedded simulator at ${simulator.futuresBaseUrl} (demo account ${uid}, API ${options.apiVersion ?? "v2"})`,
+      label: `the embedded simulator at ${simulator.futuresBaseUrl} (demo account ${uid})`,
       // the simulator serves both API versions: TRADEDESK_API_VERSION is the one setting read here
       options: {
         ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }),
@@ -91,7 +91,7 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
   }
   return {
     simulator: undefined,
-    label: `${options.futuresBaseUrl ?? CoreConfig.PRODUCTION_FUTURES_BASE_URL} (API ${options.apiVersion ?? "v2"})`,
+    label: options.futuresBaseUrl ?? CoreConfig.PRODUCTION_FUTURES_BASE_URL,
     // unless TRADEDESK_RATE_LIMIT says otherwise: "try again in N s" serves a chat better than a command that hangs
     options: {
       ...options,
@@ -217,7 +217,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
         await chat.close()
       })
       chat.greet([
-        `tradedesk console chat, the bot's own handlers against ${exchange.label}.`,
+        `tradedesk console chat, the bot's own handlers against ${exchange.label}, API ${exchange.options.apiVersion ?? "v2"}.`,
         "You are the console user, a trader. Type /help to begin; press a button by typing its number, e.g. [1];",
         "for /order, type /order btc, then one order per line and an empty line to send (or: /order btc; open_long 0.01 @ 65000).",
         "/quit leaves.",
@@ -247,6 +247,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
     logger.log("info", "started", {
       transport: consoleMode ? "console" : config.webhook === undefined ? "polling" : "webhook",
       exchange: exchange.label,
+      apiVersion: exchange.options.apiVersion ?? "v2",
       readers: access.readers.size,
       traders: access.traders.size,
       publicMarket: access.publicMarket,

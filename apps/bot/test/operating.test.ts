@@ -280,6 +280,7 @@ describe("the application with a token", () => {
     })
     try {
       expect(log).toContain(`"exchange":"${service.futuresBaseUrl}"`)
+      expect(log).toContain(`"apiVersion":"v2"`)
       api.sendText(reader, "/orders")
       const deadline = Date.now() + 5_000
       while (api.botMessages(reader.id).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))

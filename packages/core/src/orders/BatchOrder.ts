@@ -124,10 +124,14 @@ export type Delivery = Schema.Schema.Type<typeof Delivery>
 
 const isDelivery = Schema.is(Delivery)
 
+const DELIVERY_KEY: string = "delivery"
+
 /** Not sent by the exchange: an order it answered for is `sent`; the client fills in the rest. */
 const delivery = W.plain(
-  "delivery",
-  Schema.optionalWith(Delivery, { default: () => "sent" }).pipe(Schema.fromKey("delivery")),
+  DELIVERY_KEY,
+  // a wire key typed `string`, as every other field's: a literal one declares an optional key beside the others'
+  // index signature, which a consumer's type check refuses (TS2411)
+  Schema.optionalWith(Delivery, { default: () => "sent" }).pipe(Schema.fromKey(DELIVERY_KEY)),
   (wire): Delivery | W.Invalid => (wire === undefined ? "sent" : isDelivery(wire) ? wire : W.INVALID)
 )
 
