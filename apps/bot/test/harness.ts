@@ -45,12 +45,6 @@ export const speak = (version: "v2" | "v3") => {
 }
 export const spoken = () => apiVersion
 
-/**
- * Operations core does not carry over V3 yet (they fail with an UnsupportedOperationError there): a test that needs
- * one runs on V2 only.
- */
-export const needsOnV3Yet = (_operation: "fills" | "planOrderHistory") => apiVersion === "v3"
-
 export interface RigOptions {
   readonly access?: AccessPolicy
   /** added to the bot's clock, to expire previews */

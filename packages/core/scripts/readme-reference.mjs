@@ -32,6 +32,14 @@ const wireOf = (declaration, name) => {
   let wire
   let reader
   const visit = (node) => {
+    // a field one version lacks (account/optionalWire.ts): `optionalText("wire")`
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text.startsWith("optional")) {
+      const first = node.arguments[0]
+      if (first !== undefined && ts.isStringLiteral(first) && wire === undefined) {
+        wire = first.text
+        reader = "optionalField"
+      }
+    }
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const callee = node.expression.name.text
       const first = node.arguments[0]
@@ -87,6 +95,7 @@ const tables = (checker, type, location, heading) => {
     const inner = nestedRecord(checker, propertyType)
     if (inner !== undefined) nested.push(...tables(checker, inner.element, location, `${heading}.${property.name}`))
     const shown = READERS[reader] ??
+      (reader === "optionalField" ? `${cell(typeText(checker, propertyType)).replaceAll("|", "\\|")}, \`undefined\` when absent` : undefined) ??
       (literals !== undefined
         ? `${literals.listed.map((member) => `'${member.value}'`).join(" \\| ")}${literals.open ? ", or a later value as sent" : ""}`
         : inner !== undefined

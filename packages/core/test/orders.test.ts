@@ -6,7 +6,7 @@ import * as Decimal from "../src/Decimal.js"
 import * as Endpoints from "../src/Endpoints.js"
 import type { TradeDeskError } from "../src/Errors.js"
 import * as Cancel from "../src/orders/Cancel.js"
-import { fillPrice } from "../src/orders/Fill.js"
+import { fillPrice, liquidity } from "../src/orders/Fill.js"
 import { Orders } from "../src/orders/Orders.js"
 import type * as TradeDesk from "../src/TradeDesk.js"
 import type * as TradeDeskConfig from "../src/TradeDeskConfig.js"
@@ -82,9 +82,10 @@ describe("fills (official sample)", () => {
   it("reads { list, nextFlag, totals } with numeric ids and time", async () => {
     await answer("fills.json")
     const page = await ok((orders) => orders.fills({ symbol: "cmt_btcusdt", orderId: "596471064624628269", startTime: 1, endTime: 2, limit: 100 }))
-    expect(page).toMatchObject({ more: false, total: 0 })
+    expect(page).toMatchObject({ more: false, total: Option.some(0) })
     const [fill] = page.fills
-    expect(fill).toMatchObject({ tradeId: "0", orderId: "0", positionSide: "LONG", orderSide: "BUY", direction: "OPEN_LONG", liquidateFee: "MAKER" })
+    expect(fill).toMatchObject({ tradeId: "0", orderId: "0", positionSide: "LONG", orderSide: "BUY", direction: "OPEN_LONG", liquidateFee: Option.some("MAKER"), maker: Option.none() })
+    expect(liquidity(fill!)).toBe("maker")
     expect(Decimal.format(fill!.fee)).toBe("67")
     expect(millis(fill!.createdAt)).toBe(1716712170527)
     expect(sent()).toMatchObject({ path: "/capi/v2/order/fills", query: "symbol=cmt_btcusdt&orderId=596471064624628269&startTime=1&endTime=2&limit=100" })

@@ -1,5 +1,5 @@
 /**
- * V3 reads of orders (docs/v3.md §2–§4, §24) through the Orders and PlanOrders services against a loopback exchange:
+ * V3 reads of orders (docs/v3.md §2–§5, §10, §24) through the Orders and PlanOrders services against a loopback exchange:
  * every official and live sample read into the domain's records with V2's words and exact ids, and the requests
  * written in V3's names.
  */
@@ -7,6 +7,7 @@ import { BigDecimal, Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Decimal from "../src/Decimal.js"
 import type { TradeDeskError } from "../src/Errors.js"
+import { liquidity } from "../src/orders/Fill.js"
 import { Orders } from "../src/orders/Orders.js"
 import { PlanOrders } from "../src/orders/PlanOrders.js"
 import type * as TradeDesk from "../src/TradeDesk.js"
@@ -70,6 +71,81 @@ describe("V3 order reads against a loopback exchange", () => {
   it("refuses a plan-order lookup by id before sending: V3 has no such filter", async () => {
     const result = await runAgainst(holder.server, Effect.flatMap(PlanOrders, (plans) => plans.list({ orderId: "812345678901234567" })), V3)
     expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InputError", field: "orderId" })
+    expect(holder.server.requests).toHaveLength(0)
+  })
+  it("reads the official fills sample with exact ids, V2's direction word, and none for what V3 does not send", async () => {
+    await answering({ "/capi/v3/userTrades": "userTrades.json" })
+    const page = await run(Effect.flatMap(Orders, (orders) =>
+      orders.fills({ symbol: "cmt_btcusdt", orderId: "702345678901234567", startTime: 1764400000000, endTime: 1764505701456, limit: 50 })))
+    const [fill] = page.fills
+    expect(fill).toMatchObject({
+      tradeId: "801234567890123456",
+      orderId: "702345678901234567",
+      symbol: "cmt_btcusdt",
+      orderSide: "BUY",
+      positionSide: "LONG",
+      direction: "OPEN_LONG",
+      marginMode: Option.none(),
+      separatedMode: Option.none(),
+      liquidateFee: Option.none(),
+      liquidateType: Option.none(),
+      maker: Option.some(false)
+    })
+    expect(liquidity(fill!)).toBe("taker")
+    expect([fill!.fillSize, fill!.fillValue, fill!.fee, fill!.realizedPnl].map(Decimal.format)).toEqual(["0.01", "690", "0.138", "0"])
+    expect(fill!.createdAt.epochMillis).toBe(1764505701456)
+    expect([page.more, page.total]).toEqual([false, Option.none()])
+    expect(holder.server.requests.at(-1)!.query).toBe("symbol=BTCUSDT&orderId=702345678901234567&startTime=1764400000000&endTime=1764505701456&limit=50")
+  })
+
+  it("reads a live fill (the values the capture gives) as a close of a long, and a full answer as one that may hold more", async () => {
+    // the live capture's ids, fee and time (docs/v3.md §5), on a sell that closes a long
+    const live = { id: 737074389731770728n, orderId: 737074043320009064n, symbol: "DOGEUSDT", buyer: false, commission: "0.00183500", commissionAsset: "USDT", maker: true, price: "0.09175", qty: "100", quoteQty: "9.175", realizedPnl: "-0.12", side: "SELL", positionSide: "LONG", time: 1775732228692 }
+    const body = `[${JSON.stringify(live, (_, value) => (typeof value === "bigint" ? `#${value}#` : value)).replace(/"#(\d+)#"/g, "$1")}]`
+    holder.server.handle = () => ({ body })
+    const page = await run(Effect.flatMap(Orders, (orders) => orders.fills({ limit: 1 })))
+    expect(page.fills[0]).toMatchObject({ tradeId: "737074389731770728", orderId: "737074043320009064", symbol: "cmt_dogeusdt", direction: "CLOSE_LONG" })
+    expect(Decimal.format(page.fills[0]!.fee)).toBe("0.00183500")
+    expect(liquidity(page.fills[0]!)).toBe("maker")
+    expect(page.more).toBe(true)
+  })
+
+  it("refuses a fills window over V3's 7 days before sending, naming the stream that walks it", async () => {
+    const result = await runAgainst(holder.server, Effect.flatMap(Orders, (orders) => orders.fills({ startTime: 0, endTime: 8 * 86_400_000 })), V3)
+    expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InputError", field: "endTime" })
+    expect(Either.isLeft(result) && result.left.message).toContain("fillsInRange")
+    expect(holder.server.requests).toHaveLength(0)
+  })
+
+  it("reads the official plan-order history sample, ids exact, and asks with the domain's page size", async () => {
+    const official = (await fixture("v3/reads/allAlgoOrders.json")).replace("812345678901234500", "812345678901234567")
+    holder.server.handle = () => ({ body: official })
+    const page = await run(Effect.flatMap(Orders, (orders) => orders.planOrderHistory({ symbol: "cmt_btcusdt", startTime: 1764400000000, endTime: 1764600000000 })))
+    expect(page.more).toBe(false)
+    const [plan] = page.orders
+    expect(plan).toMatchObject({ orderId: "812345678901234567", clientOid: "algo-20240201-1", status: "filled", type: "open_long", execution: "normal", triggerPriceType: "MARK_PRICE" })
+    expect([Decimal.format(plan!.triggerPrice), format(plan!.price), Option.map(plan!.triggeredAt, (at) => at.epochMillis)])
+      .toEqual(["68900", Option.some("68800"), Option.some(1764506000123)])
+    expect(holder.server.requests.at(-1)!.query).toBe("symbol=BTCUSDT&startTime=1764400000000&endTime=1764600000000&limit=100")
+  })
+
+  it("filters plan-order history by type on the answer (V3 has no such parameter) and counts a full answer as more", async () => {
+    const official = (await fixture("v3/reads/allAlgoOrders.json")).trim()
+    const live = await fixture("v3/reads/openAlgoOrdersLive.json")
+    holder.server.handle = () => ({ body: official.replace(/"orders": \[/, `"orders": [${live},`) })
+    const page = await run(Effect.flatMap(Orders, (orders) => orders.planOrderHistory({ symbol: "cmt_btcusdt", type: "close_long", pageSize: 2 })))
+    expect(page.orders.map((order) => order.orderId)).toEqual(["737074389748547944"])
+    expect(page.more).toBe(true)
+    expect(holder.server.requests.at(-1)!.query).toBe("symbol=BTCUSDT&limit=2")
+  })
+
+  it("refuses a plan-order history window over V3's 90 days before sending", async () => {
+    const result = await runAgainst(
+      holder.server,
+      Effect.flatMap(Orders, (orders) => orders.planOrderHistory({ symbol: "cmt_btcusdt", startTime: 0, endTime: 91 * 86_400_000 })),
+      V3
+    )
+    expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InputError", field: "endTime" })
     expect(holder.server.requests).toHaveLength(0)
   })
 })

@@ -89,7 +89,7 @@ describe("the futures exchange through core", () => {
     const [liquidation] = await ok(sim, Effect.flatMap(Orders.Orders, (orders) => orders.orderHistory({ symbol: DOT, pageSize: 1 })))
     expect([liquidation!.kind, liquidation!.status, Option.map(liquidation!.priceAvg, show)]).toEqual(["burst_liquidate_long", "filled", Option.some("6.89")])
     const [fill] = await fillsOf(sim, liquidation!.orderId)
-    expect(fill!.liquidateType).toBe("FORCE_LIQUIDATE")
+    expect(fill!.liquidateType).toEqual(Option.some("FORCE_LIQUIDATE"))
     // a loss of 100 × (6.890 − 7.001) = −11.1, within the margin, and the taker fee on 689.0
     same(fill!.realizedPnl, "-11.1")
     const bill = await newestBill(sim, DOT)

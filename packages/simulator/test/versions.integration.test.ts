@@ -3,7 +3,7 @@
  * once with `"v3"`, each against a fresh simulator started alike (same seed, same fixed clock), give the same domain
  * answers. Only what V3 does not carry at all may differ, and each such field is named here (docs/v3.md).
  */
-import { BigDecimal, Effect } from "effect"
+import { BigDecimal, Chunk, DateTime, Effect, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { BatchOrders, createClient, Market, Orders, TradeDesk } from "@tradedesk/core"
 import type { TradeDeskClient, TradeDeskConfig } from "@tradedesk/core"
@@ -55,7 +55,11 @@ const V3_LACKS: Readonly<Record<string, ReadonlyArray<string>>> = {
   // V3 has no price end step; the simulator's V2 contracts leave out the market-open limit its V3 symbols carry
   contract: ["priceEndStep", "marketOpenLimitSize"],
   // V3's book has no time: it is timed on arrival
-  depth: ["timestamp"]
+  depth: ["timestamp"],
+  // the plan orders looked back on: as the current ones
+  planHistory: ["filledQty", "fee", "totalProfits", "priceAvg", "triggerPriceType"],
+  // V3's fills name no margin or liquidation details, and V3 does not count them; V2 has no maker flag
+  fills: ["marginMode", "separatedMode", "liquidateFee", "liquidateType", "total", "maker"]
 }
 
 /** A session's answers without what V3 lacks. */
@@ -87,7 +91,10 @@ const tradersSession = async (client: TradeDeskClient) => {
   const contract = await client.contract({ symbol: BTC })
   const depth = await client.depth({ symbol: BTC, limit: 15 })
   const candles = await client.candles({ symbol: BTC, granularity: "1h", limit: 5 })
-  return { ticker, batch, open, detail, cancelled, cancelledByClientOid, cancelledMany, plan, plans, planCancelled, openAfter, positions, assets, settings, contract, depth, candles }
+  const planHistory = await client.planOrderHistory({ symbol: BTC })
+  const market = await client.batchOrders({ symbol: BTC, orders: [{ clientOid: "same-market", type: "open_long", size: "0.02", priceMode: "market" }] })
+  const fills = await client.fills({ symbol: BTC, orderId: market.orders[0]!.orderId })
+  return { ticker, batch, open, detail, cancelled, cancelledByClientOid, cancelledMany, plan, plans, planCancelled, openAfter, positions, assets, settings, contract, depth, candles, planHistory, market, fills }
 }
 
 const runBoth = async <A>(account: (sim: RunningSimulator) => DemoAccount, session: (client: TradeDeskClient) => Promise<A>) => {
@@ -109,6 +116,8 @@ describe("the same program on V2 and V3 against the simulator", () => {
     const { v2, v3 } = await runBoth((sim) => sim.accounts.trader, tradersSession)
     expect(v3.batch.orders).toHaveLength(20)
     expect(v3.batch.orders.every((order) => order.accepted)).toBe(true)
+    expect(v3.planHistory.orders.map((order) => [order.clientOid, order.status])).toContainEqual(["same-plan", "canceled"])
+    expect(v3.fills.fills.length).toBeGreaterThan(0)
     expect(comparable(v3)).toEqual(comparable(v2))
   })
 
@@ -121,8 +130,20 @@ describe("the same program on V2 and V3 against the simulator", () => {
       const placed = yield* Effect.flatMap(BatchOrders.BatchOrders, (service) =>
         service.place({ symbol: BTC, orders: [{ clientOid: "effect-1", type: "open_short", size: BigDecimal.unsafeFromString("0.02"), price }] }))
       const open = yield* orders.openOrders({ symbol: BTC })
+      const market = yield* Effect.flatMap(BatchOrders.BatchOrders, (service) =>
+        service.place({ symbol: BTC, orders: [{ clientOid: "effect-2", type: "open_long", size: BigDecimal.unsafeFromString("0.03"), priceMode: "market" }] }))
+      const [fill] = (yield* orders.fills({ orderId: market.orders[0]!.orderId })).fills
+      // three days of fills up to the market order's, walked window by window (the demo account's earlier ones too)
+      const until = DateTime.toEpochMillis(fill!.createdAt) + 1
+      const fills = yield* Stream.runCollect(orders.fillsInRange({ symbol: BTC, startTime: until - 3 * 86_400_000, endTime: until }))
+      const plans = yield* Stream.runCollect(orders.planOrderHistoryInRange({ symbol: BTC, startTime: until - 3 * 86_400_000, endTime: until }))
       // the versions write an amount with other trailing zeros (`0.000`, `0`): equal values, compared normalised
-      return { placed, open: open.map(({ fee: _fee, totalProfits: _totalProfits, ...order }) => ({ ...order, filledQty: BigDecimal.normalize(order.filledQty) })) }
+      return {
+        placed,
+        open: open.map(({ fee: _fee, totalProfits: _totalProfits, ...order }) => ({ ...order, filledQty: BigDecimal.normalize(order.filledQty) })),
+        fills: comparable({ fills: Chunk.toArray(fills) }),
+        plans: comparable({ planHistory: Chunk.toArray(plans) })
+      }
     })
     const answers: Partial<Record<Version, Effect.Effect.Success<typeof program>>> = {}
     for (const version of ["v2", "v3"] as const) {
@@ -132,6 +153,7 @@ describe("the same program on V2 and V3 against the simulator", () => {
     expect(answers.v3).toEqual(answers.v2)
     expect(answers.v3!.placed.accepted).toBe(true)
     expect(answers.v3!.open.filter((order) => order.clientOid === "effect-1").map((order) => order.kind)).toEqual(["open_short"])
+    expect((answers.v3!.fills as { fills: ReadonlyArray<unknown> }).fills.length).toBeGreaterThan(1)
   })
 
   it("an affiliate's reads (spot bills, invited users' statistics) give the same answers", async () => {

@@ -41,6 +41,13 @@ const IdValue = Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number
 
 export const optionalId = (wireKey: string) => optionalField(wireKey, IdValue, idOf)
 
+/** A string kept as it is. */
+export const optionalText = (wireKey: string) =>
+  optionalField(wireKey, Schema.String, (wire) => (typeof wire === "string" ? wire : W.INVALID))
+
+export const optionalBoolean = (wireKey: string) =>
+  optionalField(wireKey, Schema.Boolean, (wire) => (typeof wire === "boolean" ? wire : W.INVALID))
+
 export const optionalInteger = (wireKey: string) =>
   optionalField(wireKey, Schema.Int, (wire) => (typeof wire === "number" && Number.isSafeInteger(wire) ? wire : W.INVALID))
 

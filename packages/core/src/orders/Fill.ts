@@ -3,13 +3,15 @@
  * `{ list, nextFlag, totals }`; its ids are JSON numbers, read exactly.
  */
 import * as BigDecimal from "effect/BigDecimal"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { optionalBoolean, optionalInteger, optionalText } from "../account/optionalWire.js"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
 
 /**
  * The text fields are not enumerated by the exchange (the samples show `SHARED`, `LONG`, `BUY`, `OPEN_LONG`…): kept as
- * sent.
+ * sent. V3 does not send the margin mode, separated mode, liquidation fee or liquidation type of a fill (none there).
  */
 const record = W.record({
   /** wire `tradeId`: the fill's id (a JSON number) */
@@ -18,9 +20,9 @@ const record = W.record({
   orderId: W.id("orderId"),
   symbol: W.text("symbol"),
   /** wire `marginMode`, e.g. `SHARED` */
-  marginMode: W.text("marginMode"),
+  marginMode: optionalText("marginMode"),
   /** wire `separatedMode`, e.g. `SEPARATED` */
-  separatedMode: W.text("separatedMode"),
+  separatedMode: optionalText("separatedMode"),
   /** wire `positionSide`, e.g. `LONG` */
   positionSide: W.text("positionSide"),
   /** wire `orderSide`, e.g. `BUY` */
@@ -32,13 +34,15 @@ const record = W.record({
   /** wire `fillFee`: trading fee */
   fee: W.decimal("fillFee"),
   /** wire `liquidateFee`: documented as the closing fee, but the sample holds `MAKER`: kept as text */
-  liquidateFee: W.text("liquidateFee"),
+  liquidateFee: optionalText("liquidateFee"),
+  /** wire `maker`: whether the fill added liquidity (V3; V2 sends none, see `liquidity`) */
+  maker: optionalBoolean("maker"),
   /** wire `realizePnl`: realised PnL */
   realizedPnl: W.decimal("realizePnl"),
   /** wire `direction`, e.g. `OPEN_LONG` */
   direction: W.text("direction"),
   /** wire `liquidateType`, e.g. `FORCE_LIQUIDATE` */
-  liquidateType: W.text("liquidateType"),
+  liquidateType: optionalText("liquidateType"),
   /** wire `createdTime`: a JSON number of epoch milliseconds in the sample; a quoted one is read too */
   createdAt: W.millis("createdTime", "number")
 })
@@ -52,8 +56,8 @@ const pageRecord = W.record({
   fills: W.records("list", record),
   /** wire `nextFlag`: whether more fills match; there is no cursor, only a narrower time window */
   more: W.boolean("nextFlag"),
-  /** wire `totals`: number of matching fills */
-  total: W.integer("totals")
+  /** wire `totals`: number of matching fills; none on V3, which does not count them */
+  total: optionalInteger("totals")
 })
 
 export const FillsPage = pageRecord.schema
@@ -63,6 +67,18 @@ export const FillsPageResult = W.one(pageRecord)
 /** The fill's price, value / size (the exchange sends no price); none for an empty fill. */
 export const fillPrice = (fill: Fill): BigDecimal.BigDecimal | undefined =>
   BigDecimal.isZero(fill.fillSize) ? undefined : BigDecimal.unsafeDivide(fill.fillValue, fill.fillSize)
+
+/**
+ * Whether the fill made or took liquidity: V3's `maker` flag, else V2's word for it in `liquidateFee` (`MAKER`,
+ * `TAKER`); undefined when neither tells.
+ */
+export const liquidity = (fill: Fill): "maker" | "taker" | undefined =>
+  Option.match(fill.maker, {
+    onSome: (maker) => (maker ? "maker" : "taker"),
+    onNone: () => Option.match(fill.liquidateFee, { onSome: (word) => ROLE_WORDS[word], onNone: () => undefined })
+  })
+
+const ROLE_WORDS: Readonly<Record<string, "maker" | "taker">> = { MAKER: "maker", TAKER: "taker" }
 
 export const MAX_FILLS_LIMIT = 100
 

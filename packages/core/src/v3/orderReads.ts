@@ -1,17 +1,22 @@
 /**
- * V3 reads of orders (docs/v3.md §2–§4, §24): open orders, one order, history, current plan (algo) orders. V3 says
- * an order's direction with `side` + `positionSide` and words its statuses in capitals; the answers are read into
- * the domain's records with V2's words. Fills and plan-order history are not carried over V3 yet.
+ * V3 reads of orders (docs/v3.md §2–§5, §10, §24): open orders, one order, history, fills, current and past plan
+ * (algo) orders. V3 says an order's direction with `side` + `positionSide` and words its statuses in capitals; the
+ * answers are read into the domain's records with V2's words.
  */
+import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { optionalBoolean, optionalText } from "../account/optionalWire.js"
 import type { Endpoint } from "../Endpoints.js"
 import * as W from "../internal/wireRecord.js"
+import * as Fill from "../orders/Fill.js"
 import * as Order from "../orders/Order.js"
 import * as PlanOrder from "../orders/PlanOrder.js"
-import type { WireTable } from "../Wire.js"
-import { notYet } from "./notYet.js"
+import * as PlanOrderPlacement from "../orders/PlanOrderPlacement.js"
+import { type TimeInput, toMillis } from "../Params.js"
+import type { Composite, WireTable } from "../Wire.js"
 import { directionOf, ORDER_STATUS } from "./orderModel.js"
 import * as V3 from "./wire.js"
 
@@ -31,6 +36,18 @@ const defined = (query: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined))
 
 const symbolOnWire = (symbol: string | undefined) => (symbol === undefined ? undefined : V3.wireSymbol(symbol))
+
+const DAY = 86_400_000
+
+/**
+ * A V3 window of at most `days` (the exchange refuses a wider one): refused before sending, naming the way through
+ * (the services' `…InRange` streams ask window by window).
+ */
+const spanAtMost = (days: number, streamName: string) =>
+<A extends { readonly startTime?: TimeInput | undefined; readonly endTime?: TimeInput | undefined }>(params: A) =>
+  params.startTime === undefined || params.endTime === undefined || toMillis(params.endTime) - toMillis(params.startTime) <= days * DAY
+    ? true
+    : { path: ["endTime"], message: `on the V3 API a window spans at most ${days} days; ${streamName} walks a longer range window by window` }
 
 /** A codec whose records are first given keys derived from several V3 keys (a direction from side + positionSide). */
 const preparing = <A, I>(codec: W.Codec<A, I>, shape: "one" | "many", prepare: (item: Readonly<Record<string, unknown>>) => object): W.Codec<A, I> => {
@@ -191,10 +208,115 @@ export const planOrders: Endpoint<PlanOrder.PlanOrdersRequest, ReadonlyArray<Pla
   response: preparing(W.many(planRecord), "many", preparePlan)
 }
 
-export const operations: Pick<WireTable, "openOrders" | "orderDetail" | "orderHistory" | "fills" | "planOrders"> = {
+/**
+ * V3's fill (docs/v3.md §5) as the domain's fill. V3 sends no margin mode, separated mode, liquidation fee or
+ * liquidation type (none); the direction word is rebuilt from `side` + `positionSide`. `commissionAsset`, `buyer` and
+ * `price` have no field of the domain's fill (its price is value / size on both versions).
+ */
+const fillRecord = W.record({
+  /** wire `id` */
+  tradeId: W.id("id"),
+  orderId: W.id("orderId"),
+  symbol: V3.symbol("symbol"),
+  marginMode: optionalText("marginMode"),
+  separatedMode: optionalText("separatedMode"),
+  positionSide: W.text("positionSide"),
+  /** wire `side` */
+  orderSide: W.text("side"),
+  /** wire `qty` */
+  fillSize: W.decimal("qty"),
+  /** wire `quoteQty` */
+  fillValue: W.decimal("quoteQty"),
+  /** wire `commission`, in `commissionAsset` */
+  fee: W.decimal("commission"),
+  liquidateFee: optionalText("liquidateFee"),
+  maker: optionalBoolean("maker"),
+  realizedPnl: W.decimal("realizedPnl"),
+  /** wire `side` + `positionSide`, as V2's word (`OPEN_LONG`) */
+  direction: W.text("direction"),
+  liquidateType: optionalText("liquidateType"),
+  /** wire `time` (a JSON number) */
+  createdAt: W.millis("time", "number")
+})
+
+const prepareFill = (item: Readonly<Record<string, unknown>>) => ({
+  ...item,
+  direction: directionOf(item["side"], item["positionSide"])?.toUpperCase() ?? `${String(item["side"])} ${String(item["positionSide"])}`
+})
+
+export const userTrades: Endpoint<Fill.FillsRequest, ReadonlyArray<Fill.Fill>> = {
+  ...signedRead,
+  name: "fills",
+  path: "/capi/v3/userTrades",
+  ipWeight: 5,
+  request: fromV2(
+    Fill.FillsRequest.pipe(Schema.filter(spanAtMost(7, "fillsInRange"))),
+    ({ endTime, limit, orderId, startTime, symbol }) => defined({ symbol: symbolOnWire(symbol), orderId, startTime, endTime, limit })
+  ),
+  response: preparing(W.many(fillRecord), "many", prepareFill)
+}
+
+/**
+ * A bare array on V3, with no more-flag or count: a full answer (as many fills as asked for) says there may be more,
+ * so a stream narrows the window as it does on V2's `nextFlag`.
+ */
+const fills: Composite<Fill.FillsRequest, Fill.FillsPage> = {
+  _tag: "Composite",
+  name: "fills",
+  write: false,
+  run: (call, params) =>
+    Effect.map(call(userTrades, params), (found) => ({
+      fills: found,
+      more: found.length >= (params.limit ?? Fill.MAX_FILLS_LIMIT),
+      total: Option.none()
+    }))
+}
+
+/** V3's page of past algo orders (docs/v3.md §10): `orders` of §24's algo orders, `hasMore`. */
+const planHistoryRecord = W.record({
+  orders: W.records("orders", planRecord),
+  /** wire `hasMore` (the sample's `nextPage` names no request parameter: a narrower window is the way on) */
+  more: W.boolean("hasMore")
+})
+
+export const allAlgoOrders: Endpoint<PlanOrderPlacement.PlanOrderHistoryRequest, PlanOrderPlacement.PlanOrderHistoryPage> = {
+  ...signedRead,
+  name: "planOrderHistory",
+  path: "/capi/v3/allAlgoOrders",
+  ipWeight: 5,
+  // `type` (V2's delegateType) has no V3 parameter: the answer is filtered by the caller's composite. The page size is
+  // always sent, V3's default (500) being above the domain's largest (100).
+  request: fromV2(
+    PlanOrderPlacement.PlanOrderHistoryRequest.pipe(Schema.filter(spanAtMost(90, "planOrderHistoryInRange"))),
+    ({ endTime, pageSize, startTime, symbol }) =>
+      defined({ symbol: symbolOnWire(symbol), startTime, endTime, limit: pageSize ?? PlanOrderPlacement.MAX_PLAN_HISTORY_PAGE })
+  ),
+  response: preparing(W.one(planHistoryRecord), "one", (page) => ({
+    ...page,
+    orders: Array.isArray(page["orders"]) ? page["orders"].map((item) => (Predicate.isRecord(item) ? preparePlan(item) : item)) : page["orders"]
+  }))
+}
+
+/**
+ * V2's `delegateType` filter applied to the answer. A full answer counts as more even when `hasMore` says not, as on
+ * V2: the flag is only in the sample, and the filter may leave fewer orders than were answered.
+ */
+const planOrderHistory: Composite<PlanOrderPlacement.PlanOrderHistoryRequest, PlanOrderPlacement.PlanOrderHistoryPage> = {
+  _tag: "Composite",
+  name: "planOrderHistory",
+  write: false,
+  run: (call, params) =>
+    Effect.map(call(allAlgoOrders, params), (page) => ({
+      orders: params.type === undefined ? page.orders : page.orders.filter((order) => order.type === params.type),
+      more: page.more || page.orders.length >= (params.pageSize ?? PlanOrderPlacement.MAX_PLAN_HISTORY_PAGE)
+    }))
+}
+
+export const operations: Pick<WireTable, "openOrders" | "orderDetail" | "orderHistory" | "fills" | "planOrders" | "planOrderHistory"> = {
   openOrders,
   orderDetail,
   orderHistory,
-  fills: notYet("fills"),
-  planOrders
+  fills,
+  planOrders,
+  planOrderHistory
 }

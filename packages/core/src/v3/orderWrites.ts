@@ -24,7 +24,6 @@ import { PlacePlanOrderRequest } from "../orders/PlanOrderPlacement.js"
 import type { PlanOrderAck } from "../orders/PlanOrderPlacement.js"
 import { specSymbol } from "../Params.js"
 import type { Call, Composite, WireTable } from "../Wire.js"
-import { notYet } from "./notYet.js"
 import { clientIdIssue, directionOf, EXECUTION_OF, TIME_IN_FORCE, WIRE_DIRECTION } from "./orderModel.js"
 import { LongId, SymbolParam, wireSymbol } from "./wire.js"
 
@@ -607,13 +606,12 @@ const placePlanOrder: Composite<PlacePlanOrderRequest, PlanOrderAck> = {
         ))
 }
 
-export const operations: Pick<WireTable, "batchOrders" | "cancelOrder" | "cancelOrders" | "placePlanOrder" | "cancelPlanOrder" | "planOrderHistory" | "closePositions" | "cancelAllOrders"> = {
+export const operations: Pick<WireTable, "batchOrders" | "cancelOrder" | "cancelOrders" | "placePlanOrder" | "cancelPlanOrder" | "closePositions" | "cancelAllOrders"> = {
   batchOrders,
   cancelOrder,
   cancelOrders,
   placePlanOrder,
   cancelPlanOrder,
-  planOrderHistory: notYet("planOrderHistory"),
   closePositions,
   cancelAllOrders
 }

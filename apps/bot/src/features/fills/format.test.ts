@@ -1,5 +1,5 @@
 import type { Fill } from "@tradedesk/core"
-import { DateTime } from "effect"
+import { DateTime, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { d, expectSendable, NOW, pre } from "../../../test/samples.js"
 import { fillsView, FILLS_PAGE_SIZE } from "./format.js"
@@ -8,24 +8,25 @@ const fill = (fields: Partial<Fill.Fill> = {}): Fill.Fill => ({
   tradeId: "10",
   orderId: "20",
   symbol: "cmt_btcusdt",
-  marginMode: "SHARED",
-  separatedMode: "COMBINED",
+  marginMode: Option.some("SHARED"),
+  separatedMode: Option.some("COMBINED"),
   positionSide: "LONG",
   orderSide: "BUY",
   fillSize: d("0.030"),
   fillValue: d("1950.003"),
   fee: d("1.1700018"),
-  liquidateFee: "TAKER",
+  liquidateFee: Option.some("TAKER"),
+  maker: Option.none(),
   realizedPnl: d("0"),
   direction: "OPEN_LONG",
-  liquidateType: "NORMAL",
+  liquidateType: Option.some("NORMAL"),
   createdAt: DateTime.unsafeMake(NOW),
   ...fields
 })
 
 describe("fills view", () => {
   it("shows the price the exchange leaves out (value / size), the fee and maker or taker, newest first", () => {
-    const shown = fillsView([fill(), fill({ tradeId: "11", createdAt: DateTime.unsafeMake(NOW + 60_000), liquidateFee: "MAKER", direction: "CLOSE_SHORT" })], false, undefined, 0)
+    const shown = fillsView([fill(), fill({ tradeId: "11", createdAt: DateTime.unsafeMake(NOW + 60_000), liquidateFee: Option.some("MAKER"), direction: "CLOSE_SHORT" })], false, undefined, 0)
     expect(pre(shown).split("\n")).toEqual([
       "TIME UTC    PAIR    SIDE          PRICE  SIZE       FEE ROLE",
       "06-15 12:01 BTCUSDT close short 65000.1 0.030 1.1700018 maker",
@@ -34,9 +35,16 @@ describe("fills view", () => {
     expectSendable(shown)
   })
 
+  it("reads maker or taker from V3's flag, and shows ? when neither version tells", () => {
+    const roles = (fills: ReadonlyArray<Fill.Fill>) => pre(fillsView(fills, false, undefined, 0)).split("\n").slice(1).map((row) => row.split(" ").at(-1))
+    expect(roles([fill({ liquidateFee: Option.none(), maker: Option.some(true) })])).toEqual(["maker"])
+    expect(roles([fill({ liquidateFee: Option.none(), maker: Option.some(false) })])).toEqual(["taker"])
+    expect(roles([fill({ liquidateFee: Option.some("0"), maker: Option.none() })])).toEqual(["?"])
+  })
+
   it("pages a full answer of odd values under Telegram's limits", () => {
     const many = Array.from({ length: 100 }, (_, i) =>
-      fill({ tradeId: `${i}`, fillSize: d("3"), fillValue: d("1"), liquidateFee: "x".repeat(500), direction: `\u202e${"Y".repeat(300)}` }))
+      fill({ tradeId: `${i}`, fillSize: d("3"), fillValue: d("1"), liquidateFee: Option.some("x".repeat(500)), direction: `\u202e${"Y".repeat(300)}` }))
     const shown = fillsView(many, true, "cmt_btcusdt", 1)
     expect(shown.text.text).toContain(`Fills on BTCUSDT · 100 (the newest 100) · page 2/${Math.ceil(100 / FILLS_PAGE_SIZE)}`)
     expect(pre(shown).split("\n")[1]).toContain("0.33333333")

@@ -25,8 +25,7 @@ const price = (fill: Fill.Fill): string => {
 /** `OPEN_LONG` → `open long` */
 const side = (fill: Fill.Fill) => oneLine(fill.direction.toLowerCase().replace(/_/g, " "), "name")
 
-/** The exchange marks a fill maker or taker in `liquidateFee` (see core's Fill); anything else is not known. */
-const role = (fill: Fill.Fill) => (fill.liquidateFee === "MAKER" ? "maker" : fill.liquidateFee === "TAKER" ? "taker" : "?")
+const role = (fill: Fill.Fill) => Fill.liquidity(fill) ?? "?"
 
 /** `fills` as the exchange returned them (`more`: it holds more than it sent), newest first. */
 export const fillsView = (
