@@ -1,4 +1,5 @@
-// Lint rules the compiler cannot check: promises left floating (a lost error in a bot handler) and prices parsed as floats.
+// Lint rules the compiler cannot check: promises left floating (a lost error in a bot handler), prices parsed as floats,
+// and imports of @effect/platform's index (it loads every module of the package: over 20 MB of memory for nothing).
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
@@ -16,6 +17,9 @@ export default tseslint.config(
       "@typescript-eslint/await-thenable": "error",
       "no-restricted-globals": ["error", { name: "parseFloat", message: "Money is BigDecimal: use Decimal.parse." }],
       "no-restricted-properties": ["error", { object: "Number", property: "parseFloat", message: "Money is BigDecimal: use Decimal.parse." }],
+      "no-restricted-imports": ["error", {
+        paths: [{ name: "@effect/platform", message: "Import the module alone (@effect/platform/KeyValueStore, …): the index loads every module, over 20 MB." }]
+      }],
       eqeqeq: ["error", "always", { null: "ignore" }]
     }
   }

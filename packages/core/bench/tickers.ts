@@ -6,12 +6,13 @@
  * records with every `last` read as a number), and the Effect service with every ticker's `last` read as a BigDecimal
  * (its bigint used).
  */
-import { FetchHttpClient } from "@effect/platform"
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { Effect, Either, Layer, ManagedRuntime, Schema } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Agent, request } from "undici"
 import { createClient } from "../src/client.js"
+import { plainCodec } from "../src/internal/plainRecord.js"
 import * as RateLimit from "../src/RateLimit.js"
 import * as Ticker from "../src/market/Ticker.js"
 import { Tickers } from "../src/market/Tickers.js"
@@ -96,6 +97,9 @@ const main = async () => {
   const baselineName = "undici.request + JSON.parse (baseline)"
   const facadeName = "core facade: createClient().tickers()"
   const readingName = "core service, reading every last as BigDecimal"
+  const plainFloorName = "undici + JSON.parse + core's plain decoder"
+  const domainFloorName = "undici + JSON.parse + core's domain decoder"
+  const plainTickers = plainCodec(Ticker.TickerList)
   const variants: Record<string, Block> = {
     [baselineName]: perCall(async () => JSON.parse(await (await request(url, { dispatcher: agent })).body.text())),
     "fetch + JSON.parse": perCall(async () => (await (await fetch(url)).json()) as ReadonlyArray<unknown>),
@@ -123,6 +127,19 @@ const main = async () => {
       return sum > 0n ? tickers : []
     }))),
     "core service, fetch client": inOneFiber(coreFetch, all),
+    // the floor of core's design without its transport: the baseline's request, then core's own decoders
+    [plainFloorName]: perCall(async () => {
+      const tickers = Either.getOrThrow(plainTickers.decode(JSON.parse(await (await request(url, { dispatcher: agent })).body.text())))
+      let positive = 0
+      for (const ticker of tickers) if (Number(ticker.last) > 0) positive++
+      return positive === tickers.length ? tickers : []
+    }),
+    [domainFloorName]: perCall(async () => {
+      const tickers = Either.getOrThrow(Ticker.TickerList.decode(JSON.parse(await (await request(url, { dispatcher: agent })).body.text())))
+      let positive = 0
+      for (const ticker of tickers) if (ticker.last.value > 0n) positive++
+      return positive === tickers.length ? tickers : []
+    }),
     "undici + eager Schema.decodeUnknownSync (reference)": perCall(async () => eager(JSON.parse(await (await request(url, { dispatcher: agent })).body.text())))
   }
 

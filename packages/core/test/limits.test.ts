@@ -1,5 +1,6 @@
 /** Answers are read up to `maxResponseBytes`: a larger one is never buffered whole, and fails as a DecodeError. */
-import { HttpClient, HttpClientResponse } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Effect, Either, Layer } from "effect"
 import { createServer } from "node:http"
 import type { ServerResponse } from "node:http"

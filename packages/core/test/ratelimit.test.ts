@@ -1,4 +1,5 @@
-import { HttpClient, HttpClientResponse } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, ConfigProvider, Context, Deferred, Effect, Either, Fiber, Layer, TestClock } from "effect"
 import type { Scope } from "effect"

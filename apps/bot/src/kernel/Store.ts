@@ -16,7 +16,8 @@
  * it must add is `modify`'s read-modify-write across processes (WATCH/MULTI or a Lua script) where this layer takes a
  * lock per key within the process.
  */
-import { KeyValueStore } from "@effect/platform"
+// the module alone: the package's index loads every module of @effect/platform, over 20 MB more memory
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { SystemError } from "@effect/platform/Error"
 import type { PlatformError } from "@effect/platform/Error"
 import { Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
