@@ -133,6 +133,40 @@ describe("Orders.fillsInRange", () => {
     expect(got[0]!.orderId).toBe("700000000000000001")
   })
 
+  /** An exchange answering the fills of a window newest first, at most 100, and whether it holds more. */
+  const answering = (fills: ReadonlyArray<ReturnType<typeof fill>>) => {
+    loopback.server.handle = (request) => {
+      const { startTime, endTime } = query(request.query)
+      const inside = fills.filter((entry) => entry.createdTime >= Number(startTime) && entry.createdTime <= Number(endTime)).reverse()
+      return json({ list: inside.slice(0, 100), nextFlag: inside.length > 100, totals: inside.length })
+    }
+  }
+
+  it("asks each millisecond of a full two-millisecond window alone, each fill once", async () => {
+    const fills = Array.from({ length: 120 }, (_, i) => fill(i + 1, i < 60 ? 5000 : 5001))
+    answering(fills)
+    const got = await collect((o) => o.fillsInRange({ startTime: 5000, endTime: 5001 }))
+    expect(new Set(got.map((entry) => entry.tradeId)).size).toBe(120)
+    expect(loopback.server.requests.map((request) => [query(request.query).startTime, query(request.query).endTime])).toEqual([
+      ["5000", "5001"], ["5000", "5000"], ["5001", "5001"]
+    ])
+  })
+
+  it("ends with an error after the fills of a millisecond that holds more than the exchange answers", async () => {
+    answering(Array.from({ length: 150 }, (_, i) => fill(i + 1, 7000)))
+    const outcomes = await collect((o) => Stream.either(o.fillsInRange({ startTime: 7000, endTime: 7000 })))
+    expect(outcomes.filter(Either.isRight)).toHaveLength(100)
+    expect(outcomes.at(-1)).toMatchObject({ _tag: "Left", left: { _tag: "UnsupportedOperationError", endpoint: "fills" } })
+  })
+
+  it("asks no window wider than every version takes (7 days), whatever windowMillis says", async () => {
+    answering([])
+    const day = 86_400_000
+    await collect((o) => o.fillsInRange({ startTime: 0, endTime: 20 * day, windowMillis: 30 * day }))
+    const spans = loopback.server.requests.map((request) => Number(query(request.query).endTime) - Number(query(request.query).startTime))
+    expect(spans).toEqual([7 * day, 7 * day, 6 * day])
+  })
+
   it("refuses a range that is not times, sending nothing", async () => {
     const result = await runAgainst(
       loopback.server,

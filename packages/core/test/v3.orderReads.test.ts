@@ -11,7 +11,8 @@ import { liquidity } from "../src/orders/Fill.js"
 import { Orders } from "../src/orders/Orders.js"
 import { PlanOrders } from "../src/orders/PlanOrders.js"
 import type * as TradeDesk from "../src/TradeDesk.js"
-import { fixture, runAgainst, useLoopback } from "./loopback.js"
+import { createClient } from "../src/client.js"
+import { CREDENTIALS, fixture, runAgainst, useLoopback } from "./loopback.js"
 
 /** Both budgets given: the limiter asks exchangeInfo for none, so the requests seen are the operations' own. */
 const V3 = { apiVersion: "v3", rateLimit: { ipWeightPerWindow: 500, uidWeightPerWindow: 500 } } as const
@@ -110,11 +111,30 @@ describe("V3 order reads against a loopback exchange", () => {
     expect(page.more).toBe(true)
   })
 
-  it("refuses a fills window over V3's 7 days before sending, naming the stream that walks it", async () => {
-    const result = await runAgainst(holder.server, Effect.flatMap(Orders, (orders) => orders.fills({ startTime: 0, endTime: 8 * 86_400_000 })), V3)
-    expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InputError", field: "endTime" })
-    expect(Either.isLeft(result) && result.left.message).toContain("fillsInRange")
+  it("refuses a fills window over V3's 7 days or with one bound before sending, naming the stream that walks it", async () => {
+    const week = 7 * 86_400_000
+    const fills = (params: { startTime?: number; endTime?: number }) => runAgainst(holder.server, Effect.flatMap(Orders, (orders) => orders.fills(params)), V3)
+    for (const [params, field] of [[{ startTime: 0, endTime: week + 1 }, "endTime"], [{ startTime: 0 }, "endTime"], [{ endTime: week }, "startTime"]] as const) {
+      const result = await fills(params)
+      expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InputError", field })
+      expect(Either.isLeft(result) && result.left.message).toContain("fillsInRange")
+    }
     expect(holder.server.requests).toHaveLength(0)
+    holder.server.handle = () => ({ body: "[]" })
+    expect(Either.isRight(await fills({ startTime: 0, endTime: week }))).toBe(true)
+    expect(holder.server.requests).toHaveLength(1)
+  })
+
+  it("tells maker from taker on the Promise client's plain fills too", async () => {
+    await answering({ "/capi/v3/userTrades": "userTrades.json" })
+    const client = createClient({ apiVersion: "v3", futuresBaseUrl: holder.server.url, ...CREDENTIALS, syncClock: false, readRetries: 0, rateLimit: V3.rateLimit })
+    try {
+      const [fill] = (await client.fills()).fills
+      expect([fill!.maker, fill!.liquidateFee, liquidity(fill!)]).toEqual([false, undefined, "taker"])
+      expect(liquidity({ maker: undefined, liquidateFee: "MAKER" })).toBe("maker")
+    } finally {
+      await client.close()
+    }
   })
 
   it("reads the official plan-order history sample, ids exact, and asks with the domain's page size", async () => {
@@ -140,12 +160,12 @@ describe("V3 order reads against a loopback exchange", () => {
   })
 
   it("refuses a plan-order history window over V3's 90 days before sending", async () => {
-    const result = await runAgainst(
-      holder.server,
-      Effect.flatMap(Orders, (orders) => orders.planOrderHistory({ symbol: "cmt_btcusdt", startTime: 0, endTime: 91 * 86_400_000 })),
-      V3
-    )
-    expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InputError", field: "endTime" })
-    expect(holder.server.requests).toHaveLength(0)
+    const days90 = 90 * 86_400_000
+    const history = (endTime: number) =>
+      runAgainst(holder.server, Effect.flatMap(Orders, (orders) => orders.planOrderHistory({ symbol: "cmt_btcusdt", startTime: 0, endTime })), V3)
+    expect(Either.isLeft(await history(days90 + 1)) && holder.server.requests.length).toBe(0)
+    holder.server.handle = () => ({ body: `{"orders":[],"hasMore":false}` })
+    expect(Either.isRight(await history(days90))).toBe(true)
+    expect(holder.server.requests).toHaveLength(1)
   })
 })

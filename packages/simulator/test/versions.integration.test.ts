@@ -5,7 +5,7 @@
  */
 import { BigDecimal, Chunk, DateTime, Effect, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { BatchOrders, createClient, Market, Orders, TradeDesk } from "@tradedesk/core"
+import { BatchOrders, createClient, Fill, Market, Orders, TradeDesk } from "@tradedesk/core"
 import type { TradeDeskClient, TradeDeskConfig } from "@tradedesk/core"
 import type { DemoAccount, RunningSimulator } from "../src/index.js"
 import { start } from "./helpers.js"
@@ -118,6 +118,9 @@ describe("the same program on V2 and V3 against the simulator", () => {
     expect(v3.batch.orders.every((order) => order.accepted)).toBe(true)
     expect(v3.planHistory.orders.map((order) => [order.clientOid, order.status])).toContainEqual(["same-plan", "canceled"])
     expect(v3.fills.fills.length).toBeGreaterThan(0)
+    // each version says maker or taker its own way (V2 in liquidateFee, V3 a flag): the same answer either way
+    expect(v3.fills.fills.map(Fill.liquidity)).toEqual(v2.fills.fills.map(Fill.liquidity))
+    expect(v3.fills.fills.map(Fill.liquidity)).not.toContain(undefined)
     expect(comparable(v3)).toEqual(comparable(v2))
   })
 

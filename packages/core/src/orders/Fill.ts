@@ -68,19 +68,28 @@ export const FillsPageResult = W.one(pageRecord)
 export const fillPrice = (fill: Fill): BigDecimal.BigDecimal | undefined =>
   BigDecimal.isZero(fill.fillSize) ? undefined : BigDecimal.unsafeDivide(fill.fillValue, fill.fillSize)
 
+/** Either form of a value one version may lack: an `Option` (Effect records) or the value or `undefined` (plain ones). */
+const valueOf = <A>(value: Option.Option<A> | A | undefined): A | undefined =>
+  Option.isOption(value) ? Option.getOrUndefined(value as Option.Option<A>) : value
+
 /**
  * Whether the fill made or took liquidity: V3's `maker` flag, else V2's word for it in `liquidateFee` (`MAKER`,
- * `TAKER`); undefined when neither tells.
+ * `TAKER`); undefined when neither tells. Takes an Effect record or a plain one of the Promise client.
  */
-export const liquidity = (fill: Fill): "maker" | "taker" | undefined =>
-  Option.match(fill.maker, {
-    onSome: (maker) => (maker ? "maker" : "taker"),
-    onNone: () => Option.match(fill.liquidateFee, { onSome: (word) => ROLE_WORDS[word], onNone: () => undefined })
-  })
-
-const ROLE_WORDS: Readonly<Record<string, "maker" | "taker">> = { MAKER: "maker", TAKER: "taker" }
+export const liquidity = (fill: {
+  readonly maker: Option.Option<boolean> | boolean | undefined
+  readonly liquidateFee: Option.Option<string> | string | undefined
+}): "maker" | "taker" | undefined => {
+  const maker = valueOf(fill.maker)
+  if (maker !== undefined) return maker ? "maker" : "taker"
+  const word = valueOf(fill.liquidateFee)
+  return word === "MAKER" ? "maker" : word === "TAKER" ? "taker" : undefined
+}
 
 export const MAX_FILLS_LIMIT = 100
+
+/** The widest window of fills every API version answers (V3: 7 days; V2 sets none). */
+export const MAX_FILLS_WINDOW_MILLIS = 7 * 86_400_000
 
 /** Query of `GET /capi/v2/order/fills`; every field optional. */
 export const FillsRequest = Schema.Struct({

@@ -12,8 +12,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { InputError } from "../Errors.js"
-import type { EndpointName, TradeDeskError } from "../Errors.js"
+import { InputError, UnsupportedOperationError } from "../Errors.js"
+import type { ApiVersion, EndpointName, TradeDeskError } from "../Errors.js"
 import { TimeInput, toMillis } from "../Params.js"
 import type { PlanOrder } from "./PlanOrder.js"
 import { TradingHttp } from "../TradingHttp.js"
@@ -28,18 +28,21 @@ import type {
   ClosedPosition,
   ClosePositionsRequest
 } from "./Cancel.js"
-import { MAX_FILLS_LIMIT } from "./Fill.js"
+import { MAX_FILLS_LIMIT, MAX_FILLS_WINDOW_MILLIS } from "./Fill.js"
 import type { Fill, FillsPage, FillsRequest } from "./Fill.js"
 import { MAX_PAGE_SIZE } from "./Order.js"
 import type { OpenOrdersRequest, Order, OrderDetailRequest, OrderHistoryRequest } from "./Order.js"
-import { MAX_PLAN_HISTORY_PAGE, withDefaults } from "./PlanOrderPlacement.js"
+import { MAX_PLAN_HISTORY_PAGE, MAX_PLAN_HISTORY_WINDOW_MILLIS, withDefaults } from "./PlanOrderPlacement.js"
 import type { PlacePlanOrderInput, PlanOrderAck, PlanOrderHistoryPage, PlanOrderHistoryRequest } from "./PlanOrderPlacement.js"
 
 /** A time window walked by a stream, oldest part first. */
 export interface TimeRange {
   readonly startTime: TimeInput
   readonly endTime: TimeInput
-  /** width of the first windows asked for (default one day); a window the exchange says holds more is split in two */
+  /**
+   * width of the first windows asked for (default one day, at most the widest window every API version takes); a
+   * window the exchange says holds more is split in two
+   */
   readonly windowMillis?: number
 }
 
@@ -77,9 +80,12 @@ export class Orders extends Context.Tag("@tradedesk/core/Orders")<Orders, {
    * page asks from the newest creation time seen, and the walk ends at a short page or one with nothing new.
    */
   readonly orderHistoryFrom: (params: OrderHistoryRequest & { readonly since: TimeInput }) => Stream.Stream<Order, TradeDeskError>
-  /** Every fill within the range, oldest first, each once. */
+  /**
+   * Every fill within the range, oldest first, each once; fails after them with an UnsupportedOperationError should a
+   * single millisecond hold more fills than the exchange answers at once (there is no cursor to page within it).
+   */
   readonly fillsInRange: (range: FillsRange) => Stream.Stream<Fill, TradeDeskError>
-  /** Every plan order of the symbol created within the range, oldest first, each once. */
+  /** Every plan order of the symbol created within the range, oldest first, each once (fails as `fillsInRange` does). */
   readonly planOrderHistoryInRange: (range: PlanOrderHistoryRange) => Stream.Stream<PlanOrder, TradeDeskError>
 }>() {}
 
@@ -100,11 +106,14 @@ const onceEach = <A, E>(stream: Stream.Stream<A, E>, idOf: (item: A) => string):
  * The items of a time range, asked for window by window, each window's items oldest first by `timeOf` (the exchange
  * answers newest first). Windows share their boundary millisecond, so an item there is found whether the exchange's
  * end is inclusive or not (`onceEach` drops the double); a window the exchange says holds more is split in two and
- * asked again, down to two milliseconds.
+ * asked again, down to one millisecond. Neither version has a cursor: a millisecond that still holds more ends the
+ * stream with an error after its items, rather than leave the rest out unsaid.
  */
 const windowed = <A>(
   endpoint: EndpointName,
+  apiVersion: ApiVersion,
   range: TimeRange,
+  widest: number,
   timeOf: (item: A) => DateTime.Utc,
   fetch: (from: number, to: number) => Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly more: boolean }, TradeDeskError>
 ): Stream.Stream<A, TradeDeskError> => {
@@ -115,12 +124,24 @@ const windowed = <A>(
   }
   const [start, end] = bounds.right.map(toMillis) as [number, number]
   if (start > end) return Stream.fail(new InputError({ endpoint, field: "range", reason: "startTime must not be after endTime" }))
-  const width = Math.max(2, Math.floor(Number(range.windowMillis) || DAY))
+  const width = Math.min(widest, Math.max(2, Math.floor(Number(range.windowMillis) || DAY)))
   const windowItems = (from: number, to: number): Stream.Stream<A, TradeDeskError> =>
-    Stream.unwrap(Effect.map(fetch(from, to), ({ items, more }) =>
-      !more || to - from < 2
-        ? Stream.fromIterable(oldestFirst(items))
-        : Stream.concat(windowItems(from, from + Math.floor((to - from) / 2)), windowItems(from + Math.floor((to - from) / 2), to))))
+    Stream.unwrap(Effect.map(fetch(from, to), ({ items, more }) => {
+      if (!more) return Stream.fromIterable(oldestFirst(items))
+      if (to === from) {
+        return Stream.concat(
+          Stream.fromIterable(oldestFirst(items)),
+          Stream.fail(new UnsupportedOperationError({
+            endpoint,
+            apiVersion,
+            reason: `the exchange has more than ${items.length} items at ${new Date(from).toISOString()} and no way to page within one millisecond: these may be incomplete`
+          }))
+        )
+      }
+      // a window of two milliseconds is split into one each (halves share their boundary, so they could not shrink it)
+      const middle = to - from === 1 ? from : from + Math.floor((to - from) / 2)
+      return Stream.concat(windowItems(from, middle), windowItems(to - from === 1 ? to : middle, to))
+    }))
   return Stream.iterate(start, (from) => from + width).pipe(
     Stream.takeUntil((from) => from + width >= end),
     Stream.flatMap((from) => windowItems(from, Math.min(end, from + width)))
@@ -166,7 +187,7 @@ const make = Effect.map(TradingHttp, (http) => {
 
   const fillsInRange = (range: FillsRange): Stream.Stream<Fill, TradeDeskError> =>
     onceEach(
-      windowed("fills", range, (fill) => fill.createdAt, (startTime, endTime) =>
+      windowed("fills", http.wire.version, range, MAX_FILLS_WINDOW_MILLIS, (fill) => fill.createdAt, (startTime, endTime) =>
         Effect.map(
           fills({ symbol: range.symbol, orderId: range.orderId, startTime, endTime, limit: MAX_FILLS_LIMIT }),
           (page) => ({ items: page.fills, more: page.more })
@@ -176,7 +197,7 @@ const make = Effect.map(TradingHttp, (http) => {
 
   const planOrderHistoryInRange = (range: PlanOrderHistoryRange): Stream.Stream<PlanOrder, TradeDeskError> =>
     onceEach(
-      windowed("planOrderHistory", range, (order) => order.createdAt, (startTime, endTime) =>
+      windowed("planOrderHistory", http.wire.version, range, MAX_PLAN_HISTORY_WINDOW_MILLIS, (order) => order.createdAt, (startTime, endTime) =>
         Effect.map(
           planOrderHistory({ symbol: range.symbol, startTime, endTime, type: range.type, pageSize: MAX_PLAN_HISTORY_PAGE }),
           // a full page counts as more, whatever `nextPage` says: the flag is only in the sample

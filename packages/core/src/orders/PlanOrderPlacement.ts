@@ -72,6 +72,9 @@ export const PlanOrderAckAnswer = W.one(ackRecord)
 
 export const MAX_PLAN_HISTORY_PAGE = 100
 
+/** The widest window of plan-order history every API version answers (V3: 90 days; V2 sets none). */
+export const MAX_PLAN_HISTORY_WINDOW_MILLIS = 90 * 86_400_000
+
 /**
  * Query of `historyPlan`. Older pages require `startTime`, `endTime` and `delegateType`; the latest require only
  * `symbol`. There is no page parameter: a narrower time window is the only way to the rest.

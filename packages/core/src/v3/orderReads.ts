@@ -37,17 +37,26 @@ const defined = (query: Record<string, unknown>): Record<string, unknown> =>
 
 const symbolOnWire = (symbol: string | undefined) => (symbol === undefined ? undefined : V3.wireSymbol(symbol))
 
-const DAY = 86_400_000
-
 /**
- * A V3 window of at most `days` (the exchange refuses a wider one): refused before sending, naming the way through
- * (the services' `…InRange` streams ask window by window).
+ * A V3 window: both bounds at most `widest` apart, or neither (V3 then answers its most recent days). A wider one the
+ * exchange refuses, and a lone bound it fills in to a window of its own, which would answer less than V2 does with
+ * no sign of it: both are refused before sending, naming the way through (the `…InRange` stream).
  */
-const spanAtMost = (days: number, streamName: string) =>
-<A extends { readonly startTime?: TimeInput | undefined; readonly endTime?: TimeInput | undefined }>(params: A) =>
-  params.startTime === undefined || params.endTime === undefined || toMillis(params.endTime) - toMillis(params.startTime) <= days * DAY
+const windowOfV3 = (widest: number, streamName: string) =>
+<A extends { readonly startTime?: TimeInput | undefined; readonly endTime?: TimeInput | undefined }>(params: A) => {
+  const { endTime, startTime } = params
+  if (startTime === undefined && endTime === undefined) return true
+  const days = widest / 86_400_000
+  if (startTime === undefined || endTime === undefined) {
+    return {
+      path: [startTime === undefined ? "startTime" : "endTime"],
+      message: `on the V3 API give both startTime and endTime (at most ${days} days apart) or neither; ${streamName} walks a longer range`
+    }
+  }
+  return toMillis(endTime) - toMillis(startTime) <= widest
     ? true
     : { path: ["endTime"], message: `on the V3 API a window spans at most ${days} days; ${streamName} walks a longer range window by window` }
+}
 
 /** A codec whose records are first given keys derived from several V3 keys (a direction from side + positionSide). */
 const preparing = <A, I>(codec: W.Codec<A, I>, shape: "one" | "many", prepare: (item: Readonly<Record<string, unknown>>) => object): W.Codec<A, I> => {
@@ -250,7 +259,7 @@ export const userTrades: Endpoint<Fill.FillsRequest, ReadonlyArray<Fill.Fill>> =
   path: "/capi/v3/userTrades",
   ipWeight: 5,
   request: fromV2(
-    Fill.FillsRequest.pipe(Schema.filter(spanAtMost(7, "fillsInRange"))),
+    Fill.FillsRequest.pipe(Schema.filter(windowOfV3(Fill.MAX_FILLS_WINDOW_MILLIS, "fillsInRange"))),
     ({ endTime, limit, orderId, startTime, symbol }) => defined({ symbol: symbolOnWire(symbol), orderId, startTime, endTime, limit })
   ),
   response: preparing(W.many(fillRecord), "many", prepareFill)
@@ -287,7 +296,7 @@ export const allAlgoOrders: Endpoint<PlanOrderPlacement.PlanOrderHistoryRequest,
   // `type` (V2's delegateType) has no V3 parameter: the answer is filtered by the caller's composite. The page size is
   // always sent, V3's default (500) being above the domain's largest (100).
   request: fromV2(
-    PlanOrderPlacement.PlanOrderHistoryRequest.pipe(Schema.filter(spanAtMost(90, "planOrderHistoryInRange"))),
+    PlanOrderPlacement.PlanOrderHistoryRequest.pipe(Schema.filter(windowOfV3(PlanOrderPlacement.MAX_PLAN_HISTORY_WINDOW_MILLIS, "planOrderHistoryInRange"))),
     ({ endTime, pageSize, startTime, symbol }) =>
       defined({ symbol: symbolOnWire(symbol), startTime, endTime, limit: pageSize ?? PlanOrderPlacement.MAX_PLAN_HISTORY_PAGE })
   ),
