@@ -84,7 +84,7 @@ describe("fills (official sample)", () => {
     const page = await ok((orders) => orders.fills({ symbol: "cmt_btcusdt", orderId: "596471064624628269", startTime: 1, endTime: 2, limit: 100 }))
     expect(page).toMatchObject({ more: false, total: Option.some(0) })
     const [fill] = page.fills
-    expect(fill).toMatchObject({ tradeId: "0", orderId: "0", positionSide: "LONG", orderSide: "BUY", direction: "OPEN_LONG", liquidateFee: Option.some("MAKER"), maker: Option.none() })
+    expect(fill).toMatchObject({ tradeId: "0", orderId: "0", positionSide: "LONG", orderSide: "BUY", direction: "OPEN_LONG", liquidateFee: Option.some("MAKER"), maker: Option.none(), feeCoin: Option.none() })
     expect(liquidity(fill!)).toBe("maker")
     expect(Decimal.format(fill!.fee)).toBe("67")
     expect(millis(fill!.createdAt)).toBe(1716712170527)

@@ -90,7 +90,8 @@ describe("V3 order reads against a loopback exchange", () => {
       separatedMode: Option.none(),
       liquidateFee: Option.none(),
       liquidateType: Option.none(),
-      maker: Option.some(false)
+      maker: Option.some(false),
+      feeCoin: Option.some("USDT")
     })
     expect(liquidity(fill!)).toBe("taker")
     expect([fill!.fillSize, fill!.fillValue, fill!.fee, fill!.realizedPnl].map(Decimal.format)).toEqual(["0.01", "690", "0.138", "0"])

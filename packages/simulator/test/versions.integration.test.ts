@@ -58,8 +58,8 @@ const V3_LACKS: Readonly<Record<string, ReadonlyArray<string>>> = {
   depth: ["timestamp"],
   // the plan orders looked back on: as the current ones
   planHistory: ["filledQty", "fee", "totalProfits", "priceAvg", "triggerPriceType"],
-  // V3's fills name no margin or liquidation details, and V3 does not count them; V2 has no maker flag
-  fills: ["marginMode", "separatedMode", "liquidateFee", "liquidateType", "total", "maker"]
+  // V3's fills name no margin or liquidation details, and V3 does not count them; V2 has no maker flag or fee coin
+  fills: ["marginMode", "separatedMode", "liquidateFee", "liquidateType", "total", "maker", "feeCoin"]
 }
 
 /** A session's answers without what V3 lacks. */

@@ -33,6 +33,8 @@ const record = W.record({
   fillValue: W.decimal("fillValue"),
   /** wire `fillFee`: trading fee */
   fee: W.decimal("fillFee"),
+  /** wire `commissionAsset`: the coin the fee was charged in (V3; none on V2, whose fees are in the margin coin) */
+  feeCoin: optionalText("commissionAsset"),
   /** wire `liquidateFee`: documented as the closing fee, but the sample holds `MAKER`: kept as text */
   liquidateFee: optionalText("liquidateFee"),
   /** wire `maker`: whether the fill added liquidity (V3; V2 sends none, see `liquidity`) */

@@ -219,8 +219,8 @@ export const planOrders: Endpoint<PlanOrder.PlanOrdersRequest, ReadonlyArray<Pla
 
 /**
  * V3's fill (docs/v3.md §5) as the domain's fill. V3 sends no margin mode, separated mode, liquidation fee or
- * liquidation type (none); the direction word is rebuilt from `side` + `positionSide`. `commissionAsset`, `buyer` and
- * `price` have no field of the domain's fill (its price is value / size on both versions).
+ * liquidation type (none); the direction word is rebuilt from `side` + `positionSide`. `buyer` and `price` have no
+ * field of the domain's fill (its price is value / size on both versions).
  */
 const fillRecord = W.record({
   /** wire `id` */
@@ -238,6 +238,7 @@ const fillRecord = W.record({
   fillValue: W.decimal("quoteQty"),
   /** wire `commission`, in `commissionAsset` */
   fee: W.decimal("commission"),
+  feeCoin: optionalText("commissionAsset"),
   liquidateFee: optionalText("liquidateFee"),
   maker: optionalBoolean("maker"),
   realizedPnl: W.decimal("realizedPnl"),

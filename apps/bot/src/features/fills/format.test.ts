@@ -17,6 +17,7 @@ const fill = (fields: Partial<Fill.Fill> = {}): Fill.Fill => ({
   fee: d("1.1700018"),
   liquidateFee: Option.some("TAKER"),
   maker: Option.none(),
+  feeCoin: Option.none(),
   realizedPnl: d("0"),
   direction: "OPEN_LONG",
   liquidateType: Option.some("NORMAL"),
@@ -40,6 +41,12 @@ describe("fills view", () => {
     expect(roles([fill({ liquidateFee: Option.none(), maker: Option.some(true) })])).toEqual(["maker"])
     expect(roles([fill({ liquidateFee: Option.none(), maker: Option.some(false) })])).toEqual(["taker"])
     expect(roles([fill({ liquidateFee: Option.some("0"), maker: Option.none() })])).toEqual(["?"])
+  })
+
+  it("names the fee's coin when it is not the margin coin", () => {
+    const rows = pre(fillsView([fill({ feeCoin: Option.some("BNB") }), fill({ tradeId: "11", feeCoin: Option.some("USDT") })], false, undefined, 0)).split("\n")
+    expect(rows.filter((row) => row.includes("1.1700018 BNB"))).toHaveLength(1)
+    expect(rows.filter((row) => row.includes("1.1700018 taker"))).toHaveLength(1)
   })
 
   it("pages a full answer of odd values under Telegram's limits", () => {

@@ -1,6 +1,6 @@
 /** The fills view: the newest fills in a table, a page at a time. */
 import { Fill } from "@tradedesk/core"
-import { BigDecimal, DateTime } from "effect"
+import { BigDecimal, DateTime, Option } from "effect"
 import { bold, fmt, pre } from "telegraf/format"
 import type { CallbackData } from "../../kernel/CallbackData.js"
 import { dec, marketName, oneLine, paginate, pageButtons, shortUtc, table, view } from "../../kernel/view.js"
@@ -27,6 +27,13 @@ const side = (fill: Fill.Fill) => oneLine(fill.direction.toLowerCase().replace(/
 
 const role = (fill: Fill.Fill) => Fill.liquidity(fill) ?? "?"
 
+/** The fee, with its coin when the exchange names one other than the margin coin (USDT). */
+const fee = (fill: Fill.Fill) =>
+  Option.match(Option.filter(fill.feeCoin, (coin) => coin !== "USDT"), {
+    onNone: () => dec(fill.fee),
+    onSome: (coin) => `${dec(fill.fee)} ${oneLine(coin, "name")}`
+  })
+
 /** `fills` as the exchange returned them (`more`: it holds more than it sent), newest first. */
 export const fillsView = (
   fills: ReadonlyArray<Fill.Fill>,
@@ -40,7 +47,7 @@ export const fillsView = (
   const page = paginate([...fills].sort(newestFirst), pageIndex, FILLS_PAGE_SIZE)
   const rows = [
     ["TIME UTC", "PAIR", "SIDE", "PRICE", "SIZE", "FEE", "ROLE"],
-    ...page.items.map((fill) => [shortUtc(millis(fill)), marketName(fill.symbol), side(fill), price(fill), dec(fill.fillSize), dec(fill.fee), role(fill)])
+    ...page.items.map((fill) => [shortUtc(millis(fill)), marketName(fill.symbol), side(fill), price(fill), dec(fill.fillSize), fee(fill), role(fill)])
   ]
   const newest = more ? ` (the newest ${fills.length})` : ""
   return view(
