@@ -294,12 +294,15 @@ describe("notifications", () => {
     await r.say(trader, "/notify on")
     await baseline(r)
     const last = await lastPrice(r.simulator)
-    const [byButton, byClientOid, elsewhere] = await Promise.all([0.98, 0.975, 0.97].map(async (share) => {
+    // one after another: the chat's last message is the preview just asked for only while no other is on its way
+    const placed: Array<string> = []
+    for (const share of [0.98, 0.975, 0.97]) {
       await r.say(trader, `/order btc open_long 0.01 @ ${Math.round(last * share)}`)
       const preview = r.last(trader.id)
       expect((await r.press(trader, preview, "✅ Confirm 1 order")).outcome).toBe("placed")
-      return /→ order (\d+)/.exec(r.api.message(trader.id, preview.messageId)!.text)![1]!
-    }))
+      placed.push(/→ order (\d+)/.exec(r.api.message(trader.id, preview.messageId)!.text)![1]!)
+    }
+    const [byButton, byClientOid, elsewhere] = placed as [string, string, string]
     const plan = await placePlan(r.simulator, Math.round(last * 1.2))
     // the watcher sees all of them open before any goes
     await wait(800)
