@@ -184,13 +184,22 @@ describe("cancels, closes and plan orders (official samples)", () => {
     ])
   })
 
+  /** The algo-order answer, and `last` as the close of the latest one-minute candle. */
+  const answerPlacing = async (last: string) => {
+    const body = await fixture("v3/writes.algoOrder.json")
+    loopback.server.handle = (request) =>
+      request.path === "/capi/v3/market/klines" ? json([[1764505740000, last, last, last, last, "1", 1764505800000, "1", 1, "1", "1"]]) : { body }
+  }
+  const algoBodies = () => requests().filter((request) => request.path === "/capi/v3/algoOrder").map((request) => JSON.parse(request.body) as Record<string, unknown>)
+
   it("placePlanOrder: POST /capi/v3/algoOrder with the sheet's body (STOP, side + positionSide, clientAlgoId)", async () => {
-    await answer("writes.algoOrder.json")
+    await answerPlacing("68000")
     const ack = await ok(orders((o) =>
       o.placePlanOrder({ symbol: "cmt_btcusdt", clientOid: "algo-20240201-1", type: "open_long", size: d("0.01"), executePrice: d("68800"), triggerPrice: d("68900") })
     ))
     expect(ack).toEqual({ orderId: "702345678901234700", clientOid: "algo-20240201-1" })
-    const [sent] = requests()
+    const [candle, sent] = requests()
+    expect(candle).toMatchObject({ method: "GET", path: "/capi/v3/market/klines", query: "symbol=BTCUSDT&interval=1m&limit=1" })
     const body = "{\"symbol\":\"BTCUSDT\",\"side\":\"BUY\",\"positionSide\":\"LONG\",\"type\":\"STOP\",\"quantity\":\"0.01\",\"price\":\"68800\",\"triggerPrice\":\"68900\",\"clientAlgoId\":\"algo-20240201-1\"}"
     expect(sent).toMatchObject({ method: "POST", path: "/capi/v3/algoOrder", body })
     expect(signedAsSent(sent!)).toBe(true)
@@ -200,22 +209,52 @@ describe("cancels, closes and plan orders (official samples)", () => {
   })
 
   it("placePlanOrder: a market trigger is STOP_MARKET without a price; close_short is BUY SHORT", async () => {
-    await answer("writes.algoOrder.json")
+    await answerPlacing("2900")
     await ok(orders((o) => o.placePlanOrder({ symbol: "cmt_ethusdt", clientOid: "p-1", type: "close_short", size: d("2"), priceMode: "market", triggerPrice: d("3000.5") })))
-    expect(JSON.parse(requests()[0]!.body)).toEqual({
+    expect(algoBodies()).toEqual([{
       symbol: "ETHUSDT", side: "BUY", positionSide: "SHORT", type: "STOP_MARKET", quantity: "2", triggerPrice: "3000.5", clientAlgoId: "p-1"
-    })
+    }])
+  })
+
+  it("placePlanOrder: the family that fires when the price reaches the trigger from the last price (the other would fire at once)", async () => {
+    await answerPlacing("3000")
+    const place = (type: "open_long" | "open_short" | "close_long" | "close_short", triggerPrice: string) =>
+      ok(orders((o) => o.placePlanOrder({ symbol: "cmt_ethusdt", clientOid: `p-${type}`, type, size: d("1"), priceMode: "market", triggerPrice: d(triggerPrice) })))
+    await place("open_long", "2900") // buy the dip
+    await place("open_long", "3100") // buy the breakout
+    await place("open_short", "3100") // sell the rise
+    await place("close_long", "2900") // stop loss of a long
+    await place("close_long", "3100") // take profit of a long
+    await place("close_short", "2900") // take profit of a short
+    expect(algoBodies().map((body) => `${String(body["side"])} ${String(body["triggerPrice"])} ${String(body["type"])}`)).toEqual([
+      "BUY 2900 TAKE_PROFIT_MARKET",
+      "BUY 3100 STOP_MARKET",
+      "SELL 3100 TAKE_PROFIT_MARKET",
+      "SELL 2900 STOP_MARKET",
+      "SELL 3100 TAKE_PROFIT_MARKET",
+      "BUY 2900 TAKE_PROFIT_MARKET"
+    ])
+  })
+
+  it("placePlanOrder: no last price places nothing", async () => {
+    loopback.server.handle = () => json([])
+    const error = await failure(orders((o) => o.placePlanOrder({ symbol: "cmt_btcusdt", clientOid: "p-1", type: "open_long", size: d("1"), priceMode: "market", triggerPrice: d("1") })))
+    expect(error).toMatchObject({ _tag: "DecodeError", endpoint: "placePlanOrder" })
+    expect(requests().map((request) => request.path)).toEqual(["/capi/v3/market/klines"])
   })
 
   it("placePlanOrder: success false is the exchange's refusal; marginMode and a 37-character client oid are refused before sending", async () => {
-    loopback.server.handle = () => json({ orderId: "", clientOrderId: "p-1", success: false, errorCode: "PRICE_OUT_OF_RANGE", errorMessage: "price is invalid" })
+    loopback.server.handle = (request) =>
+      request.path === "/capi/v3/market/klines"
+        ? json([[1764505740000, "2", "2", "2", "2", "1", 1764505800000, "1", 1, "1", "1"]])
+        : json({ orderId: "", clientOrderId: "p-1", success: false, errorCode: "PRICE_OUT_OF_RANGE", errorMessage: "price is invalid" })
     const plan = { symbol: "cmt_btcusdt", clientOid: "p-1", type: "open_long" as const, size: d("1"), priceMode: "market" as const, triggerPrice: d("1") }
     expect(await failure(orders((o) => o.placePlanOrder(plan)))).toMatchObject({
       _tag: "ExchangeApiError", endpoint: "placePlanOrder", code: "PRICE_OUT_OF_RANGE", msg: "price is invalid", category: "rejected", refusedBeforeActing: true
     })
     expect(await failure(orders((o) => o.placePlanOrder({ ...plan, marginMode: "isolated" })))).toMatchObject({ _tag: "InputError", field: "marginMode" })
     expect(await failure(orders((o) => o.placePlanOrder({ ...plan, clientOid: "p".repeat(37) })))).toMatchObject({ _tag: "InputError", field: "clientOid" })
-    expect(requests()).toHaveLength(1)
+    expect(requests().map((request) => request.path)).toEqual(["/capi/v3/market/klines", "/capi/v3/algoOrder"])
   })
 
   it("an error body maps to the same categories as V2's", async () => {

@@ -241,7 +241,7 @@ export class Orders {
     return placed
   }
 
-  /** Places a plan order: it waits for the last price to cross the trigger price. */
+  /** Places a plan order: it waits for the last price to reach the trigger price (see `above`). */
   placePlan(uid: string, instrument: Instrument, order: NewPlanOrder, now: number): Order | Failure {
     const last = this.market.quote(instrument.symbol)?.last ?? instrument.anchorUnits
     const triggerUnits = this.checkPrice(instrument, order.triggerPrice, "trigger_price", priceBand(last, "buy").low, priceBand(last, "sell").high)
@@ -251,7 +251,10 @@ export class Orders {
     if (isFailure(checked)) return checked
     const trigger: Trigger = {
       units: triggerUnits,
-      above: triggerUnits >= last,
+      // V2's plan order fires on the crossing from where it was placed; each of V3's families in one direction (the model
+      // its API copies: a buy STOP on a rise to the trigger, a buy TAKE_PROFIT on a fall, a sell the reverse), so one
+      // placed on the other side fires at the next price
+      above: order.kind === undefined ? triggerUnits >= last : (order.kind === "STOP") === (sideOf(order.type) === "buy"),
       priceType: checked.priceUnits === undefined ? "MARKET" : "LIMIT",
       kind: order.kind,
       at: undefined

@@ -65,6 +65,25 @@ describe("one state, two versions", () => {
     expect(history.text).toContain(`"algoStatus":"TRIGGERED","actualOrderId":${algoId},`)
     expect(json(await v3(fx, "/capi/v3/order", { query: `orderId=${algoId}` }))).toMatchObject({ status: "FILLED", type: "TAKE_PROFIT_MARKET", stopPrice: "64000.0" })
   })
+
+  it("each algo family fires in its own direction: a buy STOP under the market fires at the next price, a buy TAKE_PROFIT there waits for the fall", async () => {
+    const fx = await start({ symbols: 20 })
+    fx.sim.setPrice("cmt_btcusdt", "65000.0")
+    for (const [type, clientAlgoId] of [["STOP_MARKET", "stop-under"], ["TAKE_PROFIT_MARKET", "tp-under"]]) {
+      okJson(await v3(fx, "/capi/v3/algoOrder", {
+        body: JSON.stringify({ symbol: "BTCUSDT", side: "BUY", positionSide: "LONG", type, quantity: "0.010", triggerPrice: "64000.0", clientAlgoId })
+      }))
+    }
+    // the past algo orders list the triggered ones: a waiting one is not there
+    const status = async (clientAlgoId: string) =>
+      (json(await v3(fx, "/capi/v3/allAlgoOrders", { query: "symbol=BTCUSDT" })) as { orders: ReadonlyArray<Record<string, unknown>> }).orders
+        .find((order) => order["clientAlgoId"] === clientAlgoId)?.["algoStatus"]
+    fx.sim.setPrice("cmt_btcusdt", "65010.0")
+    expect(await status("stop-under")).toBe("TRIGGERED")
+    expect(await status("tp-under")).toBeUndefined()
+    fx.sim.setPrice("cmt_btcusdt", "63990.0")
+    expect(await status("tp-under")).toBe("TRIGGERED")
+  })
 })
 
 describe("ids read losslessly", () => {

@@ -159,6 +159,33 @@ describe("the same program on V2 and V3 against the simulator", () => {
     expect((answers.v3!.fills as { fills: ReadonlyArray<unknown> }).fills.length).toBeGreaterThan(1)
   })
 
+  it("a trigger under the market and one over it wait for the price to reach them, on both versions", async () => {
+    let sim: RunningSimulator | undefined
+    const { v2, v3 } = await runBoth((started) => {
+      sim = started
+      return started.accounts.trader
+    }, async (client) => {
+      if (sim === undefined) throw new Error("no simulator")
+      sim.setPrice(BTC, "65000.0")
+      const trigger = (clientOid: string, type: "open_long" | "close_long", triggerPrice: string) =>
+        client.placePlanOrder({ symbol: BTC, clientOid, type, size: "0.01", priceMode: "market", triggerPrice })
+      await trigger("dip", "open_long", "64000.0")
+      await trigger("take-profit", "close_long", "66000.0")
+      // V2 lists a triggered plan order a while longer, no longer pending
+      const waiting = async () =>
+        (await client.planOrders({ symbol: BTC })).filter((plan) => plan.status === "pending").map((plan) => plan.clientOid)
+          .filter((id) => id === "dip" || id === "take-profit").sort()
+      sim.setPrice(BTC, "65010.0")
+      const afterSmallRise = await waiting()
+      sim.setPrice(BTC, "63990.0")
+      const afterDip = await waiting()
+      sim.setPrice(BTC, "66010.0")
+      return { afterSmallRise, afterDip, afterRise: await waiting() }
+    })
+    expect(v2).toEqual({ afterSmallRise: ["dip", "take-profit"], afterDip: ["take-profit"], afterRise: [] })
+    expect(v3).toEqual(v2)
+  })
+
   it("an affiliate's reads (spot bills, invited users' statistics) give the same answers", async () => {
     const { v2, v3 } = await runBoth((sim) => sim.accounts.agent, async (client) => ({
       bills: await client.spotBills({ limit: 50 }),

@@ -7,6 +7,7 @@
  * by one to the single-order endpoint. No order is sent twice. The batch stops at the first request that has no
  * answer for its orders; each order then says how far it got (`delivery`). A batch cancel goes out in chunks of 10.
  */
+import * as BigDecimal from "effect/BigDecimal"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -14,7 +15,7 @@ import * as Schema from "effect/Schema"
 import type * as AST from "effect/SchemaAST"
 import * as Decimal from "../Decimal.js"
 import type { Endpoint } from "../Endpoints.js"
-import { ExchangeApiError, InputError, OutcomeUnknownError } from "../Errors.js"
+import { DecodeError, ExchangeApiError, InputError, OutcomeUnknownError } from "../Errors.js"
 import type { EndpointName, TradeDeskError } from "../Errors.js"
 import * as W from "../internal/wireRecord.js"
 import { BatchOrdersRequest } from "../orders/BatchOrder.js"
@@ -25,6 +26,7 @@ import type { PlanOrderAck } from "../orders/PlanOrderPlacement.js"
 import { specSymbol } from "../Params.js"
 import type { Call, Composite, WireTable } from "../Wire.js"
 import { clientIdIssue, directionOf, EXECUTION_OF, TIME_IN_FORCE, WIRE_DIRECTION } from "./orderModel.js"
+import { klines } from "./market.js"
 import { LongId, SymbolParam, wireSymbol } from "./wire.js"
 
 /** Orders one V3 batch request takes (docs/v3.md §25.2). */
@@ -529,81 +531,112 @@ export const closePositions: Endpoint<Cancel.ClosePositionsRequest, ReadonlyArra
 
 // ---- plan (algo) orders (docs/v3.md §8) ----
 
+/**
+ * V3's two trigger families (docs/v3.md §8). No exchange page tells them apart; in the model V3's API copies, a buy
+ * `STOP` fires when the price rises to the trigger and a buy `TAKE_PROFIT` when it falls to it, a sell the other way
+ * round [unverified].
+ */
+type TriggerFamily = "STOP" | "TAKE_PROFIT"
+
 const WireAlgoOrder = Schema.Struct({
   symbol: Schema.String,
   side: Schema.Literal("BUY", "SELL"),
   positionSide: Schema.Literal("LONG", "SHORT"),
-  type: Schema.Literal("STOP", "STOP_MARKET"),
+  type: Schema.Literal("STOP", "STOP_MARKET", "TAKE_PROFIT", "TAKE_PROFIT_MARKET"),
   quantity: Schema.String,
   price: Schema.optional(Schema.String),
   triggerPrice: Schema.String,
   clientAlgoId: Schema.String
 })
 
-/**
- * The plan order as an algo order: `STOP` (limit, at `executePrice`) or `STOP_MARKET`. V3 also has `TAKE_PROFIT`
- * types; no page says how they differ from `STOP` (docs/v3.md §8), so the one V3 client known to work with it
- * sends `STOP` for every entry trigger, as here.
- */
-const AlgoBody = Schema.transformOrFail(WireAlgoOrder, Schema.typeSchema(PlacePlanOrderRequest), {
-  strict: true,
-  decode: (wire, _, ast) => {
-    const type = directionOf(wire.side, wire.positionSide)
-    const size = decimalOf(wire.quantity)
-    const triggerPrice = decimalOf(wire.triggerPrice)
-    const executePrice = decimalOf(wire.price) ?? triggerPrice
-    return type === undefined || size === undefined || triggerPrice === undefined || executePrice === undefined
-      ? ParseResult.fail(new ParseResult.Type(ast, wire, "expected a known direction, quantity and prices"))
-      : ParseResult.succeed({
-        symbol: specSymbol(wire.symbol),
-        clientOid: wire.clientAlgoId,
-        size,
-        type,
-        priceMode: wire.type === "STOP" ? "limit" as const : "market" as const,
-        executePrice,
-        triggerPrice
+/** The plan order as an algo order of `family`: at `executePrice` (limit) or `<family>_MARKET`. */
+const algoBody = (family: TriggerFamily) =>
+  Schema.transformOrFail(WireAlgoOrder, Schema.typeSchema(PlacePlanOrderRequest), {
+    strict: true,
+    decode: (wire, _, ast) => {
+      const type = directionOf(wire.side, wire.positionSide)
+      const size = decimalOf(wire.quantity)
+      const triggerPrice = decimalOf(wire.triggerPrice)
+      const executePrice = decimalOf(wire.price) ?? triggerPrice
+      return type === undefined || size === undefined || triggerPrice === undefined || executePrice === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, wire, "expected a known direction, quantity and prices"))
+        : ParseResult.succeed({
+          symbol: specSymbol(wire.symbol),
+          clientOid: wire.clientAlgoId,
+          size,
+          type,
+          priceMode: wire.type.endsWith("_MARKET") ? "market" as const : "limit" as const,
+          executePrice,
+          triggerPrice
+        })
+    },
+    encode: (order, _, ast) => {
+      if (order.marginMode !== undefined) return refuse(ast, order.marginMode, ["marginMode"], NO_MARGIN_MODE)
+      const issue = clientIdIssue(order.clientOid, ["clientOid"], ast)
+      if (issue !== undefined) return ParseResult.fail(issue)
+      const limit = order.priceMode === "limit"
+      return ParseResult.succeed({
+        symbol: wireSymbol(order.symbol),
+        ...WIRE_DIRECTION[order.type],
+        type: limit ? family : `${family}_MARKET` as const,
+        quantity: Decimal.format(order.size),
+        price: limit ? Decimal.format(order.executePrice) : undefined,
+        triggerPrice: Decimal.format(order.triggerPrice),
+        clientAlgoId: order.clientOid
       })
-  },
-  encode: (order, _, ast) => {
-    if (order.marginMode !== undefined) return refuse(ast, order.marginMode, ["marginMode"], NO_MARGIN_MODE)
-    const issue = clientIdIssue(order.clientOid, ["clientOid"], ast)
-    if (issue !== undefined) return ParseResult.fail(issue)
-    const limit = order.priceMode === "limit"
-    return ParseResult.succeed({
-      symbol: wireSymbol(order.symbol),
-      ...WIRE_DIRECTION[order.type],
-      type: limit ? "STOP" as const : "STOP_MARKET" as const,
-      quantity: Decimal.format(order.size),
-      price: limit ? Decimal.format(order.executePrice) : undefined,
-      triggerPrice: Decimal.format(order.triggerPrice),
-      clientAlgoId: order.clientOid
-    })
-  }
-})
+    }
+  })
 
-/** `POST /capi/v3/algoOrder`: ORDERS 1. */
-export const placeAlgoOrder: Endpoint<PlacePlanOrderRequest, Placement> = {
+/** `POST /capi/v3/algoOrder` of one family: ORDERS 1. */
+const algoOrder = (family: TriggerFamily): Endpoint<PlacePlanOrderRequest, Placement> => ({
   name: "placePlanOrder",
   path: "/capi/v3/algoOrder",
   uidWeight: 1,
   write: { clientOids: (order) => [order.clientOid] },
-  request: AlgoBody,
+  request: algoBody(family),
   response: W.one(placementRecord),
   ...placement
+})
+
+export const placeAlgoOrder: { readonly [F in TriggerFamily]: Endpoint<PlacePlanOrderRequest, Placement> } = {
+  STOP: algoOrder("STOP"),
+  TAKE_PROFIT: algoOrder("TAKE_PROFIT")
 }
+
+/**
+ * The family that fires when the price reaches the trigger from where it is now, as a V2 plan order fires on the price
+ * crossing its trigger either way: above the last price a buy is a STOP and a sell a TAKE_PROFIT, below it the
+ * reverse. The other family would fire at once.
+ */
+export const familyOf = (order: PlacePlanOrderRequest, last: BigDecimal.BigDecimal): TriggerFamily =>
+  (WIRE_DIRECTION[order.type].side === "BUY") === BigDecimal.greaterThanOrEqualTo(order.triggerPrice, last) ? "STOP" : "TAKE_PROFIT"
+
+/** The symbol's last price, from its latest one-minute candle (IP 1). */
+const lastPrice = (call: Call, symbol: string): Effect.Effect<BigDecimal.BigDecimal, TradeDeskError> =>
+  Effect.flatMap(call(klines.LAST, { symbol, granularity: "1m", limit: 1 }), (candles) => {
+    const latest = candles.at(-1)
+    return latest === undefined
+      ? Effect.fail(new DecodeError({ endpoint: "placePlanOrder", detail: `the exchange gave no last price of ${symbol} to place the trigger by; nothing was placed`, bodyExcerpt: "" }))
+      : Effect.succeed(latest.close)
+  })
 
 /** The algo id and client id; an answer `success: false` is the exchange's refusal of the order, as on V2. */
 const placePlanOrder: Composite<PlacePlanOrderRequest, PlanOrderAck> = {
   _tag: "Composite",
   name: "placePlanOrder",
   write: true,
+  // the order is checked before the last price is asked for, so bad input names the caller's field and sends nothing
   run: (call, order) =>
-    Effect.flatMap(call(placeAlgoOrder, order), (answer) =>
-      answer.accepted
-        ? Effect.succeed({ orderId: answer.orderId, clientOid: answer.clientOid })
-        : Effect.fail(
+    Effect.gen(function*() {
+      yield* checked("placePlanOrder", placeAlgoOrder.STOP.request, order)
+      const last = yield* lastPrice(call, order.symbol)
+      const answer = yield* call(placeAlgoOrder[familyOf(order, last)], order)
+      return answer.accepted
+        ? { orderId: answer.orderId, clientOid: answer.clientOid }
+        : yield* Effect.fail(
           new ExchangeApiError({ endpoint: "placePlanOrder", status: 200, code: answer.errorCode, msg: answer.errorMessage, category: "rejected" })
-        ))
+        )
+    })
 }
 
 export const operations: Pick<WireTable, "batchOrders" | "cancelOrder" | "cancelOrders" | "placePlanOrder" | "cancelPlanOrder" | "closePositions" | "cancelAllOrders"> = {

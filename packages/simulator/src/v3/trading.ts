@@ -307,7 +307,10 @@ export class TradingV3 {
     })
   }
 
-  /** `POST /capi/v3/algoOrder` (§8): STOP / TAKE_PROFIT at `price`, *_MARKET at the market, once the last price crosses `triggerPrice`. */
+  /**
+   * `POST /capi/v3/algoOrder` (§8): STOP / TAKE_PROFIT at `price`, *_MARKET at the market, once the last price reaches
+   * `triggerPrice` in the family's direction (a buy STOP from below, a buy TAKE_PROFIT from above; a sell the reverse).
+   */
   placeAlgoOrder(call: Call, account: DemoAccount): Answer {
     return withBody(call, (fields) => {
       const intent = intentOf(fields, this.market)
