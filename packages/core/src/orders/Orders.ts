@@ -138,9 +138,10 @@ const windowed = <A>(
           }))
         )
       }
-      // a window of two milliseconds is split into one each (halves share their boundary, so they could not shrink it)
-      const middle = to - from === 1 ? from : from + Math.floor((to - from) / 2)
-      return Stream.concat(windowItems(from, middle), windowItems(to - from === 1 ? to : middle, to))
+      // halves share their boundary, so a window of two milliseconds is asked one millisecond at a time
+      const middle = from + Math.floor((to - from) / 2)
+      const [first, second] = to - from === 1 ? [[from, from], [to, to]] as const : [[from, middle], [middle, to]] as const
+      return Stream.concat(windowItems(...first), windowItems(...second))
     }))
   return Stream.iterate(start, (from) => from + width).pipe(
     Stream.takeUntil((from) => from + width >= end),
