@@ -3,7 +3,7 @@
  * the unknown-command hint last; and its background work, started before the first update and stopped after the
  * last: the account watcher and the alert checker, which push messages to chats.
  */
-import { Effect, Fiber, Option } from "effect"
+import { Effect, Fiber } from "effect"
 import type { ConfigError } from "@tradedesk/core"
 import { Telegraf } from "telegraf"
 import type { Context } from "telegraf"
@@ -24,17 +24,14 @@ import { orders } from "./features/orders/orders.js"
 import { positions } from "./features/positions/positions.js"
 import type { AccessPolicy } from "./kernel/access.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
-import { Confirmations, Saved } from "./kernel/Confirmations.js"
-import type { Persistence } from "./kernel/Confirmations.js"
-import { PendingWrites, savedWrites } from "./kernel/PendingWrites.js"
-import type { MakePendingWrites } from "./kernel/PendingWrites.js"
+import { Confirmations } from "./kernel/Confirmations.js"
+import { ConfirmStore } from "./kernel/ConfirmStore.js"
 import { Denials } from "./kernel/Denials.js"
 import { Inflight } from "./kernel/Inflight.js"
 import type { Logger } from "./kernel/log.js"
 import { authorize, caseInsensitiveCommands, detach, logUpdates } from "./kernel/middleware.js"
 import { push } from "./kernel/respond.js"
 import type { Deps } from "./kernel/respond.js"
-import * as Store from "./kernel/Store.js"
 import { BotContext } from "./kernel/telegram/BotContext.js"
 import { commandKey, PacedTelegram } from "./kernel/telegram/PacedTelegram.js"
 import { essential, Pacer } from "./kernel/telegram/Pacer.js"
@@ -66,16 +63,13 @@ export interface TradeBot {
   /** Waits for the updates being handled to finish (at most `timeoutMs`). */
   readonly drain: (timeoutMs: number) => Promise<void>
   /**
-   * Takes back the order previews and single writes waiting for Confirm saved before a restart and starts the watcher and the alert checker: before the
-   * first update. Calls after the first do nothing.
+   * Opens the confirmations kept before a restart — telling their owners of writes whose answer never came — and
+   * starts the watcher and the alert checker: before the first update. Calls after the first do nothing.
    */
   readonly start: () => Promise<void>
-  /** Stops the watcher and the alert checker and waits for the last save of the previews and single writes. */
+  /** Stops the watcher and the alert checker. */
   readonly stop: () => Promise<void>
 }
-
-/** The order previews' entry in the store. */
-const SavedPreviews = Store.entry("confirmations", 1, Saved)
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -95,31 +89,12 @@ export const createBot = (options: BotOptions): TradeBot => {
   bot.telegram = new PacedTelegram(pacer, options.token, bot.telegram.options)
   const { runtime, logger } = options
   const confirmTtlMs = options.confirmTtlMs ?? 5 * 60_000
-  const persistence: Persistence = {
-    load: () => runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.get(SavedPreviews))).then(Option.getOrUndefined),
-    save: (saved) =>
-      runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.set(SavedPreviews, saved)))
-        .catch((error: unknown) => logger.log("error", "previews_not_saved", { detail: describe(error) }))
-  }
-  const writeStores: Array<{ readonly restore: () => Promise<void>; readonly saved: () => Promise<void> }> = []
-  const pendingWrites: MakePendingWrites = (feature, schema) => {
-    const entry = Store.entry(`pending-${feature}`, 1, savedWrites(schema))
-    const pending = new PendingWrites(confirmTtlMs, now, undefined, {
-      load: () => runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.get(entry))).then(Option.getOrUndefined),
-      save: (saved) =>
-        runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.set(entry, saved)))
-          .catch((error: unknown) => logger.log("error", "pending_writes_not_saved", { feature, detail: describe(error) }))
-    })
-    writeStores.push(pending)
-    return pending
-  }
   const deps: Deps = {
     runtime: options.runtime,
     access: options.access,
     denials: new Denials(now),
     logger: options.logger,
-    confirmations: new Confirmations(confirmTtlMs, now, {}, persistence),
-    pendingWrites,
+    confirmations: new Confirmations(confirmTtlMs, logger, now),
     typingDelayMs: options.typingDelayMs ?? 400,
     now
   }
@@ -158,7 +133,11 @@ export const createBot = (options: BotOptions): TradeBot => {
   let started: Promise<ReadonlyArray<Fiber.RuntimeFiber<never, ConfigError>>> | undefined
   const start = async () => {
     started ??= (async () => {
-      await Promise.all([deps.confirmations.restore(), ...writeStores.map((pending) => pending.restore())])
+      const recovered = await deps.confirmations.open(await runtime.runPromise(ConfirmStore))
+      for (const write of recovered) {
+        logger.log("warn", "outcome_unknown_after_restart", { confirmation: write.id, chat: write.chat })
+        void runtime.runPromise(Effect.promise(write.view).pipe(Effect.flatMap((view) => tell(write.chat, [view]))))
+      }
       return [
         runtime.runFork(Watcher.run(listeners, logger, options.watch)),
         runtime.runFork(checkAlerts((fired) => tell(fired.alert.chatId, [firedView(fired, now())]), logger, options.alertIntervalMs ?? 5_000))
@@ -169,7 +148,6 @@ export const createBot = (options: BotOptions): TradeBot => {
   const stop = async () => {
     const fibers = await started?.catch(() => [])
     await Promise.all((fibers ?? []).map((fiber) => Effect.runPromise(Fiber.interrupt(fiber))))
-    await Promise.all([deps.confirmations.saved(), ...writeStores.map((pending) => pending.saved())])
   }
   return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs), start, stop }
 }

@@ -551,8 +551,13 @@ describe("exchange faults", () => {
       const unknown = rig.api.message(trader.id, message.messageId)!
       expect(unknown.text).toContain("outcome unknown")
       expect(labels(unknown)).toEqual([])
+      // pressed again: the answer is what the exchange shows of its client id, and nothing is sent
       await rig.handled(rig.api.pressData(trader, message, confirm))
-      expect(rig.last(trader.id).text).toContain("sent already")
+      const id = CallbackData.decode(confirm)
+      const clientOid = `tdb${id?._tag === "Confirm" ? id.id : "?"}-1`
+      const placed = rig.simulator.placedClientOids().includes(clientOid)
+      expect(rig.last(trader.id).text).toContain("outcome unknown")
+      expect(rig.last(trader.id).text).toContain(placed ? `client id ${clientOid} → order` : `client id ${clientOid} → not among`)
       expect(rig.simulator.counters().batchOrders - before).toBe(1)
     }
   })

@@ -4,7 +4,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import * as CallbackData from "../src/kernel/CallbackData.js"
-import { Confirmations } from "../src/kernel/Confirmations.js"
 import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
 import type { StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
 import { labels, startRig, trader } from "./harness.js"
@@ -101,18 +100,5 @@ describe("a restart during a confirmation", () => {
     expect(placedWith(id).length).toBeLessThanOrEqual(1)
     expect(rig.api.message(trader.id, message.messageId)!.text).toContain("outcome unknown")
     expect(rig.last(trader.id).text).toContain(`tdb${id}-1`)
-  })
-})
-
-describe("the store of previews", () => {
-  it("tells a preview made before it began from one it no longer has", () => {
-    let now = 10_000
-    const store = new Confirmations(60_000, () => now)
-    now = 20_000
-    expect(store.claim("abcd1234", 1, 9_000)).toEqual({ _tag: "Missing", restarted: true })
-    expect(store.cancel("abcd1234", 1, 9_999)).toEqual({ _tag: "Missing", restarted: true })
-    expect(store.claim("abcd1234", 1, 10_000)).toEqual({ _tag: "Missing", restarted: false })
-    // when the preview was made is unknown (a message Telegram no longer shows the bot)
-    expect(store.claim("abcd1234", 1)).toEqual({ _tag: "Missing", restarted: false })
   })
 })

@@ -9,8 +9,6 @@ import { mkdtemp, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { Confirmations } from "../src/kernel/Confirmations.js"
-import type { Saved } from "../src/kernel/Confirmations.js"
 import { prepareFolder } from "../src/kernel/Store.js"
 import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
 import { labels, startRig, trader, until } from "./harness.js"
@@ -143,20 +141,6 @@ describe("order previews across a restart", () => {
     await r.restart()
     expect((await r.say(trader, `/order btc open_long 0.01 @ ${price}`)).outcome).toBe("preview")
     expect(r.simulator.counters().batchOrders).toBe(0)
-  })
-
-  it("a batch being sent when the bot stopped is never sent again", async () => {
-    let now = 1_000
-    const saved: Array<Saved> = []
-    const first = new Confirmations(60_000, () => now, {}, { load: async () => undefined, save: async (state) => void saved.push(state) })
-    const { id } = first.create(1, () => ({ symbol: BTC, marginMode: undefined, orders: [] }))
-    expect(first.claim(id, 1)._tag).toBe("Claimed")
-    // the bot stops while the batch is on its way: the claim was saved before it was sent
-    await first.saved()
-    now = 2_000
-    const second = new Confirmations(60_000, () => now, {}, { load: async () => saved.at(-1), save: async () => undefined })
-    await second.restore()
-    expect(second.claim(id, 1)).toEqual({ _tag: "Sent" })
   })
 })
 

@@ -9,6 +9,7 @@ import { Duration, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import * as AffiliateBook from "../features/affiliate/AffiliateBook.js"
 import * as CoinDirectory from "../features/bills/CoinDirectory.js"
 import * as AccountReads from "./AccountReads.js"
+import * as ConfirmStore from "./ConfirmStore.js"
 import * as ExportGate from "./ExportGate.js"
 import type * as Log from "./log.js"
 import * as MarketData from "./MarketData.js"
@@ -22,6 +23,7 @@ export type Services =
   | CoinDirectory.CoinDirectory
   | ExportGate.ExportGate
   | Store.Store
+  | ConfirmStore.ConfirmStore
   | Watcher.OwnCancels
   | TradeDeskConfig.TradeDeskConfig
 
@@ -47,6 +49,7 @@ const layer = (options: TradeDeskConfig.Options, caches: CacheSettings, storage:
   Layer.mergeAll(
     // the folder was prepared at start-up, where a problem is told by the variable that named it
     storage.dataDir === undefined ? Store.layerMemory(log) : Layer.orDie(Store.layerFileSystem(storage.dataDir, log)),
+    storage.dataDir === undefined ? ConfirmStore.layerMemory(log) : Layer.orDie(ConfirmStore.layerFiles(storage.dataDir, log)),
     MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
     AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
     CoinDirectory.layer

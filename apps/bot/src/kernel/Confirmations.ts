@@ -1,419 +1,376 @@
 /**
- * Order batches waiting for the trader's Confirm, and their placement. Each batch's client_oids are fixed when its
- * preview is made, and only one press ever claims a waiting batch, so a double press, a retried callback or a press
- * after a restart (the store is empty then) never sends it twice. A batch that surely did not reach the exchange and
- * may succeed later (rate limited, never connected) waits again and may be confirmed again with the same
- * client_oids; one refused for good, or whose fate is unknown, is never sent again. A preview evicted to make room
- * for newer ones is never sent either.
+ * Every write the bot confirms — order batches, plan orders, cancels, closes, leverage — goes through one service: a
+ * feature registers its kind (a payload schema), makes a confirmation when it asks, and on Confirm gets the payload
+ * claimed for it alone; this service owns the states, expiry, caps, restarts and the store.
  *
- * With a `Persistence`, the previews survive a restart: every change is saved (one write at a time, the latest state),
- * a press's claim is saved before its batch is sent, and a batch that was being sent when the bot stopped is restored
- * as sent (its fate unknown), so a restart never sends a batch twice.
+ * The promise: a Confirm sends what was asked, once.
+ * - A claim is a compare-and-set in the store (waiting → claimed), recorded before anything is sent; a claim the store
+ *   cannot record is refused (`NotRecorded`) and nothing is sent. A Cancel or Back is recorded before it is said.
+ * - A claimed write is never handed out again: its settlement says what happened (sent, refused, unknown), and a
+ *   write that surely did not reach the exchange and may succeed later (rate limited, never connected) waits again.
+ * - After a restart, a write claimed by the stopped run never got its answer: it is `unknown` and the owner is told
+ *   what the feature's look-up finds (`recover`); it is never sent again. A kind may refuse to be confirmed after a
+ *   restart at all (a market order: the price it was previewed at is gone).
+ * Bounds: a few waiting per user and a cap over all (the oldest evicted), finished ones kept a day and capped.
  */
-import { BatchOrder, Decimal, PlanOrder } from "@tradedesk/core"
-import type { TradeDeskError } from "@tradedesk/core"
-import { Cause, Exit, Option, Schema } from "effect"
-import type { BigDecimal } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import type { OrderDraft } from "../features/orders/parse.js"
-import { afterFailure } from "../features/orders/placement.js"
-import type { AfterFailure } from "../features/orders/placement.js"
+import type { Backend, Confirmation, State } from "./ConfirmStore.js"
+import type { Logger } from "./log.js"
+import type { View } from "./view.js"
 
-/** An order of a batch; with `triggerPrice`, a plan (trigger) order. */
-export type BatchEntry = BatchOrder.OrderRequest & { readonly triggerPrice?: BigDecimal.BigDecimal }
-
-export interface Batch {
-  readonly symbol: string
-  readonly marginMode: BatchOrder.MarginMode | undefined
-  /** each with the client_oid fixed when the preview was made */
-  readonly orders: ReadonlyArray<BatchEntry>
-}
-
-/** The batch of a preview: each order gets its client_oid from the preview's id (`tdb<id>-<n>`, at most 40 characters). */
-export const batchOf = (
-  id: string,
-  symbol: string,
-  marginMode: BatchOrder.MarginMode | undefined,
-  orders: ReadonlyArray<OrderDraft>
-): Batch => ({ symbol, marginMode, orders: orders.map((order, index) => ({ ...order, clientOid: `tdb${id}-${index + 1}` })) })
-
-/**
- * An order as a waiting preview keeps it: the amounts as their text ("" for none) rather than as decimal objects,
- * which take several times the memory once read.
- */
-type PackedOrder = readonly [
-  clientOid: string,
-  type: BatchOrder.NewOrderType,
-  execution: PlanOrder.Execution,
-  priceMode: BatchOrder.PriceMode,
-  size: string,
-  price: string,
-  takeProfitPrice: string,
-  stopLossPrice: string,
-  triggerPrice: string
-]
-
-const text = (value: BigDecimal.BigDecimal | undefined): string => (value === undefined ? "" : Decimal.format(value))
-
-/** The decimal of a text `text` made ("" for none): such a text always reads back, with its digits and scale. */
-const decimal = (text: string): BigDecimal.BigDecimal | undefined => (text === "" ? undefined : Decimal.parse(text))
-
-const pack = (order: BatchEntry): PackedOrder => [
-  order.clientOid,
-  order.type,
-  order.execution,
-  order.priceMode,
-  text(order.size),
-  text(order.price),
-  text(order.takeProfitPrice),
-  text(order.stopLossPrice),
-  text(order.triggerPrice)
-]
-
-const unpack = ([clientOid, type, execution, priceMode, size, price, takeProfitPrice, stopLossPrice, triggerPrice]: PackedOrder): BatchEntry => ({
-  clientOid,
-  type,
-  execution,
-  priceMode,
-  size: decimal(size)!,
-  ...(price === "" ? {} : { price: decimal(price) }),
-  ...(takeProfitPrice === "" ? {} : { takeProfitPrice: decimal(takeProfitPrice) }),
-  ...(stopLossPrice === "" ? {} : { stopLossPrice: decimal(stopLossPrice) }),
-  ...(triggerPrice === "" ? {} : { triggerPrice: decimal(triggerPrice) })
-})
-
-const Amount = Schema.String.pipe(Schema.filter((text) => text === "" || Decimal.parse(text) !== undefined, { message: () => "a decimal or empty" }))
-
-const SavedOrder = Schema.Tuple(
-  Schema.String,
-  Schema.typeSchema(BatchOrder.NewOrderType),
-  Schema.typeSchema(PlanOrder.ExecutionFromCode),
-  Schema.typeSchema(BatchOrder.PriceModeFromCode),
-  Amount.pipe(Schema.filter((text) => text !== "", { message: () => "a size" })),
-  Amount,
-  Amount,
-  Amount,
-  Amount
-)
-
-const Outcome = Schema.Literal("sent", "refused", "cancelled", "expired", "evicted")
-
-/** The previews as saved: waiting ones with their orders, finished ones with their outcome; each oldest first. */
-export const Saved = Schema.Struct({
-  waiting: Schema.Array(Schema.Struct({
-    id: Schema.String,
-    owner: Schema.Number,
-    symbol: Schema.String,
-    marginMode: Schema.optional(Schema.typeSchema(BatchOrder.MarginModeFromCode)),
-    orders: Schema.Array(SavedOrder),
-    expiresAt: Schema.Number,
-    placing: Schema.Boolean
-  })),
-  finished: Schema.Array(Schema.Struct({ id: Schema.String, owner: Schema.Number, outcome: Outcome, at: Schema.Number }))
-})
-export type Saved = Schema.Schema.Type<typeof Saved>
-
-/** Where the previews are kept across restarts. `save` gets the whole state; it logs its own failures. */
-export interface Persistence {
-  readonly load: () => Promise<Saved | undefined>
-  readonly save: (saved: Saved) => Promise<void>
-}
-
-/** finished previews saved at most, the newest: a restart answers late presses on these precisely */
-const SAVED_FINISHED = 2_000
-
-/** A preview waiting for Confirm: `placing` while a press sends it. */
-interface Waiting {
-  readonly owner: number
-  readonly symbol: string
-  readonly marginMode: BatchOrder.MarginMode | undefined
-  readonly orders: ReadonlyArray<PackedOrder>
-  readonly expiresAt: number
-  placing: boolean
-}
-
-const batchOfWaiting = (entry: Waiting): Batch => ({ symbol: entry.symbol, marginMode: entry.marginMode, orders: entry.orders.map(unpack) })
-
-/**
- * What is kept of a preview that waits no more, to answer a late press precisely: no batch, about a hundred bytes.
- * `sent`: it reached the exchange, or may have; `refused`: it surely did not, and will not be sent again; `evicted`:
- * newer previews took its place before it was confirmed.
- */
-interface Finished {
-  readonly owner: number
-  readonly outcome: "sent" | "refused" | "cancelled" | "expired" | "evicted"
-  /** when it finished (epoch ms) */
-  readonly at: number
-}
-
-/** What a press on Confirm or Cancel finds. */
-export type Claim =
-  | { readonly _tag: "Claimed"; readonly batch: Batch }
-  /** unknown id: made before a restart (`restarted`, told by the preview's time), or long gone */
+/** What a press on Confirm, Cancel or Back finds when it takes nothing. */
+export type NotClaimed<P> =
+  /** unknown id: made before a restart on a store that kept nothing (`restarted`, told by the message's time), or gone */
   | { readonly _tag: "Missing"; readonly restarted: boolean }
   | { readonly _tag: "Expired" }
-  /** newer previews took its place before it was confirmed */
+  /** newer confirmations took its place */
   | { readonly _tag: "Evicted" }
-  /** another press is placing it right now */
+  /** another press is sending it right now */
   | { readonly _tag: "Busy" }
   | { readonly _tag: "Sent" }
   | { readonly _tag: "Refused" }
-  | { readonly _tag: "Cancelled" }
+  /** it was sent and its answer never came: it may have been done; never sent again */
+  | { readonly _tag: "Unknown"; readonly payload: P }
+  | { readonly _tag: "Dropped" }
   | { readonly _tag: "NotYours" }
+  /** the store could not record the press: nothing was sent or changed */
+  | { readonly _tag: "NotRecorded"; readonly reason: string }
 
-export type NotClaimed = Exclude<Claim, { _tag: "Claimed" }>
-
-/** How a claimed batch's placement ended. */
-export type Placement =
-  | { readonly _tag: "Placed"; readonly response: BatchOrder.BatchOrdersResponse }
-  | { readonly _tag: "Failed"; readonly after: AfterFailure; readonly cause: Cause.Cause<TradeDeskError> }
+export type Claim<P> = { readonly _tag: "Claimed"; readonly payload: P } | NotClaimed<P>
 
 /**
- * The log record of a placement's outcome, written before anything is shown: if the chat never shows it, this is the
- * operator's record of which orders went in (order ids) or what stopped them (the error's code and message).
+ * How a claimed write ended: `again` — surely not sent, and it may be confirmed again; `refused` — surely not done;
+ * `unknown` — sent, and whether it was done is not known.
  */
-export const placementRecord = (id: string, batch: Batch, placement: Placement): Readonly<Record<string, unknown>> => {
-  const base = { preview: id, symbol: batch.symbol, clientOids: batch.orders.map((order) => order.clientOid) }
-  if (placement._tag === "Placed") {
-    const orders = placement.response.orders
-    return {
-      ...base,
-      accepted: `${orders.filter((order) => order.accepted).length}/${batch.orders.length}`,
-      orders: orders.map((order) =>
-        order.accepted
-          ? { clientOid: order.clientOid, orderId: order.orderId }
-          : { clientOid: order.clientOid, errorCode: order.errorCode, errorMessage: order.errorMessage })
-    }
-  }
-  const error = Option.match(Cause.failureOption(placement.cause), {
-    onNone: () => ({ tag: "defect", message: Cause.pretty(placement.cause) }),
-    onSome: (failure) => ({ tag: failure._tag, ...("code" in failure ? { code: failure.code } : {}), message: failure.message })
-  })
-  // an unknown outcome may have accepted any number of them
-  return { ...base, accepted: placement.after === "unknown" ? "unknown" : `0/${batch.orders.length}`, after: placement.after, error }
+export type Settlement = "sent" | "refused" | "unknown" | "again"
+
+export interface KindOptions<P> {
+  /** whether a confirmation made before a restart may still be confirmed after it (default yes) */
+  readonly confirmableAfterRestart?: (payload: P) => boolean
+  /**
+   * What the owner is told of a write whose answer never came because the bot stopped while sending it: what the
+   * exchange shows of it (`id`: the confirmation's). Without it, the owner is not told.
+   */
+  readonly unknownView?: (payload: P, id: string) => Promise<View>
 }
 
-const OUTCOME_AFTER: Readonly<Record<Exclude<AfterFailure, "retryable">, Finished["outcome"]>> = { final: "refused", unknown: "sent" }
+/** A write found after a restart as claimed by the stopped run: what its owner is told, in the chat it was asked in. */
+export interface Recovered {
+  readonly id: string
+  readonly chat: number
+  readonly view: () => Promise<View>
+}
 
-const CLAIM_OF: Readonly<Record<Finished["outcome"], NotClaimed>> = {
+export interface Limits {
+  /** waiting per user; a new one evicts the user's oldest (default 5) */
+  readonly perOwner?: number
+  /** waiting over all users; a new one evicts the oldest (default 2,000) */
+  readonly waiting?: number
+  /** records kept, waiting and finished; the oldest finished are forgotten (default 20,000) */
+  readonly kept?: number
+}
+
+/** How long a finished confirmation is remembered, to answer a late press precisely rather than "no longer known". */
+const RETAIN_MILLIS = 24 * 3_600_000
+
+/** What is held in memory of each record: enough for caps and sweeps; payloads stay in the store. */
+interface Indexed {
+  readonly owner: number
+  readonly expiresAt: number
+  state: State
+  at: number
+}
+
+const FINISHED: Readonly<Record<Exclude<State, "waiting" | "claimed" | "unknown">, NotClaimed<never>>> = {
   sent: { _tag: "Sent" },
   refused: { _tag: "Refused" },
-  cancelled: { _tag: "Cancelled" },
   expired: { _tag: "Expired" },
+  dropped: { _tag: "Dropped" },
   evicted: { _tag: "Evicted" }
 }
 
-/** How long a finished preview is remembered, to answer late presses precisely rather than with "no longer known". */
-const RETAIN_MILLIS = 24 * 3_600_000
+const SWEEP_MILLIS = 60_000
 
-export interface Limits {
-  /** previews waiting for Confirm per user; a new one evicts the user's oldest (default 5) */
-  readonly perOwner?: number
-  /** previews waiting for Confirm over all users; a new one evicts the oldest (default 2,000) */
-  readonly waiting?: number
-  /** finished previews remembered; the oldest are forgotten (default 20,000) */
-  readonly finished?: number
-}
+const drawId = () => randomBytes(8).readBigUInt64BE().toString(36)
 
-/**
- * The previews: those waiting (each with its batch, bounded per user and overall, the oldest evicted for a new one)
- * and those finished (about a hundred bytes each, bounded too), so a flood of previews holds a bounded amount of memory.
- */
+const reasonOf = (error: { readonly message: string }) => error.message
+
 export class Confirmations {
-  /** oldest first */
-  private readonly waiting = new Map<string, Waiting>()
-  /** the ids of each user's waiting previews, oldest first */
-  private readonly waitingOf = new Map<number, Array<string>>()
-  /** oldest first */
-  private readonly finished = new Map<string, Finished>()
+  /** this run of the bot: a record claimed by another run was claimed before a restart */
+  readonly run = randomBytes(6).toString("hex")
+  private readonly index = new Map<string, Indexed>()
+  /** the ids of waiting records, oldest first */
+  private readonly waiting = new Set<string>()
+  /** ids whose write this run is sending now */
+  private readonly sending = new Set<string>()
+  private readonly kinds = new Map<string, { readonly schema: Schema.Schema<unknown, unknown>; readonly options: KindOptions<unknown> }>()
   private readonly perOwner: number
   private readonly maxWaiting: number
-  private readonly maxFinished: number
-  /** when this store began: a preview made before then is from before a restart */
+  private readonly maxKept: number
+  private store: Backend | undefined
+  /** when this run began: a confirmation made before then is from before a restart */
   private readonly startedAt: number
-  /** a save is running; `dirty`: the state changed since it began */
-  private saving: Promise<void> | undefined
-  private dirty = false
+  private nextSweep = 0
 
   constructor(
     readonly ttlMillis: number,
+    private readonly log: Logger,
     private readonly now: () => number = Date.now,
-    limits: Limits = {},
-    private readonly persistence?: Persistence
+    limits: Limits = {}
   ) {
     this.perOwner = limits.perOwner ?? 5
     this.maxWaiting = limits.waiting ?? 2_000
-    this.maxFinished = limits.finished ?? 20_000
+    this.maxKept = limits.kept ?? 20_000
     this.startedAt = now()
   }
 
+  private get opened(): Backend {
+    if (this.store === undefined) throw new Error("Confirmations used before open()")
+    return this.store
+  }
+
+  private perform<A>(effect: Effect.Effect<A, { readonly message: string }>): Promise<Either.Either<A, string>> {
+    return Effect.runPromise(Effect.either(Effect.mapError(effect, reasonOf)))
+  }
+
   /**
-   * Takes back the previews saved before a restart (call it before the first press): those waiting wait again, one
-   * that was being sent counts as sent, since it may have reached the exchange.
+   * Takes the store and what it holds (call it before the first press): records claimed by a stopped run become
+   * `unknown` and are returned, for their owners to be told; waiting ones a kind does not confirm after a restart
+   * expire. Fails when the store cannot be read.
    */
-  async restore(): Promise<void> {
-    const saved = await this.persistence?.load()
-    if (saved === undefined) return
-    for (const entry of saved.finished) this.finished.set(entry.id, { owner: entry.owner, outcome: entry.outcome, at: entry.at })
-    for (const { id, placing, ...entry } of saved.waiting) {
-      if (placing) {
-        this.finish(id, entry.owner, "sent")
-        continue
+  async open(store: Backend): Promise<ReadonlyArray<Recovered>> {
+    this.store = store
+    const listed = await this.perform(store.list)
+    if (Either.isLeft(listed)) throw new Error(`cannot read the confirmations: ${listed.left}`)
+    const recovered: Array<Recovered> = []
+    for (const record of [...listed.right].sort((a, b) => a.createdAt - b.createdAt)) {
+      this.index.set(record.id, { owner: record.owner, expiresAt: record.expiresAt, state: record.state, at: record.at })
+      if (record.state === "waiting") this.waiting.add(record.id)
+      const payload = this.payloadOf(record)
+      if (record.state === "claimed" && record.claimedBy !== this.run) {
+        const moved = await this.move(record.id, "claimed", "unknown")
+        const unknownView = this.kinds.get(record.kind)?.options.unknownView
+        if (moved && Option.isSome(payload) && unknownView !== undefined) {
+          recovered.push({ id: record.id, chat: record.chat, view: () => unknownView(payload.value, record.id) })
+        }
+      } else if (record.state === "waiting" && Option.isSome(payload)) {
+        const confirmable = this.kinds.get(record.kind)?.options.confirmableAfterRestart
+        if (confirmable !== undefined && !confirmable(payload.value)) await this.move(record.id, "waiting", "expired")
       }
-      this.waiting.set(id, { ...entry, marginMode: entry.marginMode, placing: false })
-      this.waitingOf.set(entry.owner, [...(this.waitingOf.get(entry.owner) ?? []), id])
     }
-    this.sweep()
-    this.changed()
+    await this.sweep()
+    return recovered
   }
 
-  /** Resolves once every change made so far is saved (at once without persistence). */
-  saved(): Promise<void> {
-    return this.saving ?? Promise.resolve()
+  /** Registers a feature's kind of write: its payload as stored, and how it takes a restart. */
+  kind<P, I>(name: string, schema: Schema.Schema<P, I>, options: KindOptions<P> = {}): Kind<P> {
+    if (this.kinds.has(name)) throw new Error(`the confirmation kind ${name} is registered twice`)
+    this.kinds.set(name, { schema: schema as Schema.Schema<unknown, unknown>, options: options as KindOptions<unknown> })
+    return new Kind(this, name, Schema.encodeSync(schema))
   }
 
-  private snapshot(): Saved {
-    return {
-      waiting: [...this.waiting].map(([id, { marginMode, ...entry }]) => ({ id, ...entry, ...(marginMode === undefined ? {} : { marginMode }) })),
-      finished: [...this.finished].slice(-SAVED_FINISHED).map(([id, entry]) => ({ id, ...entry }))
+  /** Records held: waiting ones and all. */
+  get size(): { readonly waiting: number; readonly kept: number } {
+    return { waiting: this.waiting.size, kept: this.index.size }
+  }
+
+  private payloadOf(record: Confirmation): Option.Option<unknown> {
+    const kind = this.kinds.get(record.kind)
+    if (kind === undefined) return Option.none()
+    const decoded = Schema.decodeUnknownEither(kind.schema)(record.payload)
+    if (Either.isRight(decoded)) return Option.some(decoded.right)
+    this.log.log("warn", "confirmation_unreadable", { id: record.id, reason: `its ${record.kind} payload does not decode` })
+    return Option.none()
+  }
+
+  /** Moves a record between states in the store and the index; false when it was elsewhere or the store failed. */
+  private async move(id: string, from: State, to: State, change: Partial<Confirmation> = {}): Promise<boolean> {
+    const at = this.now()
+    const moved = await this.perform(this.opened.transition(id, from, (record) => ({ ...record, ...change, state: to, at })))
+    if (Either.isLeft(moved)) {
+      this.log.log("error", "confirmation_not_recorded", { id, from, to, reason: moved.left })
+      return false
     }
+    if (moved.right._tag === "Stale") return false
+    this.note(id, to, at)
+    return true
   }
 
-  /** Saves the state after a change: one write at a time, each of the latest state, until nothing changed meanwhile. */
-  private changed(): void {
-    const persistence = this.persistence
-    if (persistence === undefined) return
-    this.dirty = true
-    this.saving ??= (async () => {
-      while (this.dirty) {
-        this.dirty = false
-        await persistence.save(this.snapshot()).catch(() => undefined)
-      }
-      this.saving = undefined
-    })()
+  /** Keeps the index in step with a record's new state. */
+  private note(id: string, state: State, at: number): void {
+    const entry = this.index.get(id)
+    if (entry === undefined) return
+    entry.state = state
+    entry.at = at
+    if (state !== "waiting") this.waiting.delete(id)
+    // a write that waits again counts as the newest
+    else if (!this.waiting.has(id)) this.waiting.add(id)
   }
 
-  /** Previews held: waiting ones (with their batch) and finished ones (about a hundred bytes each). */
-  get size(): { readonly waiting: number; readonly finished: number } {
-    return { waiting: this.waiting.size, finished: this.finished.size }
-  }
-
-  /**
-   * Stores a batch for its owner, made from the id its buttons will carry (e.g. for its client_oids). The owner's
-   * oldest preview, or the oldest of all, makes room when the limits are reached (one being placed never does).
-   */
-  create(owner: number, make: (id: string) => Batch): { readonly id: string; readonly batch: Batch } {
-    this.sweep()
-    const mine = this.waitingOf.get(owner) ?? []
-    this.makeRoom([...mine], () => mine.length >= this.perOwner)
-    this.makeRoom(this.waiting.keys(), () => this.waiting.size >= this.maxWaiting)
-    const id = randomBytes(8).readBigUInt64BE().toString(36).padStart(4, "0")
-    const batch = make(id)
-    this.waiting.set(id, {
-      owner,
-      symbol: batch.symbol,
-      marginMode: batch.marginMode,
-      orders: batch.orders.map(pack),
-      expiresAt: this.now() + this.ttlMillis,
-      placing: false
-    })
-    mine.push(id)
-    this.waitingOf.set(owner, mine)
-    this.changed()
-    return { id, batch }
-  }
-
-  private find(id: string, owner: number, madeAt: number | undefined): Waiting | NotClaimed {
-    const entry = this.waiting.get(id) ?? this.finished.get(id)
-    if (entry === undefined) return { _tag: "Missing", restarted: madeAt !== undefined && madeAt < this.startedAt }
-    if (entry.owner !== owner) return { _tag: "NotYours" }
-    if ("outcome" in entry) return CLAIM_OF[entry.outcome]
-    if (entry.placing) return { _tag: "Busy" }
-    if (this.now() > entry.expiresAt) return { _tag: "Expired" }
-    return entry
-  }
-
-  /**
-   * Marks a waiting batch as being placed for its owner: only one press ever gets `Claimed`. `madeAt` is when the
-   * preview was sent (epoch ms), if known.
-   */
-  claim(id: string, owner: number, madeAt?: number): Claim {
-    const found = this.find(id, owner, madeAt)
-    if ("_tag" in found) return found
-    found.placing = true
-    this.changed()
-    return { _tag: "Claimed", batch: batchOfWaiting(found) }
-  }
-
-  /** Cancels a waiting batch; `Claimed` means it was cancelled now. */
-  cancel(id: string, owner: number, madeAt?: number): Claim {
-    const found = this.find(id, owner, madeAt)
-    if ("_tag" in found) return found
-    this.finish(id, found.owner, "cancelled")
-    return { _tag: "Claimed", batch: batchOfWaiting(found) }
-  }
-
-  /**
-   * Sends a batch claimed with `claim` and settles it by the outcome: placed, or failed and then waiting again,
-   * refused for good or sent with its fate unknown (a failure without a typed error counts as unknown).
-   */
-  async place(
-    id: string,
-    batch: Batch,
-    send: (batch: Batch) => Promise<Exit.Exit<BatchOrder.BatchOrdersResponse, TradeDeskError>>
-  ): Promise<Placement> {
-    // the claim is saved first: after a restart, a batch that may have gone out is never sent again
-    await this.saved()
-    const exit = await send(batch).catch((error: unknown) => Exit.die(error))
-    const placement: Placement = Exit.isSuccess(exit)
-      ? { _tag: "Placed", response: exit.value }
-      : { _tag: "Failed", after: Option.match(Cause.failureOption(exit.cause), { onNone: () => "unknown", onSome: afterFailure }), cause: exit.cause }
-    const entry = this.waiting.get(id)
-    if (entry === undefined) return placement
-    if (placement._tag === "Placed") this.finish(id, entry.owner, "sent")
-    else if (placement.after === "retryable") {
-      entry.placing = false
-      this.changed()
-    } else this.finish(id, entry.owner, OUTCOME_AFTER[placement.after])
-    return placement
-  }
-
-  private finish(id: string, owner: number, outcome: Finished["outcome"], at = this.now()): void {
-    this.waiting.delete(id)
-    const mine = this.waitingOf.get(owner) ?? []
-    if (mine.includes(id)) mine.splice(mine.indexOf(id), 1)
-    if (mine.length === 0) this.waitingOf.delete(owner)
-    this.finished.set(id, { owner, outcome, at })
-    for (const oldest of this.finished.keys()) {
-      if (this.finished.size <= this.maxFinished) break
-      this.finished.delete(oldest)
-    }
-    this.changed()
-  }
-
-  /**
-   * Evicts the oldest of `ids` (waiting ones, oldest first, in a sequence that eviction does not change) while
-   * `full`, sparing those being placed.
-   */
-  private makeRoom(ids: Iterable<string>, full: () => boolean): void {
-    for (const id of ids) {
-      if (!full()) return
-      const entry = this.waiting.get(id)
-      if (entry !== undefined && !entry.placing) this.finish(id, entry.owner, "evicted")
-    }
-  }
-
-  /** Expired previews drop their batch; finished ones are forgotten after a day. Both are kept oldest first. */
-  private sweep(): void {
+  /** @internal Kind's: a new waiting record, after the caps make room. */
+  async create(kind: string, owner: number, chat: number, encode: (id: string) => unknown): Promise<Either.Either<string, string>> {
+    await this.sweep()
+    await this.makeRoom((entry) => entry.owner === owner, this.perOwner)
+    await this.makeRoom(() => true, this.maxWaiting)
+    const id = drawId()
     const now = this.now()
-    for (const [id, entry] of this.waiting) {
-      if (entry.expiresAt >= now) break
-      if (!entry.placing) this.finish(id, entry.owner, "expired", entry.expiresAt)
+    const record: Confirmation = {
+      id,
+      kind,
+      owner,
+      chat,
+      payload: encode(id),
+      state: "waiting",
+      createdAt: now,
+      expiresAt: now + this.ttlMillis,
+      at: now,
+      madeBy: this.run
     }
+    const inserted = await this.perform(this.opened.insert(record))
+    if (Either.isLeft(inserted)) {
+      this.log.log("error", "confirmation_not_recorded", { id, kind, reason: inserted.left })
+      return Either.left(inserted.left)
+    }
+    this.index.set(id, { owner, expiresAt: record.expiresAt, state: "waiting", at: now })
+    this.waiting.add(id)
+    return Either.right(id)
+  }
+
+  /** What a press finds of `id` for `owner`: the waiting record, or why it takes nothing. */
+  private async find(kind: string, id: string, owner: number, madeAt: number | undefined): Promise<Either.Either<Confirmation, NotClaimed<unknown>>> {
+    const found = await this.perform(this.opened.get(id))
+    if (Either.isLeft(found)) return Either.left({ _tag: "NotRecorded", reason: found.left })
+    const record = Option.getOrUndefined(found.right)
+    if (record === undefined || record.kind !== kind) return Either.left({ _tag: "Missing", restarted: madeAt !== undefined && madeAt < this.startedAt })
+    if (record.owner !== owner) return Either.left({ _tag: "NotYours" })
+    return Either.right(record)
+  }
+
+  /** The answer a record in a state other than waiting gives to a press. */
+  private notClaimed(record: Confirmation): NotClaimed<unknown> {
+    switch (record.state) {
+      case "waiting":
+        return { _tag: "Expired" }
+      case "claimed":
+        // claimed, and not being sent by this run: the run that sent it stopped, or its settlement was not recorded
+        if (this.sending.has(record.id)) return { _tag: "Busy" }
+        return Option.match(this.payloadOf(record), { onNone: () => ({ _tag: "Sent" }), onSome: (payload) => ({ _tag: "Unknown", payload }) })
+      case "unknown":
+        return Option.match(this.payloadOf(record), { onNone: () => ({ _tag: "Sent" }), onSome: (payload) => ({ _tag: "Unknown", payload }) })
+      default:
+        return FINISHED[record.state]
+    }
+  }
+
+  /** @internal Kind's: waiting → `to` (claimed or dropped) for the owner, recorded in the store first. */
+  async take(kind: string, id: string, owner: number, madeAt: number | undefined, to: "claimed" | "dropped"): Promise<Claim<unknown>> {
+    const found = await this.find(kind, id, owner, madeAt)
+    if (Either.isLeft(found)) return found.left
+    const record = found.right
+    if (record.state !== "waiting" || this.now() > record.expiresAt) return this.notClaimed(record)
+    const payload = this.payloadOf(record)
+    if (Option.isNone(payload)) return { _tag: "Missing", restarted: false }
+    const at = this.now()
+    const moved = await this.perform(this.opened.transition(id, "waiting", (current) => ({
+      ...current,
+      state: to,
+      at,
+      ...(to === "claimed" ? { claimedBy: this.run } : {})
+    })))
+    if (Either.isLeft(moved)) {
+      this.log.log("error", "confirmation_not_recorded", { id, from: "waiting", to, reason: moved.left })
+      return { _tag: "NotRecorded", reason: moved.left }
+    }
+    if (moved.right._tag === "Stale") {
+      return Option.match(moved.right.current, { onNone: () => ({ _tag: "Missing", restarted: false }), onSome: (current) => this.notClaimed(current) })
+    }
+    if (to === "claimed") this.sending.add(id)
+    this.note(id, to, at)
+    return { _tag: "Claimed", payload: payload.value }
+  }
+
+  /** @internal Kind's: records how a claimed write ended. A failure to record it leaves it claimed: unknown later. */
+  async settle(id: string, settlement: Settlement): Promise<void> {
+    try {
+      await this.move(id, "claimed", settlement === "again" ? "waiting" : settlement, { claimedBy: undefined })
+    } finally {
+      this.sending.delete(id)
+    }
+  }
+
+  /** Evicts the oldest waiting records that `counts` while `limit` or more of them wait unexpired. */
+  private async makeRoom(counts: (entry: Indexed) => boolean, limit: number): Promise<void> {
+    const now = this.now()
+    const live = [...this.waiting].filter((id) => {
+      const entry = this.index.get(id)
+      return entry !== undefined && entry.expiresAt >= now && counts(entry)
+    })
+    for (const id of live.slice(0, Math.max(0, live.length - limit + 1))) await this.move(id, "waiting", "evicted")
+  }
+
+  /**
+   * Forgets records finished (or expired) over a day ago, and at the cap the oldest finished down to 90 % of it (so
+   * the walk over every record is paid once per many new ones); otherwise at most once a minute.
+   */
+  private async sweep(): Promise<void> {
+    const now = this.now()
+    const full = this.index.size >= this.maxKept
+    if (now < this.nextSweep && !full) return
+    this.nextSweep = now + SWEEP_MILLIS
     const cutoff = now - RETAIN_MILLIS
-    for (const [id, entry] of this.finished) {
-      if (entry.at >= cutoff) break
-      this.finished.delete(id)
+    let excess = full ? this.index.size - Math.floor(this.maxKept * 0.9) : 0
+    const forget: Array<string> = []
+    for (const [id, entry] of this.index) {
+      if (entry.state === "claimed") continue
+      const finished = entry.state !== "waiting"
+      if ((finished ? entry.at : entry.expiresAt) < cutoff) forget.push(id)
+      else if (finished && excess > 0) forget.push(id)
+      else continue
+      excess--
     }
+    for (const id of forget) {
+      const removed = await this.perform(this.opened.remove(id))
+      if (Either.isRight(removed)) {
+        this.index.delete(id)
+        this.waiting.delete(id)
+      }
+    }
+  }
+}
+
+/** One feature's confirmations, typed by its payload. */
+export class Kind<P> {
+  constructor(private readonly confirmations: Confirmations, readonly name: string, private readonly encode: (payload: P) => unknown) {}
+
+  get ttlMillis(): number {
+    return this.confirmations.ttlMillis
+  }
+
+  /**
+   * Records a write waiting for `owner`'s Confirm, made from the id its buttons will carry: the id and payload, or the
+   * reason it could not be recorded (then nothing can confirm it).
+   */
+  async create(owner: number, chat: number, make: (id: string) => P): Promise<Either.Either<{ readonly id: string; readonly payload: P }, string>> {
+    let payload: P | undefined
+    const id = await this.confirmations.create(this.name, owner, chat, (id) => {
+      payload = make(id)
+      return this.encode(payload)
+    })
+    return Either.map(id, (id) => ({ id, payload: payload! }))
+  }
+
+  /** Claims a waiting write for `owner` to send it, recorded first; then `settle` it. `madeAt`: when it was asked. */
+  claim(id: string, owner: number, madeAt?: number): Promise<Claim<P>> {
+    return this.confirmations.take(this.name, id, owner, madeAt, "claimed") as Promise<Claim<P>>
+  }
+
+  /** Calls a waiting write off (Cancel, Back), recorded first; `Claimed` means it was dropped now. */
+  drop(id: string, owner: number, madeAt?: number): Promise<Claim<P>> {
+    return this.confirmations.take(this.name, id, owner, madeAt, "dropped") as Promise<Claim<P>>
+  }
+
+  settle(id: string, settlement: Settlement): Promise<void> {
+    return this.confirmations.settle(id, settlement)
   }
 }

@@ -23,7 +23,7 @@ import type { PlatformError } from "@effect/platform/Error"
 import { Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import type { Logger } from "./log.js"
 import { PRIVATE_DIR, PRIVATE_FILE } from "./privateFiles.js"
 
@@ -132,6 +132,13 @@ export const layerMemory = (log: Logger): Layer.Layer<Store> => Layer.provide(la
 
 const TEMP_SUFFIX = ".tmp"
 
+/** Removes the temporary files a crash left in `directory` (only its writer may: see FolderLock). */
+export const removeTemporaryFiles = async (directory: string): Promise<void> => {
+  for (const name of await readdir(directory)) {
+    if (name.endsWith(TEMP_SUFFIX)) await rm(join(directory, name), { force: true })
+  }
+}
+
 /**
  * Makes the data folder if need be and leaves it readable by its owner only (an existing folder's mode is tightened),
  * removing temporary files a crash left behind. Rejects with the reason when it cannot.
@@ -139,9 +146,7 @@ const TEMP_SUFFIX = ".tmp"
 export const prepareFolder = async (directory: string): Promise<void> => {
   await mkdir(directory, { recursive: true, mode: PRIVATE_DIR })
   if (((await stat(directory)).mode & 0o777) !== PRIVATE_DIR) await chmod(directory, PRIVATE_DIR)
-  for (const name of await readdir(directory)) {
-    if (name.endsWith(TEMP_SUFFIX)) await rm(join(directory, name), { force: true })
-  }
+  await removeTemporaryFiles(directory)
 }
 
 const isMissing = (error: unknown) => error instanceof Error && "code" in error && error.code === "ENOENT"
@@ -155,8 +160,21 @@ const systemError = (method: string, path: string, error: unknown) =>
     description: describe(error)
   })
 
-/** Writes `data` to a temporary file (0600), flushes it to disk, then renames it over `path`. */
-const writeAtomically = async (path: string, data: string | Uint8Array): Promise<void> => {
+/** Flushes a folder's entries (a rename, a removal) to disk: the file's own flush does not cover its name. */
+const syncFolder = async (directory: string): Promise<void> => {
+  const folder = await open(directory, "r")
+  try {
+    await folder.sync()
+  } finally {
+    await folder.close()
+  }
+}
+
+/**
+ * Writes `data` to a temporary file (0600), flushes it to disk, renames it over `path` and flushes the folder: once it
+ * resolves, the new value survives a crash or a power cut.
+ */
+export const writeAtomically = async (path: string, data: string | Uint8Array): Promise<void> => {
   const temporary = `${path}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`
   const file = await open(temporary, "wx", PRIVATE_FILE)
   try {
@@ -171,6 +189,7 @@ const writeAtomically = async (path: string, data: string | Uint8Array): Promise
     await rm(temporary, { force: true })
     throw error
   }
+  await syncFolder(dirname(path))
 }
 
 /** A `KeyValueStore` of one file per key (the key percent-encoded) in `directory`, which must exist (`prepareFolder`). */

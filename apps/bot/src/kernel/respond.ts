@@ -15,7 +15,6 @@ import * as CallbackData from "./CallbackData.js"
 import { commandSpec } from "./commands.js"
 import type { CommandName } from "./commands.js"
 import type { Confirmations } from "./Confirmations.js"
-import type { MakePendingWrites } from "./PendingWrites.js"
 import * as DataTime from "./DataTime.js"
 import type { Denials } from "./Denials.js"
 import type { Logger } from "./log.js"
@@ -33,9 +32,8 @@ export interface Deps {
   /** who was told of a refusal lately */
   readonly denials: Denials
   readonly logger: Logger
+  /** every write waiting for a trader's Confirm: features register their kinds */
   readonly confirmations: Confirmations
-  /** a feature's single writes waiting for Confirm (cancel, close, leverage), kept across restarts */
-  readonly pendingWrites: MakePendingWrites
   /** show `typing…` when an exchange call takes longer than this */
   readonly typingDelayMs: number
   readonly now: () => number

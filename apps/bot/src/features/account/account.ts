@@ -3,13 +3,16 @@ import { Account, Market, Positions } from "@tradedesk/core"
 import type { BatchOrder } from "@tradedesk/core"
 import { BigDecimal, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
+import { fmt } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
+import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { view } from "../../kernel/view.js"
-import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
+import type { Settlement } from "../../kernel/Confirmations.js"
+import type { BotError } from "../../kernel/messages.js"
+import { settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
 import {
   balanceView,
@@ -21,6 +24,7 @@ import {
   leverageRefusal,
   leverageView,
   LeverageWrite,
+  modeMovedNote,
   unchangedView
 } from "./format.js"
 import type { LeverageReading } from "./format.js"
@@ -74,7 +78,6 @@ const changesNothing = (reading: LeverageReading, write: LeverageWrite): boolean
 
 export const account = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  const pending = deps.pendingWrites("leverage", LeverageWrite)
 
   const showBalance = async (ctx: BotContext) => {
     const balance = await run(ctx, deps, readBalance)
@@ -109,41 +112,47 @@ export const account = (deps: Deps): Composer<BotContext> => {
         leverage: args.leverage
       }
       if (changesNothing(reading.value, write)) return send(ctx, unchangedView(reading.value))
-      const id = pending.create(ctx.from.id, write)
-      ctx.note("ask", `${id} leverage ${write.symbol}`)
-      return send(ctx, leverageAskView(reading.value, write, id))
+      return changes.ask(ctx, write, `leverage ${write.symbol}`, (id) => leverageAskView(reading.value, write, id))
     })))
 
-  /** Sends the change, the margin mode first: what was done, or what failed (an unknown outcome said as such). */
-  const apply = async (ctx: BotContext, write: LeverageWrite): Promise<FmtString> => {
-    const failed = (cause: Parameters<typeof writeFailureView>[1]) => writeFailureView(ctx, cause, "change the setting", checkLeverage(write.symbol)).text
+  /**
+   * Sends the change, the margin mode first: what was done, or what failed (an unknown outcome said as such). Once
+   * the margin mode changed, the change counts as sent whatever the leverage's fate.
+   */
+  const apply = async (ctx: BotContext, write: LeverageWrite): Promise<{ readonly settlement: Settlement; readonly note: FmtString }> => {
+    const failed = (exit: Exit.Exit<unknown, BotError>) =>
+      Exit.isFailure(exit) ? writeFailureView(ctx, exit.cause, "change the setting", checkLeverage(write.symbol)).text : fmt``
+    // read again: the mode it switches from is the one in force now, not the one shown when asking
+    const now = await runExit(ctx, deps, readLeverage(write.symbol))
+    if (Exit.isFailure(now)) return { settlement: "refused", note: failed(now) }
+    if (now.value.marginMode !== write.from) return { settlement: "refused", note: modeMovedNote(write, now.value.marginMode) }
     const modeChanges = write.marginMode !== write.from
     if (modeChanges) {
       const exit = await runExit(ctx, deps, setMarginMode(write))
-      if (Exit.isFailure(exit)) return failed(exit.cause)
+      if (Exit.isFailure(exit)) return { settlement: settlementOf(exit), note: failed(exit) }
     }
     if (write.leverage !== undefined) {
       const exit = await runExit(ctx, deps, setLeverage(write, write.leverage))
-      if (Exit.isFailure(exit)) return modeChanges ? halfChangedNote(write, failed(exit.cause)) : failed(exit.cause)
+      if (Exit.isFailure(exit)) {
+        return modeChanges
+          ? { settlement: settlementOf(exit) === "unknown" ? "unknown" : "sent", note: halfChangedNote(write, failed(exit)) }
+          : { settlement: settlementOf(exit), note: failed(exit) }
+      }
     }
     ctx.note("changed", write.symbol)
-    return changedNote(write)
+    return { settlement: "sent", note: changedNote(write) }
   }
 
-  composer.use(onWrite("leverage", pending, async (ctx, claim, go) => {
-    if (claim._tag !== "Claimed") {
-      await answerPress(ctx)
-      return send(ctx, notWaitingView(claim, leverageAgain()))
-    }
-    const write = claim.write
-    if (!go) {
-      await answerPress(ctx)
-      return showLeverage(ctx, write.symbol)
-    }
-    void answerPress(ctx, "Changing…")
-    const note = await apply(ctx, write)
-    deps.logger.log("info", "leverage", { user: ctx.from?.id, ...write, outcome: note.text })
-    return showLeverage(ctx, write.symbol, note)
-  }))
+  const changes = singleWrite(deps, {
+    feature: "leverage",
+    schema: LeverageWrite,
+    again: leverageAgain(),
+    check: (write) => checkLeverage(write.symbol),
+    sending: "Changing…",
+    send: apply,
+    back: (ctx, write, note) => showLeverage(ctx, write.symbol, note)
+  })
+
+  composer.use(changes.presses)
   return composer
 }

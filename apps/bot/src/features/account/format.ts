@@ -124,6 +124,10 @@ export const changedNote = (write: LeverageWrite): FmtString => fmt`✅ Done: ${
 export const halfChangedNote = (write: LeverageWrite, reason: FmtString): FmtString =>
   fmt`⚠️ Switched ${marketName(write.symbol)} to ${write.marginMode} margin, but the leverage was not set: ${reason}`
 
+/** The margin mode changed between the question and its Confirm: the change asked for no longer means the same. */
+export const modeMovedNote = (write: LeverageWrite, now: BatchOrder.MarginMode): FmtString =>
+  fmt`⚠️ Nothing was changed: ${marketName(write.symbol)} was ${write.from} margin when you asked, and is ${now} margin now (changed meanwhile). The setting in force is below; send the ${code("/leverage")} again to change it.`
+
 export const checkLeverage = (symbol: string): FmtString => fmt`${code(`/leverage ${marketName(symbol).toLowerCase()}`)} shows the setting now.`
 
 export const leverageAgain = (): FmtString => fmt`Send the ${code("/leverage")} again to change it.`

@@ -5,12 +5,12 @@ import { Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
-import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
+import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { view } from "../../kernel/view.js"
-import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
+import { settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
 import { findMarket } from "../market/market.js"
 import {
   cancelAgain,
@@ -48,7 +48,6 @@ const matches = (target: CancelTarget) => (order: Order.Order): boolean =>
 
 export const open = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  const pending = deps.pendingWrites("open", OpenWrite)
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
 
   /** The list of `state`, with `note` above; when the list cannot be read, the note alone and the reason. */
@@ -57,6 +56,20 @@ export const open = (deps: Deps): Composer<BotContext> => {
     if (Option.isSome(list)) return show(ctx, openView(list.value, state, { now: deps.now(), limit: OPEN_LIMIT, trader: isTrader(ctx), note }))
     if (note !== undefined) await show(ctx, view(note))
   }
+
+  const cancels = singleWrite(deps, {
+    feature: "open",
+    schema: OpenWrite,
+    again: cancelAgain(),
+    check: () => checkOpen(),
+    sending: "Cancelling…",
+    send: async (ctx, write) => {
+      const exit = await runExit(ctx, deps, cancelProgram(write))
+      if (Exit.isSuccess(exit)) ctx.note("cancelled", write._tag === "Cancel" ? write.orderId ?? write.clientOid : "all")
+      return { settlement: settlementOf(exit), note: Exit.isSuccess(exit) ? exit.value : writeFailureView(ctx, exit.cause, "cancel", checkOpen()).text }
+    },
+    back: (ctx, write, note) => showOpen(ctx, write.back, note)
+  })
 
   /** The market a typed query names (with "did you mean" for an unknown one), or every market. */
   const marketOf = async (ctx: BotContext, query: string | undefined): Promise<Option.Option<string | undefined>> => {
@@ -81,9 +94,7 @@ export const open = (deps: Deps): Composer<BotContext> => {
       const back = { symbol: symbol.value, page: 0 }
       if (target._tag === "All") {
         if (list.value.length === 0) return send(ctx, nothingOpenView(symbol.value))
-        const id = pending.create(ctx.from.id, { _tag: "CancelAll", symbol: symbol.value, back })
-        ctx.note("ask", `${id} cancel all`)
-        return send(ctx, cancelAllAskView(symbol.value, list.value.length, id))
+        return cancels.ask(ctx, { _tag: "CancelAll", symbol: symbol.value, back }, "cancel all", (id) => cancelAllAskView(symbol.value, list.value.length, id))
       }
       const order = list.value.find(matches(target))
       if (order === undefined) {
@@ -91,15 +102,14 @@ export const open = (deps: Deps): Composer<BotContext> => {
         return send(ctx, notOpenView(target._tag === "OrderId" ? target.orderId : target.clientOid, symbol.value))
       }
       // as the trader named it: a cancel by client id goes out by client id
-      const id = pending.create(ctx.from.id, {
+      const write: OpenWrite = {
         _tag: "Cancel",
         symbol: order.symbol,
         orderId: target._tag === "OrderId" ? order.orderId : undefined,
         clientOid: target._tag === "ClientOid" ? order.clientOid : undefined,
         back
-      })
-      ctx.note("ask", `${id} cancel ${order.orderId}`)
-      return send(ctx, cancelAskView(order, id))
+      }
+      return cancels.ask(ctx, write, `cancel ${order.orderId}`, (id) => cancelAskView(order, id))
     })))
 
   // a Cancel on a list: the order is looked up again, so a button left from an older list finds it gone
@@ -112,9 +122,8 @@ export const open = (deps: Deps): Composer<BotContext> => {
       ctx.note("gone", data.orderId)
       return show(ctx, openView(list.value, back, { now: deps.now(), limit: OPEN_LIMIT, trader: isTrader(ctx), note: goneNote() }))
     }
-    const id = pending.create(ctx.from?.id ?? 0, { _tag: "Cancel", symbol: order.symbol, orderId: order.orderId, clientOid: undefined, back })
-    ctx.note("ask", `${id} cancel ${order.orderId}`)
-    return show(ctx, cancelAskView(order, id))
+    const write: OpenWrite = { _tag: "Cancel", symbol: order.symbol, orderId: order.orderId, clientOid: undefined, back }
+    return cancels.ask(ctx, write, `cancel ${order.orderId}`, (id) => cancelAskView(order, id))
   }))
 
   composer.use(onButton("CancelAll", async (ctx, { symbol }) => {
@@ -122,28 +131,10 @@ export const open = (deps: Deps): Composer<BotContext> => {
     if (Option.isNone(list)) return
     const back = { symbol, page: 0 }
     if (list.value.length === 0) return show(ctx, openView([], back, { now: deps.now(), limit: OPEN_LIMIT, trader: isTrader(ctx) }))
-    const id = pending.create(ctx.from?.id ?? 0, { _tag: "CancelAll", symbol, back })
-    ctx.note("ask", `${id} cancel all`)
-    return show(ctx, cancelAllAskView(symbol, list.value.length, id))
+    return cancels.ask(ctx, { _tag: "CancelAll", symbol, back }, "cancel all", (id) => cancelAllAskView(symbol, list.value.length, id))
   }))
 
-  composer.use(onWrite("open", pending, async (ctx, claim, go) => {
-    if (claim._tag !== "Claimed") {
-      await answerPress(ctx)
-      return send(ctx, notWaitingView(claim, cancelAgain()))
-    }
-    if (!go) {
-      await answerPress(ctx)
-      return showOpen(ctx, claim.write.back)
-    }
-    // answered before the write, not awaited: the cancel never waits on Telegram
-    void answerPress(ctx, "Cancelling…")
-    const exit = await runExit(ctx, deps, cancelProgram(claim.write))
-    const note = Exit.isSuccess(exit) ? exit.value : writeFailureView(ctx, exit.cause, "cancel", checkOpen()).text
-    deps.logger.log(Exit.isSuccess(exit) ? "info" : "warn", "cancel", { user: ctx.from?.id, ...claim.write, outcome: note.text })
-    if (Exit.isSuccess(exit)) ctx.note("cancelled", claim.write._tag === "Cancel" ? claim.write.orderId ?? claim.write.clientOid : "all")
-    return showOpen(ctx, claim.write.back, note)
-  }))
+  composer.use(cancels.presses)
   return composer
 }
 

@@ -3,7 +3,7 @@ import type { BatchOrder, Cancel, PlanOrder } from "@tradedesk/core"
 import { BigDecimal, DateTime, Option, Schema } from "effect"
 import { bold, code, fmt, italic, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import type { Batch, NotClaimed } from "../../kernel/Confirmations.js"
+import type { NotClaimed } from "../../kernel/Confirmations.js"
 import { assets } from "../../kernel/symbols.js"
 import { dec, marketName, oneLine, paginate, pageButtons, utc, view } from "../../kernel/view.js"
 import type { Button, View } from "../../kernel/view.js"
@@ -11,7 +11,9 @@ import { confirmRow } from "../../kernel/writes.js"
 import { amount } from "./checks.js"
 import type { Checks, LeverageInfo, OrderEstimate, Problem } from "./checks.js"
 import type { OrderDraft } from "./parse.js"
-import type { AfterFailure } from "./placement.js"
+import { notRecordedPressView } from "../../kernel/writes.js"
+import type { AfterFailure } from "../../kernel/afterFailure.js"
+import type { Batch } from "./batch.js"
 
 const ORDERS_PAGE_SIZE = 8
 
@@ -293,6 +295,33 @@ const unknownPreviewView = (id: string, restarted: boolean): View => {
   return view(fmt`${known}, so nothing was placed by this press and nothing will be placed from it. If you pressed Confirm before${restarted ? " the restart" : ""}, its orders may be live: look in the exchange's order history for client ids ${code(`tdb${id}-1`)}, ${code(`tdb${id}-2`)}… before placing them anew.`)
 }
 
+/**
+ * A batch whose outcome is unknown (the bot stopped while sending it, or its answer was lost), with what the exchange
+ * shows of each order by its client id; `found` is none when the exchange could not be read.
+ */
+export const lookedUpView = (
+  batch: Batch,
+  found: ReadonlyMap<string, { readonly orderId: string; readonly status: string }> | undefined
+): View => {
+  const lines = batch.orders.map((order, index) => {
+    const head = fmt`${index + 1}. ${describeOrder(order)} · client id ${code(order.clientOid)}`
+    if (found === undefined) return head
+    const seen = found.get(order.clientOid)
+    return seen === undefined
+      ? fmt`❔ ${head} → not among the open orders or the latest history`
+      : fmt`✅ ${head} → order ${code(oneLine(seen.orderId, "id"))}, ${oneLine(seen.status, "name")}`
+  })
+  const looked = found === undefined
+    ? fmt`The exchange could not be read just now to look them up: look for these client ids in its order history before placing them anew.`
+    : fmt`Looked up by client id just now. One not found may still have been placed (older history is not read): check before placing it anew.`
+  return view(fmt`${bold(`${marketName(batch.symbol)} · outcome unknown`)}
+These orders were sent, but their answer never came (the bot stopped while sending them, or the answer was lost), so they may or may not have been placed. They are never sent again from this preview.
+
+${join(lines, "\n")}
+
+${looked}`)
+}
+
 /** The short note a Confirm press gets at once, while the orders go out. */
 export const placingNote = (batch: Batch): string => `Placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`
 
@@ -300,7 +329,11 @@ export const placingNote = (batch: Batch): string => `Placing ${batch.orders.len
  * The answer to a Confirm or Cancel press on a preview that is no longer pending: `inPlace` when it replaces the
  * preview (which then holds nothing worth keeping), else a new message (the preview holds, or will hold, a result).
  */
-export const notPendingView = (claim: NotClaimed, id: string, press: "Confirm" | "Cancel"): { readonly view: View; readonly inPlace: boolean } => {
+export const notPendingView = (
+  claim: Exclude<NotClaimed<Batch>, { _tag: "Unknown" }>,
+  id: string,
+  press: "Confirm" | "Cancel"
+): { readonly view: View; readonly inPlace: boolean } => {
   switch (claim._tag) {
     case "Missing":
       // the bot does not know what the message holds now: the preview, or a result shown before a restart
@@ -309,8 +342,10 @@ export const notPendingView = (claim: NotClaimed, id: string, press: "Confirm" |
       return { view: expiredView(), inPlace: true }
     case "Evicted":
       return { view: evictedView(), inPlace: true }
-    case "Cancelled":
+    case "Dropped":
       return { view: cancelledView(), inPlace: true }
+    case "NotRecorded":
+      return { view: notRecordedPressView(), inPlace: false }
     case "Busy":
       return {
         view: view(press === "Confirm"

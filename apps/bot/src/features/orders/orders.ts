@@ -1,12 +1,12 @@
 /** `/orders` (working plan orders with Cancel, paged; finished ones with history) and `/order` (checked preview, then Confirm or Cancel). */
 import { Account, BatchOrders, Market, Orders, PlanOrderPlacement, PlanOrders } from "@tradedesk/core"
 import type { BatchOrder, Leverage, Ticker, TradeDeskError } from "@tradedesk/core"
-import { BigDecimal, Cause, Effect, Exit, Option } from "effect"
+import { BigDecimal, Cause, Effect, Either, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
-import { batchOf, placementRecord } from "../../kernel/Confirmations.js"
-import type { Batch, NotClaimed } from "../../kernel/Confirmations.js"
+import { afterFailure } from "../../kernel/afterFailure.js"
+import type { NotClaimed, Settlement } from "../../kernel/Confirmations.js"
 import { answerPress, onButton, onCommand, onPress } from "../../kernel/middleware.js"
 import { errorReport } from "../../kernel/messages.js"
 import { failureView, run, runExit, send, show, withArgs } from "../../kernel/respond.js"
@@ -16,8 +16,10 @@ import { essential } from "../../kernel/telegram/Pacer.js"
 import { view } from "../../kernel/view.js"
 import { fmt } from "telegraf/format"
 import type { View } from "../../kernel/view.js"
-import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
+import { messageTime, notRecordedAskView, settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
+import { BatchPayload, batchOf, hasMarketOrder, placementRecord } from "./batch.js"
+import type { Batch, Placement } from "./batch.js"
 import { checkBatch, confirmable } from "./checks.js"
 import {
   cancelledView,
@@ -25,6 +27,7 @@ import {
   checkPlans,
   failedPlacementView,
   isWorking,
+  lookedUpView,
   notPendingView,
   ordersView,
   placingNote,
@@ -103,6 +106,34 @@ const placePlans = (batch: Batch) =>
 
 const place = (batch: Batch) => (batch.orders.some((order) => order.triggerPrice !== undefined) ? placePlans(batch) : placeBatch(batch))
 
+/**
+ * What the exchange shows of a batch whose outcome is unknown: its client ids among the open orders and the latest of
+ * the history (normal or plan orders, as the batch holds).
+ */
+const findBatch = (batch: Batch) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    const wanted = new Set(batch.orders.map((order) => order.clientOid))
+    const found = new Map<string, { readonly orderId: string; readonly status: string }>()
+    const note = (items: ReadonlyArray<{ readonly clientOid: string; readonly orderId: string; readonly status: string }>) => {
+      for (const item of items) if (wanted.has(item.clientOid) && !found.has(item.clientOid)) found.set(item.clientOid, item)
+    }
+    if (batch.orders.some((order) => order.triggerPrice !== undefined)) {
+      note(yield* Effect.flatMap(PlanOrders.PlanOrders, (plans) => plans.list({ symbol: batch.symbol, limit: PLAN_LIMIT })))
+      note((yield* orders.planOrderHistory({ symbol: batch.symbol, pageSize: PlanOrderPlacement.MAX_PLAN_HISTORY_PAGE })).orders)
+    } else {
+      note(yield* orders.openOrders({ symbol: batch.symbol, pageSize: PLAN_LIMIT }))
+      note(yield* orders.orderHistory({ symbol: batch.symbol, pageSize: PLAN_LIMIT }))
+    }
+    return found
+  })
+
+/** The answer about a batch whose outcome is unknown: what the exchange shows of it, or that it could not be read. */
+const lookUp = async (deps: Deps, batch: Batch): Promise<View> => {
+  const found = await deps.runtime.runPromiseExit(findBatch(batch))
+  return lookedUpView(batch, Exit.isSuccess(found) ? found.value : undefined)
+}
+
 /** What the checks read: the contract (cached in core), the account's leverage for the market and its balances. */
 const checkReads = (symbol: string) =>
   Effect.all({
@@ -127,16 +158,11 @@ const runChecks = async (ctx: BotContext, deps: Deps, ticker: Ticker.Ticker, arg
   return { _tag: "Checked", checks }
 }
 
-/** When the pressed preview was sent (epoch ms); unknown for a message Telegram no longer shows the bot (date 0). */
-const previewTime = (ctx: BotContext): number | undefined => {
-  const date = ctx.callbackQuery?.message?.date
-  return date === undefined || date === 0 ? undefined : date * 1000
-}
-
 /** A press on Confirm or Cancel of a preview that is no longer pending. */
-const notPending = async (ctx: BotContext, id: string, claim: NotClaimed, press: "Confirm" | "Cancel"): Promise<void> => {
+const notPending = async (ctx: BotContext, deps: Deps, id: string, claim: NotClaimed<Batch>, press: "Confirm" | "Cancel"): Promise<void> => {
   const notYours = claim._tag === "NotYours"
   ctx.note(notYours ? "denied:not_owner" : `not_pending:${claim._tag}`, id, notYours ? "warn" : "info")
+  if (claim._tag === "Unknown") return send(ctx, await lookUp(deps, claim.payload))
   const answer = notPendingView(claim, id, press)
   if (answer.inPlace) return show(ctx, answer.view)
   // a preview the bot no longer has keeps its text (the orders, or the result of a Confirm before a restart) but
@@ -144,6 +170,10 @@ const notPending = async (ctx: BotContext, id: string, claim: NotClaimed, press:
   if (claim._tag === "Missing") await ctx.editMessageReplyMarkup(undefined).catch(() => undefined)
   return send(ctx, answer.view)
 }
+
+/** How a placement settles its preview: a batch that surely did not go out and may succeed later waits again. */
+const settlementOfPlacement = (placement: Placement): Settlement =>
+  placement._tag === "Placed" ? "sent" : placement.after === "retryable" ? "again" : placement.after === "final" ? "refused" : "unknown"
 
 /**
  * A placement's outcome is the user's record of orders that may be live: never dropped for a flooded chat, and sent as
@@ -154,8 +184,11 @@ const showOutcome = (ctx: BotContext, outcome: View): Promise<void> => essential
 export const orders = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
   const validMinutes = Math.round(deps.confirmations.ttlMillis / 60_000)
-
-  const plans = deps.pendingWrites("plan", PlanWrite)
+  // a market order's preview is priced by the market when it was made: after a restart, that moment is gone
+  const batches = deps.confirmations.kind("batch", BatchPayload, {
+    confirmableAfterRestart: (batch) => !hasMarketOrder(batch),
+    unknownView: (batch) => lookUp(deps, batch)
+  })
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
 
   const showOrders = async (ctx: BotContext, symbol: string | undefined, page: number, note?: FmtString) => {
@@ -180,6 +213,23 @@ export const orders = (deps: Deps): Composer<BotContext> => {
   composer.use(onButton("Orders", (ctx, data) => showOrders(ctx, data.symbol, data.page)))
   composer.use(onButton("PlanHistory", (ctx, data) => showHistory(ctx, data.symbol, data.page)))
 
+  const planCancels = singleWrite(deps, {
+    feature: "plan",
+    schema: PlanWrite,
+    again: planCancelAgain(),
+    check: () => checkPlans(),
+    sending: "Cancelling…",
+    send: async (ctx, write) => {
+      const exit = await runExit(ctx, deps, cancelPlan(write))
+      if (Exit.isSuccess(exit)) ctx.note("cancelled", write.orderId)
+      return {
+        settlement: settlementOf(exit),
+        note: Exit.isSuccess(exit) ? planCancelledNote(write.orderId, exit.value) : writeFailureView(ctx, exit.cause, "cancel", checkPlans()).text
+      }
+    },
+    back: (ctx, { back }, note) => showOrders(ctx, back.symbol, back.page, note)
+  })
+
   // the plan orders are read again first, so a Cancel left from an older list finds its order gone
   composer.use(onButton("CancelPlan", async (ctx, { orderId, symbol }) => {
     const list = await run(ctx, deps, listOrders(symbol))
@@ -189,28 +239,9 @@ export const orders = (deps: Deps): Composer<BotContext> => {
       ctx.note("gone", orderId)
       return show(ctx, ordersView(list.value, symbol, 0, PLAN_LIMIT, { trader: isTrader(ctx), note: planGoneNote() }))
     }
-    const id = plans.create(ctx.from?.id ?? 0, { orderId, symbol, back: { symbol, page: 0 } })
-    ctx.note("ask", `${id} cancel plan ${orderId}`)
-    return show(ctx, cancelPlanAskView(order, id))
+    return planCancels.ask(ctx, { orderId, symbol, back: { symbol, page: 0 } }, `cancel plan ${orderId}`, (id) => cancelPlanAskView(order, id))
   }))
-
-  composer.use(onWrite("plan", plans, async (ctx, claim, go) => {
-    if (claim._tag !== "Claimed") {
-      await answerPress(ctx)
-      return send(ctx, notWaitingView(claim, planCancelAgain()))
-    }
-    const { back } = claim.write
-    if (!go) {
-      await answerPress(ctx)
-      return showOrders(ctx, back.symbol, back.page)
-    }
-    void answerPress(ctx, "Cancelling…")
-    const exit = await runExit(ctx, deps, cancelPlan(claim.write))
-    const note = Exit.isSuccess(exit) ? planCancelledNote(claim.write.orderId, exit.value) : writeFailureView(ctx, exit.cause, "cancel", checkPlans()).text
-    deps.logger.log(Exit.isSuccess(exit) ? "info" : "warn", "cancel_plan", { user: ctx.from?.id, orderId: claim.write.orderId, outcome: note.text })
-    if (Exit.isSuccess(exit)) ctx.note("cancelled", claim.write.orderId)
-    return showOrders(ctx, back.symbol, back.page, note)
-  }))
+  composer.use(planCancels.presses)
 
   composer.use(onCommand(deps, "order", (ctx) =>
     withArgs(ctx, "order", parseOrder(ctx.payload), async (args) => {
@@ -224,32 +255,41 @@ export const orders = (deps: Deps): Composer<BotContext> => {
         return send(ctx, previewView(orders, checks, undefined, validMinutes))
       }
       // the client_oids are fixed here, once: whatever happens to the buttons, these orders are these ids
-      const { id } = deps.confirmations.create(ctx.from.id, (id) => batchOf(id, symbol, args.marginMode, args.orders))
-      ctx.note("preview", `${id} ${args.orders.length} orders on ${symbol}`)
-      return send(ctx, previewView(orders, checks, id, validMinutes))
+      const made = await batches.create(ctx.from.id, ctx.chat.id, (id) => batchOf(id, symbol, args.marginMode, args.orders))
+      if (Either.isLeft(made)) {
+        ctx.note("not_recorded", `${args.orders.length} orders on ${symbol}`, "error")
+        return send(ctx, notRecordedAskView())
+      }
+      ctx.note("preview", `${made.right.id} ${args.orders.length} orders on ${symbol}`)
+      return send(ctx, previewView(orders, checks, made.right.id, validMinutes))
     })))
 
   // answered here rather than before the work: the answer says the orders are going out, without waiting for the
   // chat's paced messages; it is not awaited, so a slow answer never delays the placement. The result replaces the
   // preview once the exchange has answered, and is logged first.
   composer.use(onPress("Confirm", async (ctx, { id }) => {
-    const claim = deps.confirmations.claim(id, ctx.from?.id ?? 0, previewTime(ctx))
-    void answerPress(ctx, claim._tag === "Claimed" ? placingNote(claim.batch) : undefined)
-    if (claim._tag !== "Claimed") return notPending(ctx, id, claim, "Confirm")
-    const placement = await deps.confirmations.place(id, claim.batch, (batch) => runExit(ctx, deps, place(batch)))
-    deps.logger.log(placement._tag === "Placed" ? "info" : "warn", "placement", { user: ctx.from?.id, ...placementRecord(id, claim.batch, placement) })
+    // recorded as claimed before anything is sent: a claim the store cannot record sends nothing
+    const claim = await batches.claim(id, ctx.from?.id ?? 0, messageTime(ctx))
+    void answerPress(ctx, claim._tag === "Claimed" ? placingNote(claim.payload) : undefined)
+    if (claim._tag !== "Claimed") return notPending(ctx, deps, id, claim, "Confirm")
+    const batch = claim.payload
+    const exit = await runExit(ctx, deps, place(batch))
+    const placement: Placement = Exit.isSuccess(exit)
+      ? { _tag: "Placed", response: exit.value }
+      : { _tag: "Failed", after: Option.match(Cause.failureOption(exit.cause), { onNone: () => "unknown", onSome: afterFailure }), cause: exit.cause }
+    await batches.settle(id, settlementOfPlacement(placement))
+    deps.logger.log(placement._tag === "Placed" ? "info" : "warn", "placement", { user: ctx.from?.id, ...placementRecord(id, batch, placement) })
     if (placement._tag === "Failed") {
-      return showOutcome(ctx, failedPlacementView(claim.batch, id, placement.after, failureView(ctx, placement.cause).text))
+      return showOutcome(ctx, failedPlacementView(batch, id, placement.after, failureView(ctx, placement.cause).text))
     }
-    ctx.note("placed", `${id} ${placement.response.orders.filter((order) => order.accepted).length}/${claim.batch.orders.length} accepted`)
-    return showOutcome(ctx, resultView(claim.batch, placement.response))
+    ctx.note("placed", `${id} ${placement.response.orders.filter((order) => order.accepted).length}/${batch.orders.length} accepted`)
+    return showOutcome(ctx, resultView(batch, placement.response))
   }))
 
   composer.use(onButton("Cancel", async (ctx, { id }) => {
-    const claim = deps.confirmations.cancel(id, ctx.from?.id ?? 0, previewTime(ctx))
-    if (claim._tag !== "Claimed") return notPending(ctx, id, claim, "Cancel")
-    // saved before it is said: after a restart, a preview shown as cancelled cannot be confirmed
-    await deps.confirmations.saved()
+    // recorded before it is said: a preview shown as cancelled can never be confirmed, restart or not
+    const claim = await batches.drop(id, ctx.from?.id ?? 0, messageTime(ctx))
+    if (claim._tag !== "Claimed") return notPending(ctx, deps, id, claim, "Cancel")
     ctx.note("cancelled", id)
     return show(ctx, cancelledView())
   }))

@@ -6,12 +6,12 @@ import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
 import { snapshot } from "../../kernel/MarketData.js"
-import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
+import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, runExit, send, show } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { view } from "../../kernel/view.js"
-import { notWaitingView, onWrite, writeFailureView } from "../../kernel/writes.js"
+import { settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
 import { checkPositions, closeAgain, closeAskView, closedNote, CloseWrite, noPositionView, positionsView } from "./format.js"
 import type { PositionRow } from "./format.js"
 
@@ -36,7 +36,6 @@ const close = (symbol: string) => Effect.flatMap(Orders.Orders, (orders) => orde
 
 export const positions = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  const pending = deps.pendingWrites("position", CloseWrite)
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
 
   const showPositions = async (ctx: BotContext, note?: FmtString) => {
@@ -44,6 +43,23 @@ export const positions = (deps: Deps): Composer<BotContext> => {
     if (Option.isSome(rows)) return show(ctx, positionsView(rows.value, { trader: isTrader(ctx), note }))
     if (note !== undefined) await show(ctx, view(note))
   }
+
+  const closes = singleWrite(deps, {
+    feature: "position",
+    schema: CloseWrite,
+    again: closeAgain(),
+    check: () => checkPositions(),
+    sending: "Closing…",
+    send: async (ctx, { symbol }) => {
+      const exit = await runExit(ctx, deps, close(symbol))
+      if (Exit.isSuccess(exit)) ctx.note("closed", symbol)
+      return {
+        settlement: settlementOf(exit),
+        note: Exit.isSuccess(exit) ? closedNote(symbol, exit.value) : writeFailureView(ctx, exit.cause, "close the positions", checkPositions()).text
+      }
+    },
+    back: (ctx, _write, note) => showPositions(ctx, note)
+  })
 
   composer.use(onCommand(deps, "positions", (ctx) => showPositions(ctx)))
   composer.use(onButton("Positions", (ctx) => showPositions(ctx)))
@@ -57,27 +73,9 @@ export const positions = (deps: Deps): Composer<BotContext> => {
       ctx.note("gone", symbol)
       return send(ctx, noPositionView(symbol))
     }
-    const id = pending.create(ctx.from?.id ?? 0, { symbol })
-    ctx.note("ask", `${id} close ${symbol}`)
-    return show(ctx, closeAskView(mine, symbol, id))
+    return closes.ask(ctx, { symbol }, `close ${symbol}`, (id) => closeAskView(mine, symbol, id))
   }))
 
-  composer.use(onWrite("position", pending, async (ctx, claim, go) => {
-    if (claim._tag !== "Claimed") {
-      await answerPress(ctx)
-      return send(ctx, notWaitingView(claim, closeAgain()))
-    }
-    if (!go) {
-      await answerPress(ctx)
-      return showPositions(ctx)
-    }
-    void answerPress(ctx, "Closing…")
-    const { symbol } = claim.write
-    const exit = await runExit(ctx, deps, close(symbol))
-    const note = Exit.isSuccess(exit) ? closedNote(symbol, exit.value) : writeFailureView(ctx, exit.cause, "close the positions", checkPositions()).text
-    deps.logger.log(Exit.isSuccess(exit) ? "info" : "warn", "close", { user: ctx.from?.id, symbol, outcome: note.text })
-    if (Exit.isSuccess(exit)) ctx.note("closed", symbol)
-    return showPositions(ctx, note)
-  }))
+  composer.use(closes.presses)
   return composer
 }

@@ -1,0 +1,208 @@
+/**
+ * Where the writes waiting for a trader's Confirm are kept: one record per confirmation, changed only by a
+ * compare-and-set on its state, so exactly one caller ever moves a record out of a state — two presses in one
+ * process, or two processes on one store. Every change is durable once it succeeds: a Confirm is recorded as claimed
+ * before its write is sent, and a write whose claim could not be recorded is not sent.
+ *
+ * Backends: `memory` (tests; nothing survives the process) and `files` (the data folder: one file per confirmation,
+ * written atomically and flushed with its folder). Both take a lock per record within the process, and rely on one
+ * process per store (the data folder's `FolderLock`). A backend shared by processes (Redis) implements `transition`
+ * as one atomic step on the server (a script comparing the state before it writes).
+ *
+ * A record that cannot be read (not JSON, not a record, larger than any record the bot writes) reads as missing and
+ * is logged: a confirmation the bot cannot read is never sent.
+ */
+import { Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { mkdir, open, readdir, rm } from "node:fs/promises"
+import { join } from "node:path"
+import type { Logger } from "./log.js"
+import { PRIVATE_DIR } from "./privateFiles.js"
+import { removeTemporaryFiles, StoreError, writeAtomically } from "./Store.js"
+
+/**
+ * - `waiting`: may be confirmed (until `expiresAt`) or dropped;
+ * - `claimed`: a Confirm took it and its write is being sent (after a restart: the answer never came);
+ * - `sent`: the write was sent and answered; `refused`: surely not done, and never sent again;
+ * - `unknown`: the write was sent and its answer lost, or the process stopped while sending it: it may have been done;
+ * - `expired`, `dropped` (the trader called it off), `evicted` (newer previews took its place): never sent.
+ */
+export const State = Schema.Literal("waiting", "claimed", "sent", "refused", "unknown", "expired", "dropped", "evicted")
+export type State = typeof State.Type
+
+export const Confirmation = Schema.Struct({
+  id: Schema.String,
+  /** which feature's write: its payload's schema */
+  kind: Schema.String,
+  owner: Schema.Number,
+  /** where the confirmation was asked: an outcome learnt later (after a restart) is told there */
+  chat: Schema.Number,
+  payload: Schema.Unknown,
+  state: State,
+  createdAt: Schema.Number,
+  expiresAt: Schema.Number,
+  /** when the state last changed (epoch ms) */
+  at: Schema.Number,
+  /** the run of the bot that made it, and the one that claimed it */
+  madeBy: Schema.String,
+  claimedBy: Schema.optional(Schema.String)
+})
+export interface Confirmation extends Schema.Schema.Type<typeof Confirmation> {}
+
+/** What a compare-and-set did: moved the record, or found it elsewhere (or missing) and left it. */
+export type Transition =
+  | { readonly _tag: "Moved"; readonly before: Confirmation; readonly after: Confirmation }
+  | { readonly _tag: "Stale"; readonly current: Option.Option<Confirmation> }
+
+export interface Backend {
+  /** Stores a new record; an id already taken fails. */
+  readonly insert: (record: Confirmation) => Effect.Effect<void, StoreError>
+  /** The record, or none when missing or unreadable (logged). */
+  readonly get: (id: string) => Effect.Effect<Option.Option<Confirmation>, StoreError>
+  /** Replaces the record with `next` of it if its state is `from` now, as one step. */
+  readonly transition: (id: string, from: State, next: (current: Confirmation) => Confirmation) => Effect.Effect<Transition, StoreError>
+  /** Every readable record (unreadable ones are logged and left). */
+  readonly list: Effect.Effect<ReadonlyArray<Confirmation>, StoreError>
+  readonly remove: (id: string) => Effect.Effect<void, StoreError>
+}
+
+/** Ids are drawn by the bot (base 36); anything else, e.g. from forged button data, names no record. */
+const ID = /^[0-9a-z]{1,16}$/
+
+/** No record the bot writes comes near this (a 20-order batch is about 2 KB); a larger file is not read whole. */
+export const MAX_RECORD_BYTES = 64 * 1024
+
+const RecordJson = Schema.parseJson(Confirmation)
+
+/** A store's raw texts by id, for a backend that serves one process: the locking and compare-and-set are shared. */
+interface Texts {
+  readonly read: (id: string) => Promise<string | undefined>
+  readonly write: (id: string, text: string, fresh: boolean) => Promise<void>
+  readonly delete: (id: string) => Promise<void>
+  readonly ids: () => Promise<ReadonlyArray<string>>
+}
+
+/** locks per record, striped: a bounded set however many ids pass */
+const STRIPES = 64
+
+const stripeOf = (id: string): number => {
+  let hash = 0
+  for (let index = 0; index < id.length; index++) hash = (hash * 31 + id.charCodeAt(index)) % STRIPES
+  return hash
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+const overTexts = (texts: Texts, log: Logger): Backend => {
+  const locks = Array.from({ length: STRIPES }, () => Effect.unsafeMakeSemaphore(1))
+  const locked = <A, E>(id: string, effect: Effect.Effect<A, E>) => locks[stripeOf(id)]!.withPermits(1)(effect)
+  const attempt = <A>(id: string, work: () => Promise<A>) =>
+    Effect.tryPromise({ try: work, catch: (error) => new StoreError({ key: `confirmation ${id}`, reason: describe(error) }) })
+
+  const decode = (id: string, text: string): Option.Option<Confirmation> => {
+    const record = text.length > MAX_RECORD_BYTES ? undefined : Schema.decodeUnknownEither(RecordJson)(text)
+    if (record !== undefined && Either.isRight(record) && record.right.id === id) return Option.some(record.right)
+    const reason = record === undefined
+      ? `over ${MAX_RECORD_BYTES} bytes`
+      : Either.isLeft(record)
+      ? ParseResult.TreeFormatter.formatErrorSync(record.left).slice(0, 500)
+      : "holds another id"
+    log.log("warn", "confirmation_unreadable", { id, reason })
+    return Option.none()
+  }
+
+  const read = (id: string) =>
+    ID.test(id) ? Effect.map(attempt(id, () => texts.read(id)), (text) => (text === undefined ? Option.none() : decode(id, text))) : Effect.succeedNone
+  const write = (record: Confirmation, fresh: boolean) =>
+    attempt(record.id, () => texts.write(record.id, JSON.stringify(Schema.encodeSync(Confirmation)(record)), fresh))
+
+  return {
+    insert: (record) =>
+      ID.test(record.id)
+        ? locked(record.id, write(record, true))
+        : Effect.fail(new StoreError({ key: `confirmation ${record.id}`, reason: "not an id the bot draws" })),
+    get: read,
+    transition: (id, from, next) =>
+      locked(
+        id,
+        Effect.flatMap(read(id), (current): Effect.Effect<Transition, StoreError> => {
+          if (Option.isNone(current) || current.value.state !== from) return Effect.succeed({ _tag: "Stale", current })
+          const after = next(current.value)
+          return Effect.as(write(after, false), { _tag: "Moved", before: current.value, after })
+        })
+      ),
+    list: Effect.flatMap(
+      attempt("list", () => texts.ids()),
+      (ids) => Effect.map(Effect.forEach(ids, read, { concurrency: 16 }), (records) => records.flatMap(Option.toArray))
+    ),
+    remove: (id) => (ID.test(id) ? locked(id, attempt(id, () => texts.delete(id))) : Effect.void)
+  }
+}
+
+/** The store in memory: for tests and the in-memory bot; nothing survives the process. */
+export const memory = (log: Logger): Backend & { readonly texts: Map<string, string> } => {
+  const texts = new Map<string, string>()
+  return {
+    texts,
+    ...overTexts({
+      read: async (id) => texts.get(id),
+      write: async (id, text, fresh) => {
+        if (fresh && texts.has(id)) throw new Error("the id is taken")
+        texts.set(id, text)
+      },
+      delete: async (id) => void texts.delete(id),
+      ids: async () => [...texts.keys()]
+    }, log)
+  }
+}
+
+const SUFFIX = ".json"
+
+/** Reads at most `MAX_RECORD_BYTES` and one more, so an oversized file is told without being read whole. */
+const readCapped = async (path: string): Promise<string | undefined> => {
+  const file = await open(path, "r").catch((error: unknown) => {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") return undefined
+    throw error
+  })
+  if (file === undefined) return undefined
+  try {
+    const buffer = Buffer.alloc(MAX_RECORD_BYTES + 1)
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0)
+    return buffer.subarray(0, bytesRead).toString("utf8")
+  } finally {
+    await file.close()
+  }
+}
+
+/**
+ * The store in `directory` (made 0700, temporary files of a crash removed): one file per confirmation. Only one
+ * process may use it at a time, which the data folder's lock ensures.
+ */
+export const files = async (directory: string, log: Logger): Promise<Backend> => {
+  await mkdir(directory, { recursive: true, mode: PRIVATE_DIR })
+  await removeTemporaryFiles(directory)
+  const pathOf = (id: string) => join(directory, `${id}${SUFFIX}`)
+  return overTexts({
+    read: (id) => readCapped(pathOf(id)),
+    write: async (id, text, fresh) => {
+      if (fresh && (await readCapped(pathOf(id))) !== undefined) throw new Error("the id is taken")
+      await writeAtomically(pathOf(id), text)
+    },
+    delete: (id) => rm(pathOf(id), { force: true }),
+    ids: async () => (await readdir(directory)).filter((name) => name.endsWith(SUFFIX)).map((name) => name.slice(0, -SUFFIX.length))
+  }, log)
+}
+
+/** The bot's confirmation store, built with its runtime. */
+export class ConfirmStore extends Context.Tag("@tradedesk/bot/ConfirmStore")<ConfirmStore, Backend>() {}
+
+export const layerMemory = (log: Logger): Layer.Layer<ConfirmStore> => Layer.sync(ConfirmStore, () => memory(log))
+
+/** The store in the data folder's `confirmations/`, made when the layer is built. */
+export const layerFiles = (dataDir: string, log: Logger): Layer.Layer<ConfirmStore, StoreError> =>
+  Layer.effect(
+    ConfirmStore,
+    Effect.tryPromise({
+      try: () => files(join(dataDir, "confirmations"), log),
+      catch: (error) => new StoreError({ key: dataDir, reason: `cannot prepare the confirmations folder: ${describe(error)}` })
+    })
+  )
