@@ -4,7 +4,9 @@
  * time constant divided by `scale` (pacing, caches, the exchange's rate window), so a run of 500 s takes 500/scale s.
  * Log lines go to standard error, as the application's do without a log file; SIGUSR2 logs the memory retained.
  */
+import { Either } from "effect"
 import { createBot } from "../src/createBot.js"
+import * as BotConfig from "../src/kernel/BotConfig.js"
 import * as BotRuntime from "../src/kernel/BotRuntime.js"
 import { jsonLogger } from "../src/kernel/log.js"
 import { startPolling } from "../src/kernel/telegram/serve.js"
@@ -33,6 +35,7 @@ const main = async () => {
     apiPassphrase: config.apiPassphrase,
     rateLimit: { windowMs: scaled(10_000), penaltyMs: scaled(10_000), onExceeded: "fail" }
   }, { tickersTtlMs: scaled(3_000), accountReadsTtlMs: scaled(2_000) })
+  const defaults = Either.getOrThrow(BotConfig.read({}))
   const trade = createBot({
     token: config.token,
     apiRoot: config.apiRoot,
@@ -46,7 +49,8 @@ const main = async () => {
       lateAfterMs: scaled(5_000),
       busyNoticeIntervalMs: scaled(30_000)
     },
-    typingDelayMs: scaled(400)
+    typingDelayMs: scaled(400),
+    orders: { priceTolerance: defaults.confirmPriceTolerance, slippage: defaults.marketSlippage }
   })
   const running = await startPolling(trade, (error) => {
     logger.log("error", "transport_failed", { detail: String(error) })

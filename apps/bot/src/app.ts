@@ -17,6 +17,7 @@ import type { Readable, Writable } from "node:stream"
 import { createBot } from "./createBot.js"
 import * as BotConfig from "./kernel/BotConfig.js"
 import * as BotRuntime from "./kernel/BotRuntime.js"
+import { FolderLock, FolderLockedError } from "./kernel/FolderLock.js"
 import { jsonLogger, scrub } from "./kernel/log.js"
 import type { Logger } from "./kernel/log.js"
 import { PRIVATE_DIR, PRIVATE_FILE } from "./kernel/privateFiles.js"
@@ -145,9 +146,18 @@ export const startApp = async (io: AppIo): Promise<App> => {
   }
   try {
     const dataDir = resolve(io.cwd, config.dataDir)
-    await prepareFolder(dataDir).catch((error: unknown) => {
-      throw new StartupError(`BOT_DATA_DIR: cannot use ${dataDir} for the bot's data (${describe(error)})`)
-    })
+    const cannotUse = (error: unknown) => {
+      throw new StartupError(
+        error instanceof FolderLockedError
+          ? `BOT_DATA_DIR: ${error.message}`
+          : `BOT_DATA_DIR: cannot use ${dataDir} for the bot's data (${describe(error)})`
+      )
+    }
+    // before the folder is prepared: its sweep of temporary files must never run under another process's writes;
+    // released last, once the runtime has written what it holds
+    const lock = await FolderLock.acquire(dataDir).catch(cannotUse)
+    cleanups.push(() => lock.release())
+    await prepareFolder(dataDir).catch(cannotUse)
     const exchange = await exchangeOf(config, io.env)
     if (exchange.simulator !== undefined) cleanups.push(exchange.simulator.close)
     const runtime = BotRuntime.make(
@@ -188,6 +198,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
       void stopWith(1)
     }
 
+    const orders = { priceTolerance: config.confirmPriceTolerance, slippage: config.marketSlippage }
     const watch = { budgetShare: config.watchBudgetPercent / 100, marginWarning: config.marginWarningPercent / 100 }
     // the console user is the operator at the terminal: a trader; nobody else can reach that chat
     const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
@@ -203,6 +214,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
         logger,
         pacing: { perChatIntervalMs: 0 },
         confirmTtlMs: config.confirmTtlMs,
+        orders,
         watch
       })
       const polling = await startPolling(trade, fatal)
@@ -237,6 +249,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
         access,
         logger,
         confirmTtlMs: config.confirmTtlMs,
+        orders,
         watch
       })
       const running: Running = config.webhook === undefined

@@ -21,6 +21,7 @@ import { notify } from "./features/notify/notify.js"
 import { chats } from "./features/notify/subscribers.js"
 import { open } from "./features/open/open.js"
 import { orders } from "./features/orders/orders.js"
+import type { OrderSettings } from "./features/orders/orders.js"
 import { positions } from "./features/positions/positions.js"
 import type { AccessPolicy } from "./kernel/access.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
@@ -49,6 +50,8 @@ export interface BotOptions {
   readonly pacing?: PacerOptions
   /** how long an order preview may be confirmed (default 5 min) */
   readonly confirmTtlMs?: number
+  /** what guards an order between its preview and the exchange (BOT_CONFIRM_PRICE_TOLERANCE_PERCENT, BOT_MARKET_SLIPPAGE_PERCENT) */
+  readonly orders: OrderSettings
   /** show `typing…` when an exchange call takes longer than this (default 400 ms) */
   readonly typingDelayMs?: number
   readonly now?: () => number
@@ -106,7 +109,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     authorize(deps),
     help(deps),
     market(deps),
-    orders(deps),
+    orders(deps, options.orders),
     bills(deps),
     affiliate(deps),
     chart(deps),

@@ -6,10 +6,13 @@
 import type { TradeDeskConfig } from "@tradedesk/core"
 import { startSimulator } from "@tradedesk/simulator"
 import type { RunningSimulator } from "@tradedesk/simulator"
+import { Either } from "effect"
 import { createBot } from "../src/createBot.js"
+import type { OrderSettings } from "../src/features/orders/orders.js"
 import type { TradeBot } from "../src/createBot.js"
 import type { WatchSettings } from "../src/kernel/Watcher.js"
 import type { AccessPolicy } from "../src/kernel/access.js"
+import * as BotConfig from "../src/kernel/BotConfig.js"
 import * as BotRuntime from "../src/kernel/BotRuntime.js"
 import { jsonLogger } from "../src/kernel/log.js"
 import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
@@ -17,6 +20,12 @@ import type { Person, StoredMessage } from "../src/kernel/telegram/LocalBotApi.j
 import type { PacerOptions } from "../src/kernel/telegram/Pacer.js"
 import { startPolling } from "../src/kernel/telegram/serve.js"
 import type { Running } from "../src/kernel/telegram/serve.js"
+
+/** The order guards a bot has when nothing is set. */
+export const defaultOrderSettings: OrderSettings = (() => {
+  const { confirmPriceTolerance, marketSlippage } = Either.getOrThrow(BotConfig.read({}))
+  return { priceTolerance: confirmPriceTolerance, slippage: marketSlippage }
+})()
 
 export const TOKEN = "123456:local-test-token-abcdefghijklmno"
 
@@ -60,6 +69,8 @@ export interface RigOptions {
   readonly dataDir?: string
   readonly watch?: WatchSettings
   readonly alertIntervalMs?: number
+  /** default: 1 % each, as BOT_CONFIRM_PRICE_TOLERANCE_PERCENT and BOT_MARKET_SLIPPAGE_PERCENT */
+  readonly orders?: OrderSettings
 }
 
 export interface Rig {
@@ -125,6 +136,7 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
       logger,
       pacing: options.pacing ?? { perChatIntervalMs: 0, groupIntervalMs: 0 },
       typingDelayMs: 50,
+      orders: options.orders ?? defaultOrderSettings,
       ...(options.watch === undefined ? {} : { watch: options.watch }),
       ...(options.alertIntervalMs === undefined ? {} : { alertIntervalMs: options.alertIntervalMs }),
       ...(skew === undefined ? {} : { now: () => Date.now() + skew.value })

@@ -5,9 +5,11 @@
  * answers clearly, within Telegram's limits, with the exchange's text neutralised and its exports formula-safe, and
  * stays up.
  */
+import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { labels, preOf, reader, startRig, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
@@ -100,6 +102,8 @@ const affiliateUserOf = (uid: string) => ({
 /** What the exchange answers: hostile data, an error body for every call, or bodies too big or absurd to read. */
 type Mode = "data" | "error" | "oversized" | "exponent"
 
+const ACCOUNTS = readFileSync(fileURLToPath(new URL("../../../packages/core/test/fixtures/getAccounts.json", import.meta.url)), "utf8")
+
 const ERROR_MSG = `${MARKUP}\n`.repeat(2_000)
 
 const hostileExchange = async () => {
@@ -140,6 +144,9 @@ const hostileExchange = async () => {
     if (path === "/capi/v2/account/assets") {
       return send(res, 200, JSON.stringify([{ coinName: "USDT", available: "1000", frozen: "0", equity: "1000", unrealizePnl: "0" }]))
     }
+    // the margin mode in force (V2's account overview, core's recorded sample) and the market afresh, for a Confirm
+    if (path === "/capi/v2/account/getAccounts") return send(res, 200, ACCOUNTS)
+    if (path === "/capi/v2/market/ticker") return send(res, 200, JSON.stringify(tickerOf("cmt_ethusdt")))
     if (path === "/capi/v2/order/batchOrders") {
       const orders = (JSON.parse(body) as { orderDataList: ReadonlyArray<{ client_oid: string }> }).orderDataList
       return send(res, 200, JSON.stringify({

@@ -115,7 +115,7 @@ describe("open orders", () => {
     const list = rig.last(trader.id)
     await rig.press(trader, list, "✖ Cancel all SOLUSDT")
     await rig.press(trader, list, "✅ Cancel all")
-    expect(rig.api.message(trader.id, list.messageId)!.text).toMatch(/^✅ Cancelled \d+ orders on SOLUSDT\.\n\nNo open orders on SOLUSDT\.$/)
+    expect(rig.api.message(trader.id, list.messageId)!.text).toMatch(/^✅ Cancelled the \d+ orders listed on SOLUSDT\.\n\nNo open orders on SOLUSDT\.$/)
   })
 })
 

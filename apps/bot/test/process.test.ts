@@ -3,7 +3,7 @@ import { spawn } from "node:child_process"
 import type { ChildProcessWithoutNullStreams } from "node:child_process"
 import { existsSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
@@ -52,12 +52,27 @@ const exited = (child: ChildProcessWithoutNullStreams, ms: number): Promise<numb
     })
   })
 
-/** `npm start` in a fresh folder: the console chat against the embedded simulator (no token), its output and errors. */
-const startBot = async () => {
+/** Resolves with the exit code once the process has exited and all it printed has been read ('exit' may come first). */
+const closed = (child: ChildProcessWithoutNullStreams, ms: number): Promise<number | null> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the process did not close within ${ms} ms`)), ms)
+    child.once("close", (code) => {
+      clearTimeout(timer)
+      resolve(code)
+    })
+  })
+
+/**
+ * `npm start` in a fresh folder, or in `dir` where another may run: the console chat against the embedded simulator
+ * (no token), its output and errors.
+ */
+const startBot = async (dir?: string) => {
   // the process runs what is built: turbo builds the package before its tests (turbo.json)
   expect(existsSync(MAIN), "dist/main.js is missing: npm run build -w @tradedesk/bot").toBe(true)
-  const dir = await mkdtemp(join(tmpdir(), "tradedesk-process-"))
-  dirs.push(dir)
+  if (dir === undefined) {
+    dir = await mkdtemp(join(tmpdir(), "tradedesk-process-"))
+    dirs.push(dir)
+  }
   // relative paths start where `npm start` was run
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TELEGRAM_|TRADEDESK_|BOT_)/.test(name)))
   const child = spawn(process.execPath, [MAIN], { cwd: PACKAGE, env: { ...env, INIT_CWD: dir }, stdio: "pipe" })
@@ -94,4 +109,31 @@ describe("the built bot", () => {
     expect(out.text).toContain("bot › Markets by 24 h volume")
     expect(out.text).toMatch(/\[1\] ⟳ Refresh {3}\[2\] Next ›/)
   }, 40_000)
+
+  it("refuses a second bot on the same data folder, naming the folder and the first's pid, and starts once the first has stopped", async () => {
+    const first = await startBot()
+    await first.out.shows(/Type \/help to begin/, 0, 15_000)
+    const dataDir = join(first.dir, ".tradedesk-data")
+
+    const second = await startBot(first.dir)
+    expect(await closed(second.child, 15_000)).toBe(1)
+    expect(second.errors.text).toContain(
+      `tradedesk bot did not start: BOT_DATA_DIR: ${dataDir} is in use by another bot process (pid ${first.child.pid} on host ${hostname()} since `
+    )
+    expect(second.errors.text).toContain(`if you are sure it is gone, delete ${join(dataDir, "bot.lock")}`)
+    expect(second.out.text).toBe("")
+
+    // the first runs on, its folder untouched
+    const from = first.out.length
+    first.child.stdin.write("/tickers\n")
+    await first.out.shows(/\[1\] ⟳ Refresh {3}\[2\] Next ›/, from, 10_000)
+    first.child.kill("SIGTERM")
+    expect(await exited(first.child, 15_000)).toBe(0)
+    expect(existsSync(join(dataDir, "bot.lock"))).toBe(false)
+
+    const third = await startBot(first.dir)
+    await third.out.shows(/Type \/help to begin/, 0, 15_000)
+    third.child.kill("SIGTERM")
+    expect(await exited(third.child, 15_000)).toBe(0)
+  }, 60_000)
 })

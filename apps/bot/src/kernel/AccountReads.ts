@@ -10,7 +10,7 @@
  */
 import type { Fill, Leverage, Order, PlanOrder, PlanOrderPlacement, Position, SpotBill, TradeDeskError } from "@tradedesk/core"
 import { Account, BatchOrders, Orders, PlanOrders, Positions, SpotBills } from "@tradedesk/core"
-import { Cache, Clock, Context, Duration, Effect, Equal, Exit, Hash, Layer } from "effect"
+import { Cache, Clock, Context, Duration, Effect, Equal, Exit, Hash, Layer, Option } from "effect"
 import * as DataTime from "./DataTime.js"
 
 /** parameter sets kept per endpoint at most: answers are fresh for seconds only, so a few dozen cover a burst */
@@ -64,6 +64,15 @@ export class Forgetting extends Context.Tag("@tradedesk/bot/AccountReads/Forgett
   readonly register: (forget: Effect.Effect<void>) => Effect.Effect<void>
   readonly forgetAll: Effect.Effect<void>
 }>() {}
+
+/**
+ * Forgets every account read kept, so the next reads go to the exchange: a Confirm's checks read afresh. Where the
+ * shared reads are not layered in, nothing is kept and nothing is done.
+ */
+export const forgetKept: Effect.Effect<void> = Effect.flatMap(
+  Effect.serviceOption(Forgetting),
+  Option.match({ onNone: () => Effect.void, onSome: (forgetting) => forgetting.forgetAll })
+)
 
 const makeForgetting = Effect.sync(() => {
   const forgets: Array<Effect.Effect<void>> = []

@@ -2,7 +2,8 @@
  * The bot's configuration from the environment, checked as a whole: every problem is reported at once, by variable
  * name, never with a secret's value. The exchange connection itself (`TRADEDESK_*`) is read by core.
  */
-import { Either } from "effect"
+import { Decimal } from "@tradedesk/core"
+import { BigDecimal, Either } from "effect"
 import { randomBytes } from "node:crypto"
 import { isIP } from "node:net"
 import type { AccessPolicy } from "./access.js"
@@ -47,6 +48,10 @@ export interface BotConfig {
   readonly watchBudgetPercent: number
   /** the margin ratio (used margin / equity) past which the watcher warns, in percent */
   readonly marginWarningPercent: number
+  /** how far a market order's best price may move between its preview and Confirm, as a ratio (1 % is 0.01) */
+  readonly confirmPriceTolerance: BigDecimal.BigDecimal
+  /** how far past the best price a market order may fill, as a ratio: it is sent as an immediate-or-cancel limit there */
+  readonly marketSlippage: BigDecimal.BigDecimal
 }
 
 /** The data folder when `BOT_DATA_DIR` is not set, under the working directory. */
@@ -85,6 +90,16 @@ export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> 
     if (Number.isSafeInteger(number) && number >= min && number <= max) return number
     problems.push(`${name}: expected a whole number from ${min} to ${max}`)
     return fallback
+  }
+  /** A percentage with up to two decimals, as a ratio: "1.5" → 0.015. */
+  const percent = (name: string, fallback: string, min: string, max: string): BigDecimal.BigDecimal => {
+    const value = set(env, name) ?? fallback
+    const parsed = /^\d{1,3}(\.\d{1,2})?$/.test(value) ? Decimal.parse(value) : undefined
+    if (parsed !== undefined && BigDecimal.between(parsed, { minimum: Decimal.parse(min)!, maximum: Decimal.parse(max)! })) {
+      return BigDecimal.unsafeDivide(parsed, BigDecimal.make(100n, 0))
+    }
+    problems.push(`${name}: expected a percentage from ${min} to ${max} (e.g. 1 or 0.5)`)
+    return BigDecimal.unsafeDivide(Decimal.parse(fallback)!, BigDecimal.make(100n, 0))
   }
   const url = (name: string, protocols: ReadonlyArray<string>): string | undefined => {
     const value = set(env, name)
@@ -143,7 +158,9 @@ export const read = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>> 
     confirmTtlMs: integer("BOT_CONFIRM_TTL_MS", 300_000, 10_000, 3_600_000),
     dataDir: set(env, "BOT_DATA_DIR") ?? DEFAULT_DATA_DIR,
     watchBudgetPercent: integer("BOT_WATCH_BUDGET_PERCENT", 15, 1, 50),
-    marginWarningPercent: integer("BOT_MARGIN_WARNING_PERCENT", 80, 10, 99)
+    marginWarningPercent: integer("BOT_MARGIN_WARNING_PERCENT", 80, 10, 99),
+    confirmPriceTolerance: percent("BOT_CONFIRM_PRICE_TOLERANCE_PERCENT", "1", "0.01", "20"),
+    marketSlippage: percent("BOT_MARKET_SLIPPAGE_PERCENT", "1", "0.01", "10")
   }
   return problems.length === 0 ? Either.right(config) : Either.left(problems)
 }

@@ -89,14 +89,25 @@ describe.each(backends)("the %s confirmation store", (_name, make) => {
   it("moves a record only from the state asked, and says what it found otherwise", async () => {
     const { store, reopen } = await make()
     await run(store.insert(record("abc123")))
-    const stale = Either.getOrThrow(await run(store.transition("abc123", "claimed", (current) => ({ ...current, state: "sent" }))))
-    expect(stale).toEqual({ _tag: "Stale", current: Option.some(record("abc123")) })
-    const moved = Either.getOrThrow(await run(store.transition("abc123", "waiting", (current) => ({ ...current, state: "claimed", claimedBy: "run1", at: 2_000 }))))
-    expect(moved).toMatchObject({ _tag: "Moved", before: { state: "waiting" }, after: { state: "claimed", claimedBy: "run1", at: 2_000 } })
-    expect(Either.getOrThrow(await run(store.transition("missing1", "waiting", (current) => current)))).toEqual({ _tag: "Stale", current: Option.none() })
+    const claim = { state: "claimed", at: 2_000, claimedBy: "run1" } as const
+    const stale = [
+      { state: "claimed" },
+      { state: "waiting", kind: "cancel" },
+      { state: "waiting", owner: 200 },
+      { state: "waiting", liveAt: 301_001 }
+    ] as const
+    for (const expect_ of stale) {
+      expect(Either.getOrThrow(await run(store.transition("abc123", expect_, claim)))).toEqual({ _tag: "Stale", current: Option.some(record("abc123")) })
+    }
+    const moved = Either.getOrThrow(await run(store.transition("abc123", { state: "waiting", kind: "batch", owner: 100, liveAt: 301_000 }, claim)))
+    expect(moved).toEqual({ _tag: "Moved", before: record("abc123"), after: record("abc123", claim) })
+    // a claimant is dropped when the record moves on
+    const settled = Either.getOrThrow(await run(store.transition("abc123", { state: "claimed" }, { state: "sent", at: 3_000, claimedBy: undefined })))
+    expect(settled._tag === "Moved" && settled.after).toEqual(record("abc123", { state: "sent", at: 3_000 }))
+    expect(Either.getOrThrow(await run(store.transition("missing1", { state: "waiting" }, claim)))).toEqual({ _tag: "Stale", current: Option.none() })
     // the move is durable: another instance over the same storage sees it
     if (reopen !== undefined) {
-      expect(Option.map(Either.getOrThrow(await run((await reopen()).get("abc123"))), (found) => found.state)).toEqual(Option.some("claimed"))
+      expect(Option.map(Either.getOrThrow(await run((await reopen()).get("abc123"))), (found) => found.state)).toEqual(Option.some("sent"))
     }
   })
 
@@ -106,7 +117,7 @@ describe.each(backends)("the %s confirmation store", (_name, make) => {
       const id = `race${round}`
       await run(store.insert(record(id)))
       const results = await Promise.all(Array.from({ length: 20 }, (_, caller) =>
-        run(store.transition(id, "waiting", (current) => ({ ...current, state: "claimed", claimedBy: `caller${caller}` })))))
+        run(store.transition(id, { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: `caller${caller}` }))))
       const winners = results.map(Either.getOrThrow).filter((result) => result._tag === "Moved")
       expect(winners).toHaveLength(1)
       const winner = winners[0]!._tag === "Moved" ? winners[0]!.after.claimedBy : undefined
@@ -126,7 +137,7 @@ describe.each(backends)("the %s confirmation store", (_name, make) => {
     for (const [id, text] of cases) {
       await corrupt(id, text)
       expect(await run(store.get(id))).toEqual(Either.right(Option.none()))
-      expect(Either.getOrThrow(await run(store.transition(id, "waiting", (current) => ({ ...current, state: "claimed" })))))
+      expect(Either.getOrThrow(await run(store.transition(id, { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: "run1" }))))
         .toEqual({ _tag: "Stale", current: Option.none() })
     }
     expect(Either.getOrThrow(await run(store.list)).map((found) => found.id)).toEqual(["good1"])
@@ -150,7 +161,7 @@ describe("the files confirmation store", () => {
     // the folder swapped for a file, as an operator's mistake or a full disk would make writes fail
     await rm(directory, { recursive: true })
     await writeFile(directory, "")
-    const moved = await run(store.transition("abc123", "waiting", (current) => ({ ...current, state: "claimed" })))
+    const moved = await run(store.transition("abc123", { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: "run1" }))
     expect(Either.isLeft(moved) && moved.left._tag).toBe("StoreError")
     const inserted = await run(store.insert(record("def456")))
     expect(Either.isLeft(inserted) && inserted.left._tag).toBe("StoreError")

@@ -24,9 +24,10 @@ import { removeTemporaryFiles, StoreError, writeAtomically } from "./Store.js"
  * - `claimed`: a Confirm took it and its write is being sent (after a restart: the answer never came);
  * - `sent`: the write was sent and answered; `refused`: surely not done, and never sent again;
  * - `unknown`: the write was sent and its answer lost, or the process stopped while sending it: it may have been done;
- * - `expired`, `dropped` (the trader called it off), `evicted` (newer previews took its place): never sent.
+ * - `expired`, `dropped` (the trader called it off), `evicted` (newer previews took its place), `superseded` (what it
+ *   showed changed before its Confirm, which asked anew): never sent.
  */
-export const State = Schema.Literal("waiting", "claimed", "sent", "refused", "unknown", "expired", "dropped", "evicted")
+export const State = Schema.Literal("waiting", "claimed", "sent", "refused", "unknown", "expired", "dropped", "evicted", "superseded")
 export type State = typeof State.Type
 
 export const Confirmation = Schema.Struct({
@@ -48,7 +49,28 @@ export const Confirmation = Schema.Struct({
 })
 export interface Confirmation extends Schema.Schema.Type<typeof Confirmation> {}
 
-/** What a compare-and-set did: moved the record, or found it elsewhere (or missing) and left it. */
+/** What a record must be for a compare-and-set to move it: in `state`, and of `kind` and `owner` and unexpired at `liveAt` when given. */
+export interface Expect {
+  readonly state: State
+  readonly kind?: string
+  readonly owner?: number
+  /** moves it only if it expires at this time or later (epoch ms) */
+  readonly liveAt?: number
+}
+
+/** What a compare-and-set writes: the new state, when it changed, and who claimed it (none: no claimant). */
+export interface Change {
+  readonly state: State
+  readonly at: number
+  readonly claimedBy: string | undefined
+}
+
+/** Whether `record` is as `expect` says. */
+export const meets = (record: Confirmation, expect: Expect): boolean =>
+  record.state === expect.state && (expect.kind === undefined || record.kind === expect.kind) &&
+  (expect.owner === undefined || record.owner === expect.owner) && (expect.liveAt === undefined || record.expiresAt >= expect.liveAt)
+
+/** What a compare-and-set did: moved the record, or found it otherwise (or missing) and left it. */
 export type Transition =
   | { readonly _tag: "Moved"; readonly before: Confirmation; readonly after: Confirmation }
   | { readonly _tag: "Stale"; readonly current: Option.Option<Confirmation> }
@@ -58,8 +80,11 @@ export interface Backend {
   readonly insert: (record: Confirmation) => Effect.Effect<void, StoreError>
   /** The record, or none when missing or unreadable (logged). */
   readonly get: (id: string) => Effect.Effect<Option.Option<Confirmation>, StoreError>
-  /** Replaces the record with `next` of it if its state is `from` now, as one step. */
-  readonly transition: (id: string, from: State, next: (current: Confirmation) => Confirmation) => Effect.Effect<Transition, StoreError>
+  /**
+   * Applies `change` to the record if it is as `expect` says now, as one step: both are data, so a backend shared by
+   * processes can compare and write on its server.
+   */
+  readonly transition: (id: string, expect: Expect, change: Change) => Effect.Effect<Transition, StoreError>
   /** Every readable record (unreadable ones are logged and left). */
   readonly list: Effect.Effect<ReadonlyArray<Confirmation>, StoreError>
   readonly remove: (id: string) => Effect.Effect<void, StoreError>
@@ -121,12 +146,13 @@ const overTexts = (texts: Texts, log: Logger): Backend => {
         ? locked(record.id, write(record, true))
         : Effect.fail(new StoreError({ key: `confirmation ${record.id}`, reason: "not an id the bot draws" })),
     get: read,
-    transition: (id, from, next) =>
+    transition: (id, expect, change) =>
       locked(
         id,
         Effect.flatMap(read(id), (current): Effect.Effect<Transition, StoreError> => {
-          if (Option.isNone(current) || current.value.state !== from) return Effect.succeed({ _tag: "Stale", current })
-          const after = next(current.value)
+          if (Option.isNone(current) || !meets(current.value, expect)) return Effect.succeed({ _tag: "Stale", current })
+          const { claimedBy, ...rest } = current.value
+          const after: Confirmation = { ...rest, state: change.state, at: change.at, ...(change.claimedBy === undefined ? {} : { claimedBy: change.claimedBy }) }
           return Effect.as(write(after, false), { _tag: "Moved", before: current.value, after })
         })
       ),

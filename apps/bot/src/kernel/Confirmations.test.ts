@@ -151,7 +151,7 @@ const breakable = (inner: Backend) => {
   const store: Backend = {
     ...inner,
     insert: (record) => failing(inner.insert(record)),
-    transition: (id, from, next) => failing(inner.transition(id, from, next))
+    transition: (id, expect, change) => failing(inner.transition(id, expect, change))
   }
   return { store, state }
 }

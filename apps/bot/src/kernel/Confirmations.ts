@@ -33,6 +33,8 @@ export type NotClaimed<P> =
   /** it was sent and its answer never came: it may have been done; never sent again */
   | { readonly _tag: "Unknown"; readonly payload: P }
   | { readonly _tag: "Dropped" }
+  /** what it showed changed before its Confirm, which showed it anew under another id */
+  | { readonly _tag: "Superseded" }
   | { readonly _tag: "NotYours" }
   /** the store could not record the press: nothing was sent or changed */
   | { readonly _tag: "NotRecorded"; readonly reason: string }
@@ -41,9 +43,9 @@ export type Claim<P> = { readonly _tag: "Claimed"; readonly payload: P } | NotCl
 
 /**
  * How a claimed write ended: `again` — surely not sent, and it may be confirmed again; `refused` — surely not done;
- * `unknown` — sent, and whether it was done is not known.
+ * `unknown` — sent, and whether it was done is not known; `superseded` — not sent, as what it showed changed.
  */
-export type Settlement = "sent" | "refused" | "unknown" | "again"
+export type Settlement = "sent" | "refused" | "unknown" | "again" | "superseded"
 
 export interface KindOptions<P> {
   /** whether a confirmation made before a restart may still be confirmed after it (default yes) */
@@ -87,7 +89,8 @@ const FINISHED: Readonly<Record<Exclude<State, "waiting" | "claimed" | "unknown"
   refused: { _tag: "Refused" },
   expired: { _tag: "Expired" },
   dropped: { _tag: "Dropped" },
-  evicted: { _tag: "Evicted" }
+  evicted: { _tag: "Evicted" },
+  superseded: { _tag: "Superseded" }
 }
 
 const SWEEP_MILLIS = 60_000
@@ -185,9 +188,9 @@ export class Confirmations {
   }
 
   /** Moves a record between states in the store and the index; false when it was elsewhere or the store failed. */
-  private async move(id: string, from: State, to: State, change: Partial<Confirmation> = {}): Promise<boolean> {
+  private async move(id: string, from: State, to: State): Promise<boolean> {
     const at = this.now()
-    const moved = await this.perform(this.opened.transition(id, from, (record) => ({ ...record, ...change, state: to, at })))
+    const moved = await this.perform(this.opened.transition(id, { state: from }, { state: to, at, claimedBy: undefined }))
     if (Either.isLeft(moved)) {
       this.log.log("error", "confirmation_not_recorded", { id, from, to, reason: moved.left })
       return false
@@ -237,16 +240,6 @@ export class Confirmations {
     return Either.right(id)
   }
 
-  /** What a press finds of `id` for `owner`: the waiting record, or why it takes nothing. */
-  private async find(kind: string, id: string, owner: number, madeAt: number | undefined): Promise<Either.Either<Confirmation, NotClaimed<unknown>>> {
-    const found = await this.perform(this.opened.get(id))
-    if (Either.isLeft(found)) return Either.left({ _tag: "NotRecorded", reason: found.left })
-    const record = Option.getOrUndefined(found.right)
-    if (record === undefined || record.kind !== kind) return Either.left({ _tag: "Missing", restarted: madeAt !== undefined && madeAt < this.startedAt })
-    if (record.owner !== owner) return Either.left({ _tag: "NotYours" })
-    return Either.right(record)
-  }
-
   /** The answer a record in a state other than waiting gives to a press. */
   private notClaimed(record: Confirmation): NotClaimed<unknown> {
     switch (record.state) {
@@ -263,37 +256,40 @@ export class Confirmations {
     }
   }
 
-  /** @internal Kind's: waiting → `to` (claimed or dropped) for the owner, recorded in the store first. */
+  /**
+   * @internal Kind's: waiting → `to` (claimed or dropped) for the owner, recorded in the store first — one step that
+   * checks the record's kind, owner and expiry as it moves it. `madeAt`: when the press's message was sent.
+   */
   async take(kind: string, id: string, owner: number, madeAt: number | undefined, to: "claimed" | "dropped"): Promise<Claim<unknown>> {
-    const found = await this.find(kind, id, owner, madeAt)
-    if (Either.isLeft(found)) return found.left
-    const record = found.right
-    if (record.state !== "waiting" || this.now() > record.expiresAt) return this.notClaimed(record)
-    const payload = this.payloadOf(record)
-    if (Option.isNone(payload)) return { _tag: "Missing", restarted: false }
     const at = this.now()
-    const moved = await this.perform(this.opened.transition(id, "waiting", (current) => ({
-      ...current,
-      state: to,
-      at,
-      ...(to === "claimed" ? { claimedBy: this.run } : {})
-    })))
+    const moved = await this.perform(this.opened.transition(
+      id,
+      { state: "waiting", kind, owner, liveAt: at },
+      { state: to, at, claimedBy: to === "claimed" ? this.run : undefined }
+    ))
     if (Either.isLeft(moved)) {
       this.log.log("error", "confirmation_not_recorded", { id, from: "waiting", to, reason: moved.left })
       return { _tag: "NotRecorded", reason: moved.left }
     }
     if (moved.right._tag === "Stale") {
-      return Option.match(moved.right.current, { onNone: () => ({ _tag: "Missing", restarted: false }), onSome: (current) => this.notClaimed(current) })
+      const current = Option.getOrUndefined(moved.right.current)
+      if (current === undefined || current.kind !== kind) return { _tag: "Missing", restarted: madeAt !== undefined && madeAt < this.startedAt }
+      if (current.owner !== owner) return { _tag: "NotYours" }
+      return this.notClaimed(current)
     }
     if (to === "claimed") this.sending.add(id)
     this.note(id, to, at)
-    return { _tag: "Claimed", payload: payload.value }
+    const payload = this.payloadOf(moved.right.before)
+    if (Option.isSome(payload)) return { _tag: "Claimed", payload: payload.value }
+    // taken, but unreadable: never sent, and nothing more to do with it
+    if (to === "claimed") await this.settle(id, "refused")
+    return { _tag: "Missing", restarted: false }
   }
 
   /** @internal Kind's: records how a claimed write ended. A failure to record it leaves it claimed: unknown later. */
   async settle(id: string, settlement: Settlement): Promise<void> {
     try {
-      await this.move(id, "claimed", settlement === "again" ? "waiting" : settlement, { claimedBy: undefined })
+      await this.move(id, "claimed", settlement === "again" ? "waiting" : settlement)
     } finally {
       this.sending.delete(id)
     }

@@ -25,7 +25,7 @@ import { randomBytes } from "node:crypto"
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import type { Logger } from "./log.js"
-import { PRIVATE_DIR, PRIVATE_FILE } from "./privateFiles.js"
+import { PRIVATE_DIR, PRIVATE_FILE, syncFolder } from "./privateFiles.js"
 
 /** A write the store could not make: what was asked is not kept. */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
@@ -159,16 +159,6 @@ const systemError = (method: string, path: string, error: unknown) =>
     pathOrDescriptor: path,
     description: describe(error)
   })
-
-/** Flushes a folder's entries (a rename, a removal) to disk: the file's own flush does not cover its name. */
-const syncFolder = async (directory: string): Promise<void> => {
-  const folder = await open(directory, "r")
-  try {
-    await folder.sync()
-  } finally {
-    await folder.close()
-  }
-}
 
 /**
  * Writes `data` to a temporary file (0600), flushes it to disk, renames it over `path` and flushes the folder: once it

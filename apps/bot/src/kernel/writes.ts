@@ -63,6 +63,8 @@ export const notWaitingView = (claim: NotClaimed<unknown>, again: FmtString, che
       return view(fmt`${bold("Outcome unknown")}: this was sent, but its answer never came (the bot stopped, or the answer was lost), so it may or may not have been done. It is not sent again. ${check}`)
     case "Dropped":
       return view(fmt`This was called off; nothing was done. ${again}`)
+    case "Superseded":
+      return view(fmt`This changed before it was confirmed, so it was asked anew; nothing was done by this one.`)
     case "NotYours":
       return view(fmt`This confirmation belongs to someone else.`)
     case "NotRecorded":

@@ -1,10 +1,10 @@
 /** `/balance` (futures and spot) and `/leverage` (a market's setting, changed after a confirmation). */
 import { Account, Market, Positions } from "@tradedesk/core"
-import type { BatchOrder } from "@tradedesk/core"
 import { BigDecimal, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import { fmt } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
+import { marginModeOf } from "../../kernel/marginMode.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
@@ -36,25 +36,14 @@ const readBalance = Effect.all({
   spot: Effect.flatMap(Account.Account, (account) => account.spotAssets())
 }, { concurrency: "unbounded" })
 
-/**
- * The market's margin mode (cross unless the account set another), its leverage setting and its contract's bounds.
- * The mode is in the setting on V3, which has no account overview (`accounts` is unsupported there), and in the
- * account overview on V2.
- */
+/** The market's margin mode, its leverage setting and its contract's bounds. */
 const readLeverage = (symbol: string) =>
   Effect.gen(function*() {
     const account = yield* Account.Account
     const market = yield* Market.Market
-    const overview = account.accounts().pipe(
-      Effect.map(Option.some),
-      Effect.catchTag("UnsupportedOperationError", () => Effect.succeed(Option.none()))
-    )
-    const [settings, info, contract] = yield* Effect.all([account.accountSettings({ symbol }), overview, market.contract(symbol)], {
-      concurrency: "unbounded"
-    })
+    const [settings, contract] = yield* Effect.all([account.accountSettings({ symbol }), market.contract(symbol)], { concurrency: "unbounded" })
     const setting = settings.find((item) => item.symbol === symbol)
-    const mode: BatchOrder.MarginMode = Option.getOrUndefined(setting?.marginMode ?? Option.none()) ??
-      Option.getOrUndefined(info)?.account.modes.find((item) => item.symbol === symbol)?.marginMode ?? "cross"
+    const mode = yield* marginModeOf(symbol, setting)
     return { symbol, marginMode: mode, setting, contract } satisfies LeverageReading
   })
 

@@ -1,8 +1,11 @@
 import type { Order } from "@tradedesk/core"
-import { DateTime, Option } from "effect"
+import { DateTime, Either, Option, Schema } from "effect"
+import { fmt } from "telegraf/format"
 import { describe, expect, it } from "vitest"
 import { d, expectSendable, NOW } from "../../../test/samples.js"
-import { cancelAllAskView, cancelAskView, cancelledAllNote, cancelledNote, openView, OPEN_PAGE_SIZE } from "./format.js"
+import { view } from "../../kernel/view.js"
+import { cancelAllAskView, cancelAskView, cancelledListedNote, cancelledNote, OPEN_LIMIT, openView, OPEN_PAGE_SIZE, OpenWrite } from "./format.js"
+import type { CancelAll } from "./format.js"
 
 const openOrder = (fields: Partial<Order.Order> = {}): Order.Order => ({
   symbol: "cmt_btcusdt",
@@ -65,13 +68,46 @@ describe("open order views", () => {
       { label: "‹ Back", data: { _tag: "Write", feature: "open", id: "ab12cd", go: false } }
     ]])
     expectSendable(ask)
-    expect(cancelAllAskView("cmt_btcusdt", 3, "ab12cd").text.text).toMatch(/^Cancel all 3 open orders on BTCUSDT\?\nPlan \(trigger\) orders stay/)
+    expect(cancelAllAskView("cmt_btcusdt", 3, "ab12cd").text.text)
+      .toBe("Cancel all 3 open orders on BTCUSDT?\nOrders placed after this stay open, and so do plan (trigger) orders (/orders lists them).")
+    expect(cancelAllAskView(undefined, OPEN_LIMIT, "ab12cd").text.text).toContain("on every market?\nThese are the newest 100 the exchange returns; older ones stay open.")
     const write = { _tag: "Cancel", symbol: "cmt_btcusdt", orderId: undefined, clientOid: "tdbk3j9-1", back: { symbol: undefined, page: 0 } } as const
     expect(cancelledNote(write, { orderId: "1", clientOid: "tdbk3j9-1", cancelled: true, errorMessage: "", errorCode: "" }).text).toBe("✅ Order tdbk3j9-1 cancelled.")
     expect(cancelledNote(write, { orderId: "1", clientOid: "", cancelled: false, errorMessage: "already\nfilled", errorCode: "" }).text)
       .toBe("❌ Order tdbk3j9-1 was not cancelled: already filled.")
-    expect(cancelledAllNote("cmt_btcusdt", [{ orderId: "1", cancelled: true }, { orderId: "2", cancelled: false }]).text)
-      .toBe("⚠️ Cancelled 1 of 2 orders on BTCUSDT; the others stay open.")
-    expect(cancelledAllNote(undefined, []).text).toBe("Nothing to cancel: no open orders.")
+  })
+
+  it("says what a Cancel all did to each order it listed, and names the open ones it did not list", () => {
+    const write: CancelAll = { _tag: "CancelAll", symbol: "cmt_btcusdt", orderIds: ["1", "2", "3", "4"], back: { symbol: "cmt_btcusdt", page: 0 } }
+    // a Cancel all of the shape before its ids were kept does not decode (its confirmation counts as gone)
+    expect(Either.isLeft(Schema.decodeUnknownEither(OpenWrite)({ _tag: "CancelAll", symbol: "cmt_btcusdt", back: write.back }))).toBe(true)
+    const result = (orderId: string, cancelled: boolean, errorMessage = "") => ({ orderId, clientOid: "", cancelled, errorMessage, errorCode: "" })
+    const all = cancelledListedNote(write, {
+      results: ["1", "2", "3", "4"].map((id) => result(id, true)),
+      unsent: undefined,
+      openNow: Option.some([openOrder({ orderId: "5" }), openOrder({ orderId: "6" })])
+    })
+    expect(all.text).toBe("✅ Cancelled the 4 orders listed on BTCUSDT.\nLeft open: 2 orders placed since you asked: 5, 6.")
+    // 2 filled before the cancel reached it; 3 the exchange refused and is still open
+    const partly = cancelledListedNote(write, {
+      results: [result("1", true), result("2", false, "order does not exist"), result("3", false, "busy\nnow")],
+      unsent: { count: 1, why: fmt`The exchange is busy.` },
+      openNow: Option.some([openOrder({ orderId: "3" })])
+    })
+    expect(partly.text).toBe(
+      "⚠️ Cancelled 1 of the 4 orders listed on BTCUSDT.\nAlready gone (filled or cancelled before): 2.\nNot cancelled: 3 (busy now).\nFor the other 1 order listed: The exchange is busy."
+    )
+    // without the list read after, a refusal is not taken for gone
+    const unread = cancelledListedNote({ ...write, symbol: undefined, orderIds: ["2"] }, { results: [result("2", false)], unsent: undefined, openNow: Option.none() })
+    expect(unread.text).toBe("⚠️ Cancelled 0 of the 1 order listed.\nNot cancelled: 2 (no reason given).\nThe open orders could not be read again; /open shows them.")
+    // a full list may have left older orders out; names stop at ten
+    const full: CancelAll = { ...write, orderIds: Array.from({ length: OPEN_LIMIT }, (_, i) => `${i + 100}`) }
+    const many = cancelledListedNote(full, {
+      results: full.orderIds.map((id) => result(id, true)),
+      unsent: undefined,
+      openNow: Option.some(Array.from({ length: 12 }, (_, i) => openOrder({ orderId: `${i + 1}` })))
+    })
+    expect(many.text).toBe("✅ Cancelled the 100 orders listed on BTCUSDT.\nLeft open: 12 orders not among those listed: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more.")
+    expectSendable(view(many))
   })
 })

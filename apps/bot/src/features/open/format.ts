@@ -1,6 +1,6 @@
 /** Open-order views: the list with its Cancel buttons, the confirmations, and the outcome of a cancel. */
 import type { Cancel, Order } from "@tradedesk/core"
-import { BigDecimal, DateTime, Option, Schema } from "effect"
+import { Array as Arr, BigDecimal, DateTime, Option, Schema } from "effect"
 import { bold, code, fmt, italic, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { CallbackData } from "../../kernel/CallbackData.js"
@@ -9,6 +9,10 @@ import { ago, dec, marketName, oneLine, paginate, pageButtons, view } from "../.
 import type { Button, View } from "../../kernel/view.js"
 
 export const OPEN_PAGE_SIZE = 8
+/** the most open orders the exchange returns in one page: a list, and so a Cancel all, holds at most these */
+export const OPEN_LIMIT = 100
+/** order ids named in a Cancel all's outcome, per kind, at most */
+const MAX_NAMED_IDS = 10
 /** "Cancel all" buttons on one page at most, one per market shown */
 const MAX_CANCEL_ALL_BUTTONS = 4
 
@@ -25,9 +29,15 @@ export const OpenWrite = Schema.Union(
     clientOid: Schema.UndefinedOr(Schema.String),
     back: OpenState
   }),
-  Schema.TaggedStruct("CancelAll", { symbol: Schema.UndefinedOr(Schema.String), back: OpenState })
+  Schema.TaggedStruct("CancelAll", {
+    symbol: Schema.UndefinedOr(Schema.String),
+    /** the orders the confirmation counted, by the exchange's id: exactly these are cancelled */
+    orderIds: Schema.Array(Schema.String).pipe(Schema.maxItems(OPEN_LIMIT)),
+    back: OpenState
+  })
 )
 export type OpenWrite = typeof OpenWrite.Type
+export type CancelAll = Extract<OpenWrite, { _tag: "CancelAll" }>
 
 const KIND_NAMES: Readonly<Record<Order.OrderKind, string>> = {
   open_long: "Open long",
@@ -116,11 +126,18 @@ filled ${code(dec(order.filledQty))} of ${code(dec(order.size))} · ${ids(order)
     [confirmRow("open", id, "Cancel order")]
   )
 
-/** Asks to confirm the cancel of every open order of `symbol` (all markets when undefined), `count` of them now. */
+const ordersCount = (count: number) => (count === 1 ? "1 order" : `${count} orders`)
+
+const scopeOf = (symbol: string | undefined) => (symbol === undefined ? "" : ` on ${marketName(symbol)}`)
+
+/**
+ * Asks to confirm the cancel of the `count` open orders listed of `symbol` (every market when undefined); a full list
+ * says that older ones are not among them.
+ */
 export const cancelAllAskView = (symbol: string | undefined, count: number, id: string): View =>
   view(
     fmt`${bold(`Cancel all ${count === 1 ? "1 open order" : `${count} open orders`}${symbol === undefined ? " on every market" : ` on ${marketName(symbol)}`}?`)}
-Plan (trigger) orders stay; ${code("/orders")} lists them.`,
+${count >= OPEN_LIMIT ? `These are the newest ${OPEN_LIMIT} the exchange returns; older ones stay open. ` : ""}Orders placed after this stay open, and so do plan (trigger) orders (${code("/orders")} lists them).`,
     [confirmRow("open", id, "Cancel all")]
   )
 
@@ -142,14 +159,55 @@ export const cancelledNote = (write: Extract<OpenWrite, { _tag: "Cancel" }>, res
     ? fmt`✅ Order ${code(orderName(write))} cancelled.`
     : fmt`❌ Order ${code(orderName(write))} was not cancelled: ${oneLine(result.errorMessage, "message") || "the exchange gave no reason"}.`
 
-/** How a Cancel all ended. */
-export const cancelledAllNote = (symbol: string | undefined, results: ReadonlyArray<Cancel.CancelledOrder>): FmtString => {
-  const done = results.filter((result) => result.cancelled).length
-  const scope = symbol === undefined ? "" : ` on ${marketName(symbol)}`
-  if (results.length === 0) return fmt`Nothing to cancel${scope}: no open orders.`
-  return done === results.length
-    ? fmt`✅ Cancelled ${done === 1 ? "1 order" : `${done} orders`}${scope}.`
-    : fmt`⚠️ Cancelled ${done} of ${results.length} orders${scope}; the others stay open.`
+/** What a Cancel all did to the orders it listed, and what is open after it. */
+export interface CancelAllOutcome {
+  /** each listed order's result, as the exchange answered the batches sent */
+  readonly results: ReadonlyArray<Cancel.CancelResult>
+  /** the listed orders left after a batch failed (none sent after it), and what the failure means */
+  readonly unsent: { readonly count: number; readonly why: FmtString } | undefined
+  /** the open orders read again after the cancels; none when that read failed */
+  readonly openNow: Option.Option<ReadonlyArray<Order.Order>>
+}
+
+/** At most `MAX_NAMED_IDS` ids, then how many more. */
+const idList = (ids: ReadonlyArray<string>): FmtString => {
+  const named = join(ids.slice(0, MAX_NAMED_IDS).map((id) => code(oneLine(id, "id"))), ", ")
+  return ids.length > MAX_NAMED_IDS ? fmt`${named} and ${ids.length - MAX_NAMED_IDS} more` : named
+}
+
+/**
+ * How a Cancel all ended: how many of the listed orders were cancelled; those the exchange did not cancel, as gone
+ * (filled or cancelled before) when the list read after no longer has them; and the orders open now that it did not
+ * list, left open.
+ */
+export const cancelledListedNote = (write: CancelAll, outcome: CancelAllOutcome): FmtString => {
+  const listed = write.orderIds.length
+  const done = outcome.results.filter((result) => result.cancelled).length
+  const scope = scopeOf(write.symbol)
+  const lines: Array<FmtString> = [
+    done === listed ? fmt`✅ Cancelled the ${ordersCount(listed)} listed${scope}.` : fmt`⚠️ Cancelled ${done} of the ${ordersCount(listed)} listed${scope}.`
+  ]
+  const openIds = Option.map(outcome.openNow, (orders) => new Set(orders.map((order) => order.orderId)))
+  const [refused, gone] = Arr.partition(
+    outcome.results.filter((result) => !result.cancelled),
+    (result) => Option.isSome(openIds) && !openIds.value.has(result.orderId)
+  )
+  if (gone.length > 0) lines.push(fmt`Already gone (filled or cancelled before): ${idList(gone.map((result) => result.orderId))}.`)
+  if (refused.length > 0) {
+    const reasons = refused.map((result) => fmt`${code(oneLine(result.orderId, "id"))} (${oneLine(result.errorMessage, "message") || "no reason given"})`)
+    lines.push(fmt`Not cancelled: ${join(reasons.slice(0, MAX_NAMED_IDS), "; ")}${refused.length > MAX_NAMED_IDS ? ` and ${refused.length - MAX_NAMED_IDS} more` : ""}.`)
+  }
+  if (outcome.unsent !== undefined) lines.push(fmt`For the other ${ordersCount(outcome.unsent.count)} listed: ${outcome.unsent.why}`)
+  if (Option.isNone(outcome.openNow)) {
+    lines.push(fmt`The open orders could not be read again; ${code("/open")} shows them.`)
+  } else {
+    const listedIds = new Set(write.orderIds)
+    const unlisted = outcome.openNow.value.filter((order) => !listedIds.has(order.orderId)).map((order) => order.orderId)
+    // a full list may have left older orders out; otherwise an order it did not have was placed after
+    const since = listed >= OPEN_LIMIT ? "not among those listed" : "placed since you asked"
+    if (unlisted.length > 0) lines.push(fmt`Left open: ${ordersCount(unlisted.length)} ${since}: ${idList(unlisted)}.`)
+  }
+  return join(lines, "\n")
 }
 
 /** What a failed or unknown cancel asks the trader to check. */

@@ -1,10 +1,12 @@
 /** `/open` (open orders with Cancel buttons) and `/cancel`: one order or all of a market's, after a confirmation. */
-import { Orders } from "@tradedesk/core"
+import { Cancel, Orders } from "@tradedesk/core"
 import type { Order } from "@tradedesk/core"
-import { Effect, Exit, Option } from "effect"
+import { Array as Arr, Cause, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
+import type { Settlement } from "../../kernel/Confirmations.js"
+import type { BotError } from "../../kernel/messages.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
@@ -16,32 +18,72 @@ import {
   cancelAgain,
   cancelAllAskView,
   cancelAskView,
-  cancelledAllNote,
+  cancelledListedNote,
   cancelledNote,
   checkOpen,
   goneNote,
   nothingOpenView,
   notOpenView,
+  OPEN_LIMIT,
   openView,
   OpenWrite
 } from "./format.js"
-import type { OpenState } from "./format.js"
+import type { CancelAll, OpenState } from "./format.js"
 import { parseCancel, parseSymbol } from "./parse.js"
 import type { CancelTarget } from "./parse.js"
 
-/** the most open orders the exchange returns in one page */
-const OPEN_LIMIT = 100
-
 const listOpen = (symbol: string | undefined) => Effect.flatMap(Orders.Orders, (orders) => orders.openOrders({ symbol, pageSize: OPEN_LIMIT }))
 
-const cancelProgram = (write: OpenWrite) =>
+const cancelOne = (write: Extract<OpenWrite, { _tag: "Cancel" }>) =>
   Effect.flatMap(Orders.Orders, (orders) =>
-    write._tag === "CancelAll"
-      ? Effect.map(orders.cancelAllOrders({ symbol: write.symbol, kind: "normal" }), (results) => cancelledAllNote(write.symbol, results))
-      : Effect.map(
-        orders.cancelOrder(write.orderId === undefined ? { clientOid: write.clientOid, symbol: write.symbol } : { orderId: write.orderId, symbol: write.symbol }),
-        (result) => cancelledNote(write, result)
-      ))
+    Effect.map(
+      orders.cancelOrder(write.orderId === undefined ? { clientOid: write.clientOid, symbol: write.symbol } : { orderId: write.orderId, symbol: write.symbol }),
+      (result) => cancelledNote(write, result)
+    ))
+
+/**
+ * Cancels exactly the orders a Cancel all listed, a batch at a time (the exchange takes at most `MAX_BATCH_CANCELS`),
+ * then reads the open orders again. A first batch that fails fails the write (nothing of it was done); a later one
+ * ends the sending, and what the earlier ones did is still told, with the failure (`unsent`).
+ */
+const cancelListed = (write: CancelAll) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    const batches = Arr.chunksOf(write.orderIds, Cancel.MAX_BATCH_CANCELS)
+    const results: Array<Cancel.CancelResult> = []
+    let unsent: { readonly count: number; readonly error: BotError } | undefined
+    for (const [index, orderIds] of batches.entries()) {
+      const sent = yield* Effect.either(orders.cancelOrders({ orderIds, symbol: write.symbol }))
+      if (sent._tag === "Right") {
+        results.push(...sent.right.results)
+        continue
+      }
+      if (index === 0) return yield* Effect.fail(sent.left)
+      unsent = { count: write.orderIds.length - index * Cancel.MAX_BATCH_CANCELS, error: sent.left }
+      break
+    }
+    // read after the cancels (a write forgets the account reads kept), so it shows what is open now
+    const openNow = yield* Effect.option(listOpen(write.symbol))
+    return { results, unsent, openNow }
+  })
+
+/**
+ * How a Cancel all that cancelled something settles, and its note: it was sent, and its outcome is unknown when a
+ * later batch's answer was lost.
+ */
+const listedOutcome = (
+  ctx: BotContext,
+  write: CancelAll,
+  done: Effect.Effect.Success<ReturnType<typeof cancelListed>>
+): { readonly settlement: Settlement; readonly note: FmtString } => {
+  const { results, unsent, openNow } = done
+  if (unsent === undefined) return { settlement: "sent", note: cancelledListedNote(write, { results, unsent, openNow }) }
+  const why = writeFailureView(ctx, Cause.fail(unsent.error), "cancel them", checkOpen()).text
+  return {
+    settlement: unsent.error._tag === "OutcomeUnknownError" ? "unknown" : "sent",
+    note: cancelledListedNote(write, { results, unsent: { count: unsent.count, why }, openNow })
+  }
+}
 
 const matches = (target: CancelTarget) => (order: Order.Order): boolean =>
   target._tag === "OrderId" ? order.orderId === target.orderId : target._tag === "ClientOid" && order.clientOid === target.clientOid
@@ -64,12 +106,26 @@ export const open = (deps: Deps): Composer<BotContext> => {
     check: () => checkOpen(),
     sending: "Cancelling…",
     send: async (ctx, write) => {
-      const exit = await runExit(ctx, deps, cancelProgram(write))
-      if (Exit.isSuccess(exit)) ctx.note("cancelled", write._tag === "Cancel" ? write.orderId ?? write.clientOid : "all")
-      return { settlement: settlementOf(exit), note: Exit.isSuccess(exit) ? exit.value : writeFailureView(ctx, exit.cause, "cancel", checkOpen()).text }
+      if (write._tag === "Cancel") {
+        const exit = await runExit(ctx, deps, cancelOne(write))
+        if (Exit.isSuccess(exit)) ctx.note("cancelled", write.orderId ?? write.clientOid)
+        return { settlement: settlementOf(exit), note: Exit.isSuccess(exit) ? exit.value : writeFailureView(ctx, exit.cause, "cancel", checkOpen()).text }
+      }
+      const exit = await runExit(ctx, deps, cancelListed(write))
+      if (Exit.isFailure(exit)) return { settlement: settlementOf(exit), note: writeFailureView(ctx, exit.cause, "cancel", checkOpen()).text }
+      ctx.note("cancelled", `${write.orderIds.length} listed`)
+      return listedOutcome(ctx, write, exit.value)
     },
     back: (ctx, write, note) => showOpen(ctx, write.back, note)
   })
+
+  /** Asks to cancel the open orders listed (of `symbol`, or every market's): the confirmation keeps their ids. */
+  const askCancelAll = (ctx: BotContext, symbol: string | undefined, listed: ReadonlyArray<Order.Order>) => {
+    // a page holds at most OPEN_LIMIT: an answer longer than asked for is cut to what the payload holds
+    const orderIds = listed.slice(0, OPEN_LIMIT).map((order) => order.orderId)
+    const write: CancelAll = { _tag: "CancelAll", symbol, orderIds, back: { symbol, page: 0 } }
+    return cancels.ask(ctx, write, "cancel all", (id) => cancelAllAskView(symbol, orderIds.length, id))
+  }
 
   /** The market a typed query names (with "did you mean" for an unknown one), or every market. */
   const marketOf = async (ctx: BotContext, query: string | undefined): Promise<Option.Option<string | undefined>> => {
@@ -94,7 +150,7 @@ export const open = (deps: Deps): Composer<BotContext> => {
       const back = { symbol: symbol.value, page: 0 }
       if (target._tag === "All") {
         if (list.value.length === 0) return send(ctx, nothingOpenView(symbol.value))
-        return cancels.ask(ctx, { _tag: "CancelAll", symbol: symbol.value, back }, "cancel all", (id) => cancelAllAskView(symbol.value, list.value.length, id))
+        return askCancelAll(ctx, symbol.value, list.value)
       }
       const order = list.value.find(matches(target))
       if (order === undefined) {
@@ -131,7 +187,7 @@ export const open = (deps: Deps): Composer<BotContext> => {
     if (Option.isNone(list)) return
     const back = { symbol, page: 0 }
     if (list.value.length === 0) return show(ctx, openView([], back, { now: deps.now(), limit: OPEN_LIMIT, trader: isTrader(ctx) }))
-    return cancels.ask(ctx, { _tag: "CancelAll", symbol, back }, "cancel all", (id) => cancelAllAskView(symbol, list.value.length, id))
+    return askCancelAll(ctx, symbol, list.value)
   }))
 
   composer.use(cancels.presses)

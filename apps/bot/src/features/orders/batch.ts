@@ -123,3 +123,17 @@ export const placementRecord = (id: string, batch: Batch, placement: Placement):
   // an unknown outcome may have accepted any number of them
   return { ...base, accepted: placement.after === "unknown" ? "unknown" : `0/${batch.orders.length}`, after: placement.after, error }
 }
+
+/** What the preview offered Confirm on (checks.ts `Basis`), as stored. */
+const BasisPayload = Schema.Struct({
+  marginMode: Schema.typeSchema(BatchOrder.MarginModeFromCode),
+  cross: Schema.BigDecimal,
+  isolatedLong: Schema.BigDecimal,
+  isolatedShort: Schema.BigDecimal,
+  prices: Schema.Array(Schema.BigDecimal),
+  rests: Schema.Array(Schema.Boolean)
+})
+
+/** A preview waiting for Confirm: its batch, and what it was checked against. */
+export const PreviewPayload = Schema.Struct({ batch: BatchPayload, basis: BasisPayload })
+export type PreviewPayload = typeof PreviewPayload.Type

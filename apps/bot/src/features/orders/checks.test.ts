@@ -2,7 +2,7 @@ import { Decimal } from "@tradedesk/core"
 import type { BatchOrder } from "@tradedesk/core"
 import { describe, expect, it } from "vitest"
 import { btcContract, d, leverageSetting, right, ticker } from "../../../test/samples.js"
-import { amount, checkBatch, confirmable } from "./checks.js"
+import { amount, basisOf, changesSince, checkBatch, confirmable } from "./checks.js"
 import type { Checks } from "./checks.js"
 import { parseOrderLine } from "./parse.js"
 
@@ -15,7 +15,8 @@ const checksOf = (lines: ReadonlyArray<string>, options: { available?: string; l
     ticker: market,
     leverage: { marginMode: options.marginMode, setting: leverageSetting(options.leverage ?? "20") },
     available: d(options.available ?? "100000"),
-    orders: lines.map((line) => right(parseOrderLine(line)))
+    orders: lines.map((line) => right(parseOrderLine(line))),
+    slippage: d("0.01")
   })
 
 /** The one order's problems as `what → fix`. */
@@ -97,7 +98,8 @@ describe("checks before Confirm", () => {
       ticker: market,
       leverage: { marginMode: undefined, setting: leverageSetting("20", "10", "50") },
       available: d("100000"),
-      orders: [right(parseOrderLine("open_long 0.010 @ 64000"))]
+      orders: [right(parseOrderLine("open_long 0.010 @ 64000"))],
+      slippage: d("0.01")
     })
     expect(amount(own.orders[0]!.estimate.margin!)).toBe("64.00")
     const cross = checksOf(["open_long 0.010 @ 64000"], { marginMode: "cross" })
@@ -121,5 +123,48 @@ describe("checks before Confirm", () => {
     const funds = checksOf(["open_long 0.010 market trigger 66000"], { available: "10" })
     expect(confirmable(funds)).toBe(true)
     expect(funds.warnings[0]).toContain("The exchange checks the funds when the trigger fires.")
+  })
+})
+
+describe("checks at Confirm", () => {
+  const drafts = (lines: ReadonlyArray<string>) => lines.map((line) => right(parseOrderLine(line)))
+  const at = (lines: ReadonlyArray<string>, last: string, bid: string, ask: string, leverage = "20") =>
+    checkBatch({
+      contract: btcContract,
+      ticker: { ...market, last: d(last), bestBid: d(bid), bestAsk: d(ask) },
+      leverage: { marginMode: "cross", setting: leverageSetting(leverage) },
+      available: d("100000"),
+      orders: drafts(lines),
+      slippage: d("0.01")
+    })
+
+  it("protects a market order: an immediate-or-cancel limit 1 % past the best price, to the step on the safe side", () => {
+    const checks = at(["open_long 0.010 market", "close_long 0.010 market", "open_long 0.010 @ 60000", "open_long 0.010 market trigger 66000"], "65000.1", "64999.9", "65000.2")
+    expect(checks.orders.map((order) => order.estimate.cap === undefined ? "-" : Decimal.format(order.estimate.cap))).toEqual(["65650.2", "64350.0", "-", "-"])
+  })
+
+  it("finds nothing changed when nothing did", () => {
+    const lines = ["open_long 0.010 market", "open_long 0.010 @ 60000"]
+    const then = at(lines, "65000.1", "64999.9", "65000.2")
+    expect(changesSince(basisOf(then, "cross"), { checks: then, marginMode: "cross" }, drafts(lines), d("0.01"))).toEqual([])
+  })
+
+  it("names a leverage or margin mode changed, a market order's price moved past the tolerance, and a limit that would now fill at once", () => {
+    const lines = ["open_long 0.010 market", "open_long 0.010 @ 65500"]
+    const basis = basisOf(at(lines, "66000.1", "65999.9", "66000.2"), "cross")
+    // 0.9 % up: within 1 %
+    expect(changesSince(basis, { checks: at(lines, "66594", "66593.9", "66594.2"), marginMode: "cross" }, drafts(lines), d("0.01"))).toEqual([])
+    const up = changesSince(basis, { checks: at(lines, "79200", "79199.9", "79200.2", "100"), marginMode: "isolated" }, drafts(lines), d("0.01"))
+    expect(up).toEqual([
+      "The market's margin mode is isolated now (it was cross).",
+      "The leverage is 100x cross, 100x / 100x isolated now (it was 20x cross, 20x / 20x isolated).",
+      "Order 1: the best price moved from 66000.2 to 79200.2 (20 %), more than the 1 % a Confirm allows."
+    ])
+    // the market fell through the buy limit, which rested at the preview
+    const down = changesSince(basis, { checks: at(lines, "65300", "65299.9", "65300.2"), marginMode: "cross" }, drafts(lines), d("0.01"))
+    expect(down).toEqual([
+      "Order 1: the best price moved from 66000.2 to 65300.2 (1.1 %), more than the 1 % a Confirm allows.",
+      "Order 2: the limit 65500 would now fill at once (the market crossed it) rather than rest."
+    ])
   })
 })

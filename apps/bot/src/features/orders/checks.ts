@@ -28,6 +28,11 @@ export interface OrderEstimate {
   readonly margin: BigDecimal.BigDecimal | undefined
   readonly fee: BigDecimal.BigDecimal
   readonly feeKind: "maker" | "taker"
+  /**
+   * a market order's price protection: the furthest price it may fill at, `slippage` past the best price, where it is
+   * sent as an immediate-or-cancel limit; none for other orders (a trigger order executes at market when it triggers)
+   */
+  readonly cap: BigDecimal.BigDecimal | undefined
 }
 
 export interface OrderChecks {
@@ -62,6 +67,8 @@ export interface CheckInput {
   /** the margin coin's available balance; zero when the account has none */
   readonly available: BigDecimal.BigDecimal
   readonly orders: ReadonlyArray<OrderDraft>
+  /** how far past the best price a market order may fill, a ratio */
+  readonly slippage: BigDecimal.BigDecimal
 }
 
 /** How far from the last price a resting limit price or a trigger is worth a word (5 %). */
@@ -157,7 +164,8 @@ const checkOrder = (input: CheckInput, order: OrderDraft): OrderChecks => {
     notional,
     margin: opens(order.type) && BigDecimal.isPositive(leverage) ? BigDecimal.unsafeDivide(notional, leverage) : undefined,
     fee: BigDecimal.multiply(notional, feeKind === "maker" ? contract.makerFeeRate : contract.takerFeeRate),
-    feeKind
+    feeKind,
+    cap: order.priceMode === "market" && !plan ? protectedPrice(contract, ticker, order, input.slippage) : undefined
   }
   if (rests && !plan && BigDecimal.greaterThan(distance(limit, ticker.last), FAR_RATIO)) {
     warnings.push(
@@ -216,3 +224,71 @@ export const amount = (value: BigDecimal.BigDecimal): string => {
 
 /** Whether the preview may offer Confirm. */
 export const confirmable = (checks: Checks): boolean => checks.problems.length === 0 && checks.orders.every((order) => order.problems.length === 0)
+
+// ── at Confirm ──────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** What a preview offered Confirm on: the account's margin mode and leverage, and each order's price and whether it rested. */
+export interface Basis {
+  readonly marginMode: BatchOrder.MarginMode
+  readonly cross: BigDecimal.BigDecimal
+  readonly isolatedLong: BigDecimal.BigDecimal
+  readonly isolatedShort: BigDecimal.BigDecimal
+  /** the price each order's estimate used: its limit or trigger, else the best price on its side */
+  readonly prices: ReadonlyArray<BigDecimal.BigDecimal>
+  /** whether each order's limit rested on the book rather than filling at once */
+  readonly rests: ReadonlyArray<boolean>
+}
+
+export const basisOf = (checks: Checks, marginMode: BatchOrder.MarginMode): Basis => ({
+  marginMode,
+  cross: checks.leverage.setting.cross,
+  isolatedLong: checks.leverage.setting.isolatedLong,
+  isolatedShort: checks.leverage.setting.isolatedShort,
+  prices: checks.orders.map((order) => order.estimate.price),
+  rests: checks.orders.map((order) => order.estimate.feeKind === "maker")
+})
+
+const leverageText = (basis: Pick<Basis, "cross" | "isolatedLong" | "isolatedShort">) =>
+  `${dec(BigDecimal.normalize(basis.cross))}x cross, ${dec(BigDecimal.normalize(basis.isolatedLong))}x / ${dec(BigDecimal.normalize(basis.isolatedShort))}x isolated`
+
+/**
+ * What changed between a preview and its Confirm, each a sentence; none: the orders go out as previewed. A change of
+ * margin mode or leverage, a check that fails now, a market order whose price moved past `tolerance` (a ratio), or a
+ * limit that would now fill at once rather than rest.
+ */
+export const changesSince = (
+  basis: Basis,
+  now: { readonly checks: Checks; readonly marginMode: BatchOrder.MarginMode },
+  orders: ReadonlyArray<OrderDraft>,
+  tolerance: BigDecimal.BigDecimal
+): ReadonlyArray<string> => {
+  const changes: Array<string> = []
+  if (now.marginMode !== basis.marginMode) changes.push(`The market's margin mode is ${now.marginMode} now (it was ${basis.marginMode}).`)
+  const setting = now.checks.leverage.setting
+  const same = BigDecimal.equals(setting.cross, basis.cross) && BigDecimal.equals(setting.isolatedLong, basis.isolatedLong) &&
+    BigDecimal.equals(setting.isolatedShort, basis.isolatedShort)
+  if (!same) {
+    changes.push(`The leverage is ${leverageText(setting)} now (it was ${leverageText(basis)}).`)
+  }
+  orders.forEach((order, index) => {
+    const then = basis.prices[index]
+    const estimate = now.checks.orders[index]?.estimate
+    if (then === undefined || estimate === undefined || order.triggerPrice !== undefined) return
+    if (order.priceMode === "market" && BigDecimal.greaterThan(distance(estimate.price, then), tolerance)) {
+      changes.push(`Order ${index + 1}: the best price moved from ${dec(then)} to ${dec(estimate.price)} (${share(distance(estimate.price, then))}), more than the ${share(tolerance)} a Confirm allows.`)
+    }
+    if (order.priceMode === "limit" && basis.rests[index] === true && estimate.feeKind === "taker") {
+      changes.push(`Order ${index + 1}: the limit ${dec(estimate.price)} would now fill at once (the market crossed it) rather than rest.`)
+    }
+  })
+  if (!confirmable(now.checks)) changes.push("The checks find a problem now (below).")
+  return changes
+}
+
+/** The best price on a market order's side moved against it by `slippage` (a ratio), to the price step on the safe side. */
+const protectedPrice = (contract: Contract.Contract, ticker: Ticker.Ticker, order: OrderDraft, slippage: BigDecimal.BigDecimal): BigDecimal.BigDecimal => {
+  const one = BigDecimal.make(1n, 0)
+  return isBuy(order.type)
+    ? ContractRules.roundPrice(contract, BigDecimal.multiply(ticker.bestAsk, BigDecimal.sum(one, slippage)), "down")
+    : ContractRules.roundPrice(contract, BigDecimal.multiply(ticker.bestBid, BigDecimal.subtract(one, slippage)), "up")
+}

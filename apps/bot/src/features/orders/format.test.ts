@@ -8,8 +8,8 @@ import { parseOrderLine } from "./parse.js"
 describe("order views", () => {
   const preview = (lines: ReadonlyArray<string>, available: string, confirmId: string | undefined) => {
     const orders = lines.map((line) => right(parseOrderLine(line)))
-    const checks = checkBatch({ contract: btcContract, ticker: ticker("cmt_btcusdt"), leverage: { marginMode: "cross", setting: leverageSetting("20") }, available: d(available), orders })
-    return previewView({ symbol: "cmt_btcusdt", marginMode: "cross", orders }, { _tag: "Checked", checks }, confirmId, 5)
+    const checks = checkBatch({ contract: btcContract, ticker: ticker("cmt_btcusdt"), leverage: { marginMode: "cross", setting: leverageSetting("20") }, available: d(available), orders, slippage: d("0.01") })
+    return previewView({ symbol: "cmt_btcusdt", marginMode: "cross", orders }, { _tag: "Checked", checks }, confirmId, 5, { slippage: d("0.01") })
   }
 
   it("spells out each order with its notional, margin and fee, the leverage, and what the batch holds of the balance", () => {
@@ -31,7 +31,7 @@ describe("order views", () => {
 
   it("says when the checks could not run, without Confirm", () => {
     const orders = [right(parseOrderLine("open_long 0.010 @ 64000"))]
-    const view = previewView({ symbol: "cmt_btcusdt", marginMode: undefined, orders }, { _tag: "Unchecked", reason: new FmtString("The exchange cannot be reached right now.") }, undefined, 5)
+    const view = previewView({ symbol: "cmt_btcusdt", marginMode: undefined, orders }, { _tag: "Unchecked", reason: new FmtString("The exchange cannot be reached right now.") }, undefined, 5, { slippage: d("0.01") })
     expect(view.text.text).toContain("⚠ The checks before Confirm could not run: The exchange cannot be reached right now.\nNo Confirm without them; send the /order again in a moment.")
     expect(view.buttons).toEqual([])
   })

@@ -171,11 +171,35 @@ export interface PreviewOrders {
   readonly orders: ReadonlyArray<OrderDraft>
 }
 
+/** A market order's price protection, or a trigger order's lack of one. */
+const protectionLine = (order: OrderDraft, estimate: OrderEstimate, slippage: BigDecimal.BigDecimal): string | undefined => {
+  if (order.priceMode !== "market") return undefined
+  if (estimate.cap === undefined) return "⚠ No price protection: a trigger order executes at market when it triggers."
+  const side = order.type === "open_long" || order.type === "close_short" ? "above the best ask" : "below the best bid"
+  return `⛨ Price protection: sent as a limit at most ${percent(slippage)} ${side} at Confirm (≈ ${dec(estimate.cap)} now); what does not fill at once is cancelled.`
+}
+
+/** A ratio as a percentage: `0.015` → `1.5 %`. */
+const percent = (ratio: BigDecimal.BigDecimal) => `${dec(BigDecimal.normalize(BigDecimal.multiply(ratio, BigDecimal.make(100n, 0))))} %`
+
+export interface PreviewOptions {
+  /** how far past the best price a market order may fill, a ratio */
+  readonly slippage: BigDecimal.BigDecimal
+  /** why a Confirm asked anew: said above the fresh preview */
+  readonly changed?: ReadonlyArray<string> | undefined
+}
+
 /**
  * The preview of a batch, with the checks' findings under each order. `confirmId`: the id of the waiting batch, when
  * the checks found nothing the exchange would refuse; without it the preview has no Confirm.
  */
-export const previewView = (batch: PreviewOrders, previewChecks: PreviewChecks, confirmId: string | undefined, validMinutes: number): View => {
+export const previewView = (
+  batch: PreviewOrders,
+  previewChecks: PreviewChecks,
+  confirmId: string | undefined,
+  validMinutes: number,
+  options: PreviewOptions
+): View => {
   const quote = oneLine(assets(batch.symbol).quote, "name")
   const checks = previewChecks._tag === "Checked" ? previewChecks.checks : undefined
   const lines = batch.orders.map((order, index) => {
@@ -184,14 +208,18 @@ export const previewView = (batch: PreviewOrders, previewChecks: PreviewChecks, 
       ? []
       : [
         estimateLine(found.estimate, quote, order.priceMode === "limit"),
+        protectionLine(order, found.estimate, options.slippage) ?? "",
         ...found.warnings.map((warning) => `⚠ ${warning}`),
         ...found.problems.map(problemLine)
       ]
-    return fmt`${bold(`${index + 1}.`)} ${describeOrder(order)}${join(details.map((detail) => `\n   ${detail}`), "")}`
+    return fmt`${bold(`${index + 1}.`)} ${describeOrder(order)}${join(details.filter((detail) => detail !== "").map((detail) => `\n   ${detail}`), "")}`
   })
   const count = batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`
   const plans = batch.orders.some((order) => order.triggerPrice !== undefined)
-  const head = fmt`${bold(`Preview · ${marketName(batch.symbol)} · ${count}${plans ? " (trigger)" : ""}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}`
+  const changed = options.changed === undefined || options.changed.length === 0
+    ? ""
+    : `⚠ Fresh preview: your Confirm sent nothing, as this changed since the last one:\n${options.changed.map((change) => `• ${change}`).join("\n")}\n\n`
+  const head = fmt`${changed}${bold(`Preview · ${marketName(batch.symbol)} · ${count}${plans ? " (trigger)" : ""}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}`
   const summary = checks === undefined
     ? fmt`⚠ The checks before Confirm could not run: ${previewChecks._tag === "Unchecked" ? previewChecks.reason : ""}
 No Confirm without them; send the ${code("/order")} again in a moment.`
@@ -276,6 +304,15 @@ export const failedPlacementView = (batch: Batch, id: string, after: AfterFailur
   }
 }
 
+/** A Confirm that found the market or the account changed since the preview: nothing was sent; a fresh preview follows. */
+export const supersededView = (batch: Batch, changes: ReadonlyArray<string>): View =>
+  view(fmt`${bold(`${marketName(batch.symbol)} · not placed: changed since the preview`)}
+${changes.map((change) => `• ${change}`).join("\n")}
+
+${listed(batch)}
+
+Nothing was sent. A fresh preview follows: confirm that one if it still suits you.`)
+
 export const cancelledView = (): View => view(fmt`Cancelled; nothing was placed.`)
 
 const expiredView = (): View =>
@@ -346,6 +383,8 @@ export const notPendingView = (
       return { view: cancelledView(), inPlace: true }
     case "NotRecorded":
       return { view: notRecordedPressView(), inPlace: false }
+    case "Superseded":
+      return { view: view(fmt`Nothing was placed from this preview: the market or the account changed before its Confirm, and a fresh preview followed it.`), inPlace: false }
     case "Busy":
       return {
         view: view(press === "Confirm"

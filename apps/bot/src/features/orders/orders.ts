@@ -1,10 +1,11 @@
 /** `/orders` (working plan orders with Cancel, paged; finished ones with history) and `/order` (checked preview, then Confirm or Cancel). */
 import { Account, BatchOrders, Market, Orders, PlanOrderPlacement, PlanOrders } from "@tradedesk/core"
-import type { BatchOrder, Leverage, Ticker, TradeDeskError } from "@tradedesk/core"
+import type { BatchOrder, Ticker, TradeDeskError } from "@tradedesk/core"
 import { BigDecimal, Cause, Effect, Either, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
+import * as AccountReads from "../../kernel/AccountReads.js"
 import { afterFailure } from "../../kernel/afterFailure.js"
 import type { NotClaimed, Settlement } from "../../kernel/Confirmations.js"
 import { answerPress, onButton, onCommand, onPress } from "../../kernel/middleware.js"
@@ -16,11 +17,13 @@ import { essential } from "../../kernel/telegram/Pacer.js"
 import { view } from "../../kernel/view.js"
 import { fmt } from "telegraf/format"
 import type { View } from "../../kernel/view.js"
+import { marginModeOf } from "../../kernel/marginMode.js"
 import { messageTime, notRecordedAskView, settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
-import { BatchPayload, batchOf, hasMarketOrder, placementRecord } from "./batch.js"
+import { batchOf, hasMarketOrder, placementRecord, PreviewPayload } from "./batch.js"
 import type { Batch, Placement } from "./batch.js"
-import { checkBatch, confirmable } from "./checks.js"
+import { basisOf, changesSince, checkBatch, confirmable } from "./checks.js"
+import type { Checks } from "./checks.js"
 import {
   cancelledView,
   cancelPlanAskView,
@@ -37,11 +40,12 @@ import {
   planHistoryView,
   PlanWrite,
   previewView,
-  resultView
+  resultView,
+  supersededView
 } from "./format.js"
 import type { PreviewChecks } from "./format.js"
 import { parseOrder, parseOrders } from "./parse.js"
-import type { OrderArgs } from "./parse.js"
+import type { OrderArgs, OrderDraft } from "./parse.js"
 
 /** the most plan orders the exchange returns in one answer */
 const PLAN_LIMIT = 100
@@ -134,35 +138,90 @@ const lookUp = async (deps: Deps, batch: Batch): Promise<View> => {
   return lookedUpView(batch, Exit.isSuccess(found) ? found.value : undefined)
 }
 
-/** What the checks read: the contract (cached in core), the account's leverage for the market and its balances. */
+/**
+ * What the checks read: the contract (cached in core), the account's leverage and margin mode for the market and its
+ * balances; `ticker` is the market as the preview shows it, or read afresh for a Confirm.
+ */
 const checkReads = (symbol: string) =>
-  Effect.all({
-    contract: Effect.flatMap(Market.Market, (market) => market.contract(symbol)),
-    settings: Effect.flatMap(Account.Account, (account) => account.accountSettings({ symbol })),
-    assets: Effect.flatMap(Account.Account, (account) => account.futuresAssets())
-  }, { concurrency: "unbounded" })
+  Effect.gen(function*() {
+    const { contract, settings, assets } = yield* Effect.all({
+      contract: Effect.flatMap(Market.Market, (market) => market.contract(symbol)),
+      settings: Effect.flatMap(Account.Account, (account) => account.accountSettings({ symbol })),
+      assets: Effect.flatMap(Account.Account, (account) => account.futuresAssets())
+    }, { concurrency: "unbounded" })
+    const setting = settings.find((item) => item.symbol === symbol)
+    return { contract, setting, assets, marginMode: yield* marginModeOf(symbol, setting) }
+  })
 
-/** The checks of a preview, or why they could not run (a failed read, or no leverage setting for the market). */
-const runChecks = async (ctx: BotContext, deps: Deps, ticker: Ticker.Ticker, args: OrderArgs): Promise<PreviewChecks> => {
+/** The checks of `orders` against what was read; none without a leverage setting for the market. */
+const checksOf = (
+  reads: Effect.Effect.Success<ReturnType<typeof checkReads>>,
+  ticker: Ticker.Ticker,
+  orders: Orders,
+  slippage: BigDecimal.BigDecimal
+) => {
+  const { contract, setting, assets } = reads
+  if (setting === undefined) return undefined
+  const available = assets.find((asset) => asset.coin === contract.marginCoin)?.available ?? BigDecimal.make(0n, 0)
+  return checkBatch({ contract, ticker, leverage: { marginMode: orders.marginMode, setting }, available, orders: orders.orders, slippage })
+}
+
+/** The orders of a preview, as typed. */
+type Orders = Pick<OrderArgs, "marginMode" | "orders">
+
+/** A preview's checks and the margin mode in force they assumed, or why they could not run. */
+type PreviewReads =
+  | Extract<PreviewChecks, { _tag: "Unchecked" }>
+  | Extract<PreviewChecks, { _tag: "Checked" }> & { readonly marginMode: BatchOrder.MarginMode }
+
+const runChecks = async (ctx: BotContext, deps: Deps, ticker: Ticker.Ticker, args: Orders, slippage: BigDecimal.BigDecimal): Promise<PreviewReads> => {
   const exit = await runExit(ctx, deps, checkReads(ticker.symbol))
   if (Exit.isFailure(exit)) {
     const failure = Cause.failureOption(exit.cause)
     ctx.note("checks_failed", Option.match(failure, { onNone: () => Cause.pretty(exit.cause), onSome: (error) => error.message }), "warn")
     return { _tag: "Unchecked", reason: Option.match(failure, { onNone: () => fmt`the bot failed`, onSome: (error) => errorReport(error).view.text }) }
   }
-  const { contract, settings, assets } = exit.value
-  const setting: Leverage.LeverageSetting | undefined = settings.find((item) => item.symbol === ticker.symbol)
-  if (setting === undefined) return { _tag: "Unchecked", reason: fmt`the exchange sent no leverage setting for ${ticker.symbol}.` }
-  const available = assets.find((asset) => asset.coin === contract.marginCoin)?.available ?? BigDecimal.make(0n, 0)
-  const checks = checkBatch({ contract, ticker, leverage: { marginMode: args.marginMode, setting }, available, orders: args.orders })
-  return { _tag: "Checked", checks }
+  const checks = checksOf(exit.value, ticker, args, slippage)
+  if (checks === undefined) return { _tag: "Unchecked", reason: fmt`the exchange sent no leverage setting for ${ticker.symbol}.` }
+  return { _tag: "Checked", checks, marginMode: exit.value.marginMode }
 }
 
+/** The orders of a batch as typed, without the client ids the preview gave them. */
+const draftsOf = (batch: Batch): ReadonlyArray<OrderDraft> => batch.orders.map(({ clientOid: _clientOid, ...order }) => order)
+
+/**
+ * A Confirm's fresh reads: the checks again against the market and the account as they are now (the ticker and the
+ * account read afresh, not the shared answers the preview used), what changed since the preview, and the market now.
+ */
+const recheck = (payload: PreviewPayload, settings: OrderSettings) =>
+  Effect.gen(function*() {
+    const { batch, basis } = payload
+    yield* AccountReads.forgetKept
+    const ticker = yield* Effect.flatMap(Market.Market, (market) => market.ticker({ symbol: batch.symbol }))
+    const reads = yield* checkReads(batch.symbol)
+    const orders = { marginMode: batch.marginMode, orders: draftsOf(batch) }
+    const checks = checksOf(reads, ticker, orders, settings.slippage)
+    if (checks === undefined) return { changes: [`The exchange sent no leverage setting for ${batch.symbol}.`], checks, ticker }
+    return { changes: changesSince(basis, { checks, marginMode: reads.marginMode }, orders.orders, settings.priceTolerance), checks, ticker }
+  })
+
+/**
+ * The batch as it is sent: a market order with a price protection (checks.ts `cap`) goes as an immediate-or-cancel
+ * limit there, so it never fills further from the market than the preview said.
+ */
+const protect = (batch: Batch, checks: Checks): Batch => ({
+  ...batch,
+  orders: batch.orders.map((order, index) => {
+    const cap = checks.orders[index]?.estimate.cap
+    return cap === undefined ? order : { ...order, priceMode: "limit", execution: "ioc", price: cap }
+  })
+})
+
 /** A press on Confirm or Cancel of a preview that is no longer pending. */
-const notPending = async (ctx: BotContext, deps: Deps, id: string, claim: NotClaimed<Batch>, press: "Confirm" | "Cancel"): Promise<void> => {
+const notPending = async (ctx: BotContext, deps: Deps, id: string, claim: NotClaimed<PreviewPayload>, press: "Confirm" | "Cancel"): Promise<void> => {
   const notYours = claim._tag === "NotYours"
   ctx.note(notYours ? "denied:not_owner" : `not_pending:${claim._tag}`, id, notYours ? "warn" : "info")
-  if (claim._tag === "Unknown") return send(ctx, await lookUp(deps, claim.payload))
+  if (claim._tag === "Unknown") return send(ctx, await lookUp(deps, claim.payload.batch))
   const answer = notPendingView(claim, id, press)
   if (answer.inPlace) return show(ctx, answer.view)
   // a preview the bot no longer has keeps its text (the orders, or the result of a Confirm before a restart) but
@@ -181,13 +240,21 @@ const settlementOfPlacement = (placement: Placement): Settlement =>
  */
 const showOutcome = (ctx: BotContext, outcome: View): Promise<void> => essential(() => show(ctx, outcome).catch(() => send(ctx, outcome)))
 
-export const orders = (deps: Deps): Composer<BotContext> => {
+/** What guards an order between its preview and the exchange. */
+export interface OrderSettings {
+  /** how far a market order's best price may move between its preview and Confirm, a ratio; further asks anew */
+  readonly priceTolerance: BigDecimal.BigDecimal
+  /** how far past the best price a market order may fill, a ratio: it is sent as an immediate-or-cancel limit there */
+  readonly slippage: BigDecimal.BigDecimal
+}
+
+export const orders = (deps: Deps, settings: OrderSettings): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
   const validMinutes = Math.round(deps.confirmations.ttlMillis / 60_000)
   // a market order's preview is priced by the market when it was made: after a restart, that moment is gone
-  const batches = deps.confirmations.kind("batch", BatchPayload, {
-    confirmableAfterRestart: (batch) => !hasMarketOrder(batch),
-    unknownView: (batch) => lookUp(deps, batch)
+  const previews = deps.confirmations.kind("batch", PreviewPayload, {
+    confirmableAfterRestart: ({ batch }) => !hasMarketOrder(batch),
+    unknownView: ({ batch }) => lookUp(deps, batch)
   })
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
 
@@ -243,52 +310,83 @@ export const orders = (deps: Deps): Composer<BotContext> => {
   }))
   composer.use(planCancels.presses)
 
+  /**
+   * Checks orders against `ticker` and shows their preview: with Confirm (recorded first) when the exchange would
+   * refuse none of them. `changed`: why a Confirm asked anew, said above it.
+   */
+  const offer = async (ctx: BotContext, ticker: Ticker.Ticker, args: Orders, changed?: ReadonlyArray<string>) => {
+    const { symbol } = ticker
+    const checks = await runChecks(ctx, deps, ticker, args, settings.slippage)
+    const orders = { symbol, ...args }
+    const shown = (id: string | undefined) => previewView(orders, checks, id, validMinutes, { slippage: settings.slippage, changed })
+    if (checks._tag === "Unchecked" || !confirmable(checks.checks)) {
+      ctx.note(checks._tag === "Unchecked" ? "preview_unchecked" : "preview_refused", `${args.orders.length} orders on ${symbol}`)
+      return send(ctx, shown(undefined))
+    }
+    const basis = basisOf(checks.checks, checks.marginMode)
+    // the client_oids are fixed here, once: whatever happens to the buttons, these orders are these ids
+    const made = await previews.create(ctx.from?.id ?? 0, ctx.chat?.id ?? 0, (id) => ({ batch: batchOf(id, symbol, args.marginMode, args.orders), basis }))
+    if (Either.isLeft(made)) {
+      ctx.note("not_recorded", `${args.orders.length} orders on ${symbol}`, "error")
+      return send(ctx, notRecordedAskView())
+    }
+    ctx.note("preview", `${made.right.id} ${args.orders.length} orders on ${symbol}`)
+    return send(ctx, shown(made.right.id))
+  }
+
   composer.use(onCommand(deps, "order", (ctx) =>
     withArgs(ctx, "order", parseOrder(ctx.payload), async (args) => {
       const market = await findMarket(ctx, deps, args.query, tickerButton)
-      if (Option.isNone(market)) return
-      const { symbol } = market.value
-      const checks = await runChecks(ctx, deps, market.value, args)
-      const orders = { symbol, marginMode: args.marginMode, orders: args.orders }
-      if (checks._tag === "Unchecked" || !confirmable(checks.checks)) {
-        ctx.note(checks._tag === "Unchecked" ? "preview_unchecked" : "preview_refused", `${args.orders.length} orders on ${symbol}`)
-        return send(ctx, previewView(orders, checks, undefined, validMinutes))
-      }
-      // the client_oids are fixed here, once: whatever happens to the buttons, these orders are these ids
-      const made = await batches.create(ctx.from.id, ctx.chat.id, (id) => batchOf(id, symbol, args.marginMode, args.orders))
-      if (Either.isLeft(made)) {
-        ctx.note("not_recorded", `${args.orders.length} orders on ${symbol}`, "error")
-        return send(ctx, notRecordedAskView())
-      }
-      ctx.note("preview", `${made.right.id} ${args.orders.length} orders on ${symbol}`)
-      return send(ctx, previewView(orders, checks, made.right.id, validMinutes))
+      if (Option.isSome(market)) await offer(ctx, market.value, args)
     })))
+
+  /**
+   * A claimed preview checked again with fresh reads: sent as previewed (market orders price-protected) when nothing
+   * changed; else nothing is sent, the preview says why and a fresh one follows.
+   */
+  const confirm = async (ctx: BotContext, id: string, payload: PreviewPayload) => {
+    const { batch } = payload
+    const fresh = await runExit(ctx, deps, recheck(payload, settings))
+    if (Exit.isFailure(fresh)) {
+      // nothing was sent: the same preview may be confirmed again
+      await previews.settle(id, "again")
+      return showOutcome(ctx, failedPlacementView(batch, id, "retryable", fmt`The checks before sending could not run: ${failureView(ctx, fresh.cause).text}`))
+    }
+    const { changes, checks, ticker } = fresh.value
+    if (checks === undefined || changes.length > 0) {
+      await previews.settle(id, "superseded")
+      ctx.note("superseded", `${id} ${changes.join(" ")}`)
+      await showOutcome(ctx, supersededView(batch, changes))
+      return offer(ctx, ticker, { marginMode: batch.marginMode, orders: draftsOf(batch) }, changes)
+    }
+    const sent = protect(batch, checks)
+    const exit = await runExit(ctx, deps, place(sent))
+    const placement: Placement = Exit.isSuccess(exit)
+      ? { _tag: "Placed", response: exit.value }
+      : { _tag: "Failed", after: Option.match(Cause.failureOption(exit.cause), { onNone: () => "unknown", onSome: afterFailure }), cause: exit.cause }
+    await previews.settle(id, settlementOfPlacement(placement))
+    deps.logger.log(placement._tag === "Placed" ? "info" : "warn", "placement", { user: ctx.from?.id, ...placementRecord(id, sent, placement) })
+    if (placement._tag === "Failed") {
+      return showOutcome(ctx, failedPlacementView(sent, id, placement.after, failureView(ctx, placement.cause).text))
+    }
+    ctx.note("placed", `${id} ${placement.response.orders.filter((order) => order.accepted).length}/${sent.orders.length} accepted`)
+    return showOutcome(ctx, resultView(sent, placement.response))
+  }
 
   // answered here rather than before the work: the answer says the orders are going out, without waiting for the
   // chat's paced messages; it is not awaited, so a slow answer never delays the placement. The result replaces the
   // preview once the exchange has answered, and is logged first.
   composer.use(onPress("Confirm", async (ctx, { id }) => {
-    // recorded as claimed before anything is sent: a claim the store cannot record sends nothing
-    const claim = await batches.claim(id, ctx.from?.id ?? 0, messageTime(ctx))
-    void answerPress(ctx, claim._tag === "Claimed" ? placingNote(claim.payload) : undefined)
+    // recorded as claimed before anything is read or sent: a claim the store cannot record sends nothing
+    const claim = await previews.claim(id, ctx.from?.id ?? 0, messageTime(ctx))
+    void answerPress(ctx, claim._tag === "Claimed" ? placingNote(claim.payload.batch) : undefined)
     if (claim._tag !== "Claimed") return notPending(ctx, deps, id, claim, "Confirm")
-    const batch = claim.payload
-    const exit = await runExit(ctx, deps, place(batch))
-    const placement: Placement = Exit.isSuccess(exit)
-      ? { _tag: "Placed", response: exit.value }
-      : { _tag: "Failed", after: Option.match(Cause.failureOption(exit.cause), { onNone: () => "unknown", onSome: afterFailure }), cause: exit.cause }
-    await batches.settle(id, settlementOfPlacement(placement))
-    deps.logger.log(placement._tag === "Placed" ? "info" : "warn", "placement", { user: ctx.from?.id, ...placementRecord(id, batch, placement) })
-    if (placement._tag === "Failed") {
-      return showOutcome(ctx, failedPlacementView(batch, id, placement.after, failureView(ctx, placement.cause).text))
-    }
-    ctx.note("placed", `${id} ${placement.response.orders.filter((order) => order.accepted).length}/${batch.orders.length} accepted`)
-    return showOutcome(ctx, resultView(batch, placement.response))
+    return confirm(ctx, id, claim.payload)
   }))
 
   composer.use(onButton("Cancel", async (ctx, { id }) => {
     // recorded before it is said: a preview shown as cancelled can never be confirmed, restart or not
-    const claim = await batches.drop(id, ctx.from?.id ?? 0, messageTime(ctx))
+    const claim = await previews.drop(id, ctx.from?.id ?? 0, messageTime(ctx))
     if (claim._tag !== "Claimed") return notPending(ctx, deps, id, claim, "Cancel")
     ctx.note("cancelled", id)
     return show(ctx, cancelledView())

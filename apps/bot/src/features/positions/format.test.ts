@@ -1,8 +1,8 @@
 import type { Contract, Position } from "@tradedesk/core"
-import { DateTime, Option } from "effect"
+import { DateTime, Either, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { d, expectSendable, NOW, ticker } from "../../../test/samples.js"
-import { closeAskView, closedNote, positionsView } from "./format.js"
+import { changedNote, closeAskView, closedNote, CloseWrite, positionsView } from "./format.js"
 
 const position = (fields: Partial<Position.Position> = {}): Position.Position => ({
   positionId: "1",
@@ -70,5 +70,16 @@ describe("position views", () => {
       .toBe("✅ Closed 1 position on BTCUSDT at market (order 77).")
     expect(closedNote("cmt_btcusdt", [{ positionId: "1", orderId: "77", closed: true, errorMessage: "" }, { positionId: "2", orderId: "0", closed: false, errorMessage: "busy" }]).text)
       .toBe("⚠️ Closed 1 of 2 positions on BTCUSDT; not closed: busy.")
+  })
+
+  it("says what a close found changed, shown and now, and sent nothing", () => {
+    const write = { symbol: "cmt_btcusdt", shown: [{ side: "long", size: d("0.030") }] } as const
+    expect(changedNote(write, [{ side: "long", size: d("0.050") }, { side: "short", size: d("0.010") }]).text).toBe(
+      "⚠️ Nothing was closed: the position on BTCUSDT changed since you asked (shown Long 0.030, now Long 0.050, Short 0.010). Press Close again on the fresh list below to close what is there now."
+    )
+    // kept as the exact text shown; a payload of the shape before sizes were kept does not decode
+    expect(Schema.encodeSync(CloseWrite)(write)).toEqual({ symbol: "cmt_btcusdt", shown: [{ side: "long", size: "0.030" }] })
+    expect(Either.isLeft(Schema.decodeUnknownEither(CloseWrite)({ symbol: "cmt_btcusdt" }))).toBe(true)
+    expect(changedNote(write, []).text).toBe("⚠️ Nothing was closed: the position on BTCUSDT is gone since you asked (shown Long 0.030, now none).")
   })
 })

@@ -1,6 +1,6 @@
 /** Position views: each open position with its PnL and liquidation price, Close per market, and the close's outcome. */
 import type { Cancel, Contract, Position, Ticker } from "@tradedesk/core"
-import { ContractRules, Position as Positions } from "@tradedesk/core"
+import { ContractRules, Decimal, Position as Positions } from "@tradedesk/core"
 import { BigDecimal, Option, Schema } from "effect"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
@@ -12,8 +12,12 @@ import type { Button, View } from "../../kernel/view.js"
 /** Close buttons on one message at most, one per market */
 const MAX_CLOSE_BUTTONS = 8
 
-/** A close waiting for Confirm: every position of the market, at market. */
-export const CloseWrite = Schema.Struct({ symbol: Schema.String })
+/** A position as a confirmation showed it: its side and size (kept as the exact decimal text). */
+export const Holding = Schema.Struct({ side: Schema.Literal("long", "short"), size: Decimal.DecimalFromString })
+export interface Holding extends Schema.Schema.Type<typeof Holding> {}
+
+/** A close waiting for Confirm: the market's positions at market, sent only while they are as `shown`. */
+export const CloseWrite = Schema.Struct({ symbol: Schema.String, shown: Schema.Array(Holding) })
 export interface CloseWrite extends Schema.Schema.Type<typeof CloseWrite> {}
 
 /** What a position is shown with: its contract (to round the entry to the price step) and its market's ticker (the mark). */
@@ -22,6 +26,8 @@ export interface PositionRow {
   readonly contract: Contract.Contract | undefined
   readonly ticker: Ticker.Ticker | undefined
 }
+
+const sideName = (side: Holding["side"]) => (side === "long" ? "Long" : "Short")
 
 const quoteOf = (symbol: string) => oneLine(assets(symbol).quote, "name")
 
@@ -59,7 +65,7 @@ const mark = (ticker: Ticker.Ticker | undefined): string =>
 const positionLines = (row: PositionRow, index: number): FmtString => {
   const { position } = row
   const quote = quoteOf(position.symbol)
-  return fmt`${bold(`${index}.`)} ${bold(marketName(position.symbol))} · ${position.side === "long" ? "Long" : "Short"} ${code(dec(position.size))} · ${position.marginMode} ${dec(position.leverage)}x
+  return fmt`${bold(`${index}.`)} ${bold(marketName(position.symbol))} · ${sideName(position.side)} ${code(dec(position.size))} · ${position.marginMode} ${dec(position.leverage)}x
    entry ${code(entry(row))} · mark ${code(mark(row.ticker))}
    unrealised PnL ${code(pnl(position, quote))}
    margin ${code(money(marginOf(position)))} ${quote} · liquidation ${code(liquidation(position))}`
@@ -103,6 +109,19 @@ export const closedNote = (symbol: string, results: ReadonlyArray<Cancel.ClosedP
   return failed.length === 0
     ? fmt`✅ Closed ${closed.length === 1 ? "1 position" : `${closed.length} positions`} on ${marketName(symbol)} at market (order ${join(closed.map((result) => code(oneLine(result.orderId, "id"))), ", ")}).`
     : fmt`⚠️ Closed ${closed.length} of ${results.length} positions on ${marketName(symbol)}; not closed: ${failed.join("; ")}.`
+}
+
+/** `Long 100, Short 5`, or `none` */
+const holdings = (held: ReadonlyArray<Holding>): string =>
+  held.length === 0 ? "none" : held.map((holding) => `${sideName(holding.side)} ${dec(holding.size)}`).join(", ")
+
+/** A close not sent because the market's positions are no longer what the confirmation showed (`now`). */
+export const changedNote = (write: CloseWrite, now: ReadonlyArray<Holding>): FmtString => {
+  const market = marketName(write.symbol)
+  const seen = fmt`shown ${code(holdings(write.shown))}, now ${code(holdings(now))}`
+  return now.length === 0
+    ? fmt`⚠️ Nothing was closed: the position on ${market} is gone since you asked (${seen}).`
+    : fmt`⚠️ Nothing was closed: the position on ${market} changed since you asked (${seen}). Press Close again on the fresh list below to close what is there now.`
 }
 
 export const checkPositions = (): FmtString => fmt`${code("/positions")} shows what is open now.`

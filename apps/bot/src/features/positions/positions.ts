@@ -1,9 +1,10 @@
 /** `/positions`: each open position, with a Close button per market (closed at market after a confirmation). */
 import { Market, Orders, Positions } from "@tradedesk/core"
 import type { Position } from "@tradedesk/core"
-import { BigDecimal, Effect, Exit, Option } from "effect"
+import { Array as Arr, BigDecimal, Effect, Equivalence, Exit, Option, Order } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
+import * as AccountReads from "../../kernel/AccountReads.js"
 import { roleOf } from "../../kernel/access.js"
 import { snapshot } from "../../kernel/MarketData.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
@@ -12,8 +13,8 @@ import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { view } from "../../kernel/view.js"
 import { settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
-import { checkPositions, closeAgain, closeAskView, closedNote, CloseWrite, noPositionView, positionsView } from "./format.js"
-import type { PositionRow } from "./format.js"
+import { changedNote, checkPositions, closeAgain, closeAskView, closedNote, CloseWrite, noPositionView, positionsView } from "./format.js"
+import type { Holding, PositionRow } from "./format.js"
 
 /** A position's contract, or none when the contract list cannot say (the entry is then shown unrounded). */
 const contractOf = (position: Position.Position) =>
@@ -32,7 +33,37 @@ const openPositions = Effect.gen(function*() {
     })))
 })
 
-const close = (symbol: string) => Effect.flatMap(Orders.Orders, (orders) => orders.closePositions({ symbol }))
+const holdingOf = (position: Position.Position): Holding => ({ side: position.side, size: position.size })
+
+const byHolding = Order.combine(
+  Order.mapInput(Order.string, (holding: Holding) => holding.side),
+  Order.mapInput(BigDecimal.Order, (holding: Holding) => holding.size)
+)
+
+const sameSorted = Arr.getEquivalence(Equivalence.struct({ side: Equivalence.string, size: BigDecimal.Equivalence }))
+
+/** The same positions, in any order; sizes compared by value (`100` is `100.0`). */
+const sameHoldings = (a: ReadonlyArray<Holding>, b: ReadonlyArray<Holding>): boolean => sameSorted(Arr.sort(a, byHolding), Arr.sort(b, byHolding))
+
+/**
+ * The market's open positions as the exchange has them now: the account reads kept (shared for a few seconds) are
+ * forgotten first, so a fill since the list was read is seen.
+ */
+const heldNow = (symbol: string) =>
+  Effect.gen(function*() {
+    yield* AccountReads.forgetKept
+    const positions = yield* Effect.flatMap(Positions.Positions, (service) => service.positions())
+    return positions.filter((position) => position.symbol === symbol && !BigDecimal.isZero(position.size)).map(holdingOf)
+  })
+
+/** Closes the market's positions at market only while they are what the confirmation showed; else what is there now. */
+const closeAsShown = (write: CloseWrite) =>
+  Effect.gen(function*() {
+    const now = yield* heldNow(write.symbol)
+    if (!sameHoldings(write.shown, now)) return { _tag: "Changed", now } as const
+    const results = yield* Effect.flatMap(Orders.Orders, (orders) => orders.closePositions({ symbol: write.symbol }))
+    return { _tag: "Closed", results } as const
+  })
 
 export const positions = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
@@ -50,13 +81,15 @@ export const positions = (deps: Deps): Composer<BotContext> => {
     again: closeAgain(),
     check: () => checkPositions(),
     sending: "Closing…",
-    send: async (ctx, { symbol }) => {
-      const exit = await runExit(ctx, deps, close(symbol))
-      if (Exit.isSuccess(exit)) ctx.note("closed", symbol)
-      return {
-        settlement: settlementOf(exit),
-        note: Exit.isSuccess(exit) ? closedNote(symbol, exit.value) : writeFailureView(ctx, exit.cause, "close the positions", checkPositions()).text
+    send: async (ctx, write) => {
+      const exit = await runExit(ctx, deps, closeAsShown(write))
+      if (Exit.isFailure(exit)) return { settlement: settlementOf(exit), note: writeFailureView(ctx, exit.cause, "close the positions", checkPositions()).text }
+      if (exit.value._tag === "Changed") {
+        ctx.note("changed", write.symbol)
+        return { settlement: "refused", note: changedNote(write, exit.value.now) }
       }
+      ctx.note("closed", write.symbol)
+      return { settlement: "sent", note: closedNote(write.symbol, exit.value.results) }
     },
     back: (ctx, _write, note) => showPositions(ctx, note)
   })
@@ -73,7 +106,8 @@ export const positions = (deps: Deps): Composer<BotContext> => {
       ctx.note("gone", symbol)
       return send(ctx, noPositionView(symbol))
     }
-    return closes.ask(ctx, { symbol }, `close ${symbol}`, (id) => closeAskView(mine, symbol, id))
+    const write: CloseWrite = { symbol, shown: mine.map((row) => holdingOf(row.position)) }
+    return closes.ask(ctx, write, `close ${symbol}`, (id) => closeAskView(mine, symbol, id))
   }))
 
   composer.use(closes.presses)
