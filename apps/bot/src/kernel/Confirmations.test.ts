@@ -4,7 +4,10 @@
  */
 import { Effect, Either, Schema } from "effect"
 import { fmt } from "telegraf/format"
-import { describe, expect, it } from "vitest"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
 import { Confirmations } from "./Confirmations.js"
 import type { Kind } from "./Confirmations.js"
 import * as ConfirmStore from "./ConfirmStore.js"
@@ -29,120 +32,6 @@ const opened = async (store: Backend, now: () => number = Date.now, ttl = 60_000
   return { confirmations, kind, recovered }
 }
 
-const made = async (kind: Kind<Write>, owner = 1, write: Write = { symbol: "cmt_btcusdt", market: false }) =>
-  Either.getOrThrow(await kind.create(owner, owner, () => write)).id
-
-describe("confirmations", () => {
-  it("let exactly one press through, for the owner, within the time", async () => {
-    let now = 0
-    const { kind } = await opened(ConfirmStore.memory(silent), () => now, 1_000)
-    const id = await made(kind)
-    expect((await kind.claim(id, 2))._tag).toBe("NotYours")
-    const presses = await Promise.all([kind.claim(id, 1), kind.claim(id, 1), kind.drop(id, 1)])
-    expect(presses.map((press) => press._tag).sort()).toEqual(["Busy", "Busy", "Claimed"])
-    await kind.settle(id, "sent")
-    expect((await kind.claim(id, 1))._tag).toBe("Sent")
-    expect((await kind.drop(id, 1))._tag).toBe("Sent")
-    const second = await made(kind)
-    now = 2_000
-    expect((await kind.claim(second, 1))._tag).toBe("Expired")
-    expect((await kind.claim("unknown1", 1))._tag).toBe("Missing")
-  })
-
-  it("settle a claimed write: sent, refused, unknown (with its payload), or waiting again", async () => {
-    const { kind } = await opened(ConfirmStore.memory(silent))
-    const settled = async (settlement: Parameters<Kind<Write>["settle"]>[1]) => {
-      const id = await made(kind)
-      expect((await kind.claim(id, 1))._tag).toBe("Claimed")
-      await kind.settle(id, settlement)
-      return kind.claim(id, 1)
-    }
-    expect((await settled("sent"))._tag).toBe("Sent")
-    expect((await settled("refused"))._tag).toBe("Refused")
-    expect(await settled("unknown")).toEqual({ _tag: "Unknown", payload: { symbol: "cmt_btcusdt", market: false } })
-    expect((await settled("again"))._tag).toBe("Claimed")
-  })
-
-  it("keep a dropped write dropped", async () => {
-    const { kind } = await opened(ConfirmStore.memory(silent))
-    const id = await made(kind)
-    expect((await kind.drop(id, 1))._tag).toBe("Claimed")
-    expect((await kind.claim(id, 1))._tag).toBe("Dropped")
-  })
-
-  it("keep at most a few waiting per user, the oldest giving way, and never send one that gave way", async () => {
-    const { kind, confirmations } = await opened(ConfirmStore.memory(silent))
-    const ids: Array<string> = []
-    for (let index = 0; index < 7; index++) ids.push(await made(kind))
-    expect(confirmations.size.waiting).toBe(5)
-    expect((await kind.claim(ids[0]!, 1))._tag).toBe("Evicted")
-    expect((await kind.drop(ids[1]!, 1))._tag).toBe("Evicted")
-    await made(kind, 2)
-    expect((await kind.claim(ids[2]!, 1))._tag).toBe("Claimed")
-    // one being sent never gives way: its outcome is still to be recorded
-    for (let index = 0; index < 5; index++) await made(kind)
-    expect((await kind.claim(ids[2]!, 1))._tag).toBe("Busy")
-    await kind.settle(ids[2]!, "sent")
-    expect((await kind.claim(ids[2]!, 1))._tag).toBe("Sent")
-  })
-
-  it("hold a bounded number of records however many are made", async () => {
-    let now = 0
-    const store = ConfirmStore.memory(silent)
-    const { kind, confirmations } = await opened(store, () => now, 60_000, { waiting: 200, kept: 2_000 })
-    for (let user = 0; user < 3_000; user++) {
-      await made(kind, user % 1_000)
-      now += 10
-    }
-    expect(confirmations.size.waiting).toBe(200)
-    expect(confirmations.size.kept).toBeLessThanOrEqual(2_000)
-    expect(store.texts.size).toBe(confirmations.size.kept)
-    // a day later, what expired is forgotten as new ones come
-    now += 25 * 3_600_000
-    await made(kind, 1)
-    expect(confirmations.size).toEqual({ waiting: 1, kept: 1 })
-  })
-
-  it("tell a confirmation made before a restart from one it no longer has", async () => {
-    let now = 10_000
-    const { kind } = await opened(ConfirmStore.memory(silent), () => now)
-    now = 20_000
-    expect(await kind.claim("abcd1234", 1, 9_000)).toEqual({ _tag: "Missing", restarted: true })
-    expect(await kind.drop("abcd1234", 1, 9_999)).toEqual({ _tag: "Missing", restarted: true })
-    expect(await kind.claim("abcd1234", 1, 10_000)).toEqual({ _tag: "Missing", restarted: false })
-    expect(await kind.claim("abcd1234", 1)).toEqual({ _tag: "Missing", restarted: false })
-  })
-})
-
-describe("confirmations across a restart", () => {
-  it("find a write claimed by the stopped run unknown, tell its owner, and never hand it out again", async () => {
-    const store = ConfirmStore.memory(silent)
-    const first = await opened(store)
-    const id = await made(first.kind)
-    const waiting = await made(first.kind)
-    expect((await first.kind.claim(id, 1))._tag).toBe("Claimed")
-    // the process stops here, while the write is on its way
-    const second = await opened(store)
-    expect(second.recovered.map((write) => write.id)).toEqual([id])
-    expect((await second.recovered[0]!.view()).text.text).toBe(`outcome unknown: cmt_btcusdt ${id}`)
-    expect(await second.kind.claim(id, 1)).toEqual({ _tag: "Unknown", payload: { symbol: "cmt_btcusdt", market: false } })
-    // a write still waiting may be confirmed after the restart, once
-    expect((await second.kind.claim(waiting, 1))._tag).toBe("Claimed")
-    const third = await opened(store)
-    expect(third.recovered.map((write) => write.id)).toEqual([waiting])
-  })
-
-  it("do not confirm after a restart a kind that says its payload is stale then", async () => {
-    const store = ConfirmStore.memory(silent)
-    const first = await opened(store)
-    const market = await made(first.kind, 1, { symbol: "cmt_btcusdt", market: true })
-    const limit = await made(first.kind, 1, { symbol: "cmt_btcusdt", market: false })
-    const second = await opened(store)
-    expect((await second.kind.claim(market, 1))._tag).toBe("Expired")
-    expect((await second.kind.claim(limit, 1))._tag).toBe("Claimed")
-  })
-})
-
 /** A store whose writes fail while `broken` holds, as a full or unwritable disk would make them. */
 const breakable = (inner: Backend) => {
   const state = { broken: false }
@@ -156,27 +45,157 @@ const breakable = (inner: Backend) => {
   return { store, state }
 }
 
-describe("confirmations over a failing store", () => {
-  it("refuse a press they cannot record, leave it waiting, and take it once the store is back", async () => {
-    const { store, state } = breakable(ConfirmStore.memory(silent))
-    const { kind } = await opened(store)
-    const id = await made(kind)
-    state.broken = true
-    expect(await kind.claim(id, 1)).toEqual({ _tag: "NotRecorded", reason: "cannot store confirmation: ENOSPC" })
-    expect((await kind.drop(id, 1))._tag).toBe("NotRecorded")
-    expect(Either.isLeft(await kind.create(1, 1, () => ({ symbol: "x", market: false })))).toBe(true)
-    state.broken = false
-    expect((await kind.claim(id, 1))._tag).toBe("Claimed")
+const folders: Array<string> = []
+afterEach(async () => {
+  for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true })
+})
+
+const backends: ReadonlyArray<readonly [string, () => Promise<Backend>]> = [
+  ["memory", async () => ConfirmStore.memory(silent)],
+  ["files", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "tradedesk-confirmations-"))
+    folders.push(folder)
+    return ConfirmStore.files(folder, silent)
+  }]
+]
+
+const made = async (kind: Kind<Write>, owner = 1, write: Write = { symbol: "cmt_btcusdt", market: false }) =>
+  Either.getOrThrow(await kind.create(owner, owner, () => write)).id
+
+describe.each(backends)("over the %s store", (_name, newStore) => {
+  describe("confirmations", () => {
+    it("let exactly one press through, for the owner, within the time", async () => {
+      let now = 0
+      const { kind } = await opened(await newStore(), () => now, 1_000)
+      const id = await made(kind)
+      expect((await kind.claim(id, 2))._tag).toBe("NotYours")
+      const presses = await Promise.all([kind.claim(id, 1), kind.claim(id, 1), kind.drop(id, 1)])
+      expect(presses.map((press) => press._tag).sort()).toEqual(["Busy", "Busy", "Claimed"])
+      await kind.settle(id, "sent")
+      expect((await kind.claim(id, 1))._tag).toBe("Sent")
+      expect((await kind.drop(id, 1))._tag).toBe("Sent")
+      const second = await made(kind)
+      now = 2_000
+      expect((await kind.claim(second, 1))._tag).toBe("Expired")
+      expect((await kind.claim("unknown1", 1))._tag).toBe("Missing")
+    })
+
+    it("settle a claimed write: sent, refused, unknown (with its payload), or waiting again", async () => {
+      const { kind } = await opened(await newStore())
+      const settled = async (settlement: Parameters<Kind<Write>["settle"]>[1]) => {
+        const id = await made(kind)
+        expect((await kind.claim(id, 1))._tag).toBe("Claimed")
+        await kind.settle(id, settlement)
+        return kind.claim(id, 1)
+      }
+      expect((await settled("sent"))._tag).toBe("Sent")
+      expect((await settled("refused"))._tag).toBe("Refused")
+      expect(await settled("unknown")).toEqual({ _tag: "Unknown", payload: { symbol: "cmt_btcusdt", market: false } })
+      expect((await settled("again"))._tag).toBe("Claimed")
+    })
+
+    it("keep a dropped write dropped", async () => {
+      const { kind } = await opened(await newStore())
+      const id = await made(kind)
+      expect((await kind.drop(id, 1))._tag).toBe("Claimed")
+      expect((await kind.claim(id, 1))._tag).toBe("Dropped")
+    })
+
+    it("keep at most a few waiting per user, the oldest giving way, and never send one that gave way", async () => {
+      const { kind, confirmations } = await opened(await newStore())
+      const ids: Array<string> = []
+      for (let index = 0; index < 7; index++) ids.push(await made(kind))
+      expect(confirmations.size.waiting).toBe(5)
+      expect((await kind.claim(ids[0]!, 1))._tag).toBe("Evicted")
+      expect((await kind.drop(ids[1]!, 1))._tag).toBe("Evicted")
+      await made(kind, 2)
+      expect((await kind.claim(ids[2]!, 1))._tag).toBe("Claimed")
+      // one being sent never gives way: its outcome is still to be recorded
+      for (let index = 0; index < 5; index++) await made(kind)
+      expect((await kind.claim(ids[2]!, 1))._tag).toBe("Busy")
+      await kind.settle(ids[2]!, "sent")
+      expect((await kind.claim(ids[2]!, 1))._tag).toBe("Sent")
+    })
+
+    it("hold a bounded number of records however many are made", async () => {
+      let now = 0
+      const store = await newStore()
+      const { kind, confirmations } = await opened(store, () => now, 60_000, { waiting: 10, kept: 60 })
+      for (let user = 0; user < 180; user++) {
+        await made(kind, user % 30)
+        now += 10
+      }
+      expect(confirmations.size.waiting).toBe(10)
+      expect(confirmations.size.kept).toBeLessThanOrEqual(60)
+      expect((await Effect.runPromise(store.list)).length).toBe(confirmations.size.kept)
+      // a day later, what expired is forgotten as new ones come
+      now += 25 * 3_600_000
+      await made(kind, 1)
+      expect(confirmations.size).toEqual({ waiting: 1, kept: 1 })
+    })
+
+    it("tell a confirmation made before a restart from one it no longer has", async () => {
+      let now = 10_000
+      const { kind } = await opened(await newStore(), () => now)
+      now = 20_000
+      expect(await kind.claim("abcd1234", 1, 9_000)).toEqual({ _tag: "Missing", restarted: true })
+      expect(await kind.drop("abcd1234", 1, 9_999)).toEqual({ _tag: "Missing", restarted: true })
+      expect(await kind.claim("abcd1234", 1, 10_000)).toEqual({ _tag: "Missing", restarted: false })
+      expect(await kind.claim("abcd1234", 1)).toEqual({ _tag: "Missing", restarted: false })
+    })
   })
 
-  it("leave a write whose settlement could not be recorded as unknown: never sent again", async () => {
-    const { store, state } = breakable(ConfirmStore.memory(silent))
-    const { kind } = await opened(store)
-    const id = await made(kind)
-    expect((await kind.claim(id, 1))._tag).toBe("Claimed")
-    state.broken = true
-    await kind.settle(id, "again")
-    state.broken = false
-    expect((await kind.claim(id, 1))._tag).toBe("Unknown")
+  describe("confirmations across a restart", () => {
+    it("find a write claimed by the stopped run unknown, tell its owner, and never hand it out again", async () => {
+      const store = await newStore()
+      const first = await opened(store)
+      const id = await made(first.kind)
+      const waiting = await made(first.kind)
+      expect((await first.kind.claim(id, 1))._tag).toBe("Claimed")
+      // the process stops here, while the write is on its way
+      const second = await opened(store)
+      expect(second.recovered.map((write) => write.id)).toEqual([id])
+      expect((await second.recovered[0]!.view()).text.text).toBe(`outcome unknown: cmt_btcusdt ${id}`)
+      expect(await second.kind.claim(id, 1)).toEqual({ _tag: "Unknown", payload: { symbol: "cmt_btcusdt", market: false } })
+      // a write still waiting may be confirmed after the restart, once
+      expect((await second.kind.claim(waiting, 1))._tag).toBe("Claimed")
+      const third = await opened(store)
+      expect(third.recovered.map((write) => write.id)).toEqual([waiting])
+    })
+
+    it("do not confirm after a restart a kind that says its payload is stale then", async () => {
+      const store = await newStore()
+      const first = await opened(store)
+      const market = await made(first.kind, 1, { symbol: "cmt_btcusdt", market: true })
+      const limit = await made(first.kind, 1, { symbol: "cmt_btcusdt", market: false })
+      const second = await opened(store)
+      expect((await second.kind.claim(market, 1))._tag).toBe("Expired")
+      expect((await second.kind.claim(limit, 1))._tag).toBe("Claimed")
+    })
+  })
+
+  describe("confirmations over a failing store", () => {
+    it("refuse a press they cannot record, leave it waiting, and take it once the store is back", async () => {
+      const { store, state } = breakable(await newStore())
+      const { kind } = await opened(store)
+      const id = await made(kind)
+      state.broken = true
+      expect(await kind.claim(id, 1)).toEqual({ _tag: "NotRecorded", reason: "cannot store confirmation: ENOSPC" })
+      expect((await kind.drop(id, 1))._tag).toBe("NotRecorded")
+      expect(Either.isLeft(await kind.create(1, 1, () => ({ symbol: "x", market: false })))).toBe(true)
+      state.broken = false
+      expect((await kind.claim(id, 1))._tag).toBe("Claimed")
+    })
+
+    it("leave a write whose settlement could not be recorded as unknown: never sent again", async () => {
+      const { store, state } = breakable(await newStore())
+      const { kind } = await opened(store)
+      const id = await made(kind)
+      expect((await kind.claim(id, 1))._tag).toBe("Claimed")
+      state.broken = true
+      await kind.settle(id, "again")
+      state.broken = false
+      expect((await kind.claim(id, 1))._tag).toBe("Unknown")
+    })
   })
 })
