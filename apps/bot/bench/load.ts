@@ -244,7 +244,7 @@ const main = async () => {
   let bot: Bot | undefined
   try {
     console.log(`bot load benchmark (node ${process.version} ${START_OPTIONS.join(" ")}); time scaled ÷${SCALE}, figures in real time`)
-    const embedded = await appIdle(dir, {})
+    const embedded = await appIdle(dir, { TRADEDESK_SIMULATOR: "true" })
     const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
     const served = await appIdle(dir, {
       TRADEDESK_FUTURES_BASE_URL: simulator.futuresBaseUrl,

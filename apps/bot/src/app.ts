@@ -8,10 +8,8 @@ import { TradeDeskConfig as CoreConfig } from "@tradedesk/core"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { Cause, ConfigProvider, Effect, Either, Exit, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { once } from "node:events"
-import { createWriteStream } from "node:fs"
 import type { WriteStream } from "node:fs"
-import { mkdir } from "node:fs/promises"
+import { lstat, mkdir, open } from "node:fs/promises"
 import { dirname, relative, resolve } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { createBot } from "./createBot.js"
@@ -73,7 +71,8 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
   const options = read.right
   if (config.exchange === "simulator") {
     const { startSimulator } = await import("@tradedesk/simulator")
-    const simulator = await startSimulator()
+    // on Telegram, no admin routes: another local process could move its prices or read its demo credentials
+    const simulator = await startSimulator({ admin: config.token === undefined })
     const { apiKey, apiSecret, apiPassphrase, uid } = simulator.accounts.agent
     return {
       simulator,
@@ -103,13 +102,23 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+const isMissing = (error: unknown) => error instanceof Error && "code" in error && error.code === "ENOENT"
+
 /** The log, opened for appending; a path that cannot be written stops the start, named by the variable that chose it. */
 const openLog = async (path: string, variable: string, report: (text: string) => void): Promise<WriteStream> => {
   try {
     await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR })
-    const stream = createWriteStream(path, { flags: "a", mode: PRIVATE_FILE })
-    // rejects on the stream's 'error', which would otherwise end the process unhandled
-    await once(stream, "open")
+    const file = await open(path, "a", PRIVATE_FILE)
+    try {
+      // the mode applies only when the file is made: an existing log is made private too, the file opened rather
+      // than what the path names by then (a device such as /dev/full is left as it is)
+      const opened = await file.stat()
+      if (opened.isFile() && (opened.mode & 0o777) !== PRIVATE_FILE) await file.chmod(PRIVATE_FILE)
+    } catch (error) {
+      await file.close()
+      throw error
+    }
+    const stream = file.createWriteStream()
     // a log that fails later (a full disk) must not stop the bot: say so once where the operator looks, carry on
     stream.once("error", (error) => report(`tradedesk bot: ${variable}: the log can no longer be written (${describe(error)})\n`))
     stream.on("error", () => undefined)
@@ -152,6 +161,11 @@ export const startApp = async (io: AppIo): Promise<App> => {
           ? `BOT_DATA_DIR: ${error.message}`
           : `BOT_DATA_DIR: cannot use ${dataDir} for the bot's data (${describe(error)})`
       )
+    }
+    // a link would be followed, and its target made private and written: the operator names the folder itself
+    const found = await lstat(dataDir).catch((error: unknown) => (isMissing(error) ? undefined : cannotUse(error)))
+    if (found?.isSymbolicLink() === true) {
+      throw new StartupError(`BOT_DATA_DIR: ${dataDir} is a symbolic link; set BOT_DATA_DIR to the folder it points to, or to another folder`)
     }
     // before the folder is prepared: its sweep of temporary files must never run under another process's writes;
     // released last, once the runtime has written what it holds
@@ -199,6 +213,8 @@ export const startApp = async (io: AppIo): Promise<App> => {
     }
 
     const orders = { priceTolerance: config.confirmPriceTolerance, slippage: config.marketSlippage }
+    // said in /start, /help, every order preview and result, and the start log
+    const simulator = exchange.simulator !== undefined
     const watch = { budgetShare: config.watchBudgetPercent / 100, marginWarning: config.marginWarningPercent / 100 }
     // the console user is the operator at the terminal: a trader; nobody else can reach that chat
     const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
@@ -215,7 +231,11 @@ export const startApp = async (io: AppIo): Promise<App> => {
         pacing: { perChatIntervalMs: 0 },
         confirmTtlMs: config.confirmTtlMs,
         orders,
-        watch
+        watch,
+        simulator,
+        // the one user is the operator at the terminal: no command limit
+        userCommandsPerMinute: Number.POSITIVE_INFINITY,
+        limits: config.limits
       })
       const polling = await startPolling(trade, fatal)
       const chat = new ConsoleChat({ api, user: CONSOLE_USER, input: io.input, output: io.output, filesDir, cwd: io.cwd, onExit: () => void stopWith(0) })
@@ -250,16 +270,23 @@ export const startApp = async (io: AppIo): Promise<App> => {
         logger,
         confirmTtlMs: config.confirmTtlMs,
         orders,
-        watch
+        watch,
+        simulator,
+        userCommandsPerMinute: config.userCommandsPerMinute,
+        limits: config.limits
       })
       const running: Running = config.webhook === undefined
         ? await startPolling(trade, fatal)
         : await startWebhook(trade, config.webhook, logger)
       cleanups.push(running.stop)
     }
+    if (simulator && !consoleMode) {
+      logger.log("warn", "simulator", { detail: `TRADEDESK_SIMULATOR=true: Telegram users trade on ${exchange.label}; prices and orders are not real` })
+    }
     logger.log("info", "started", {
       transport: consoleMode ? "console" : config.webhook === undefined ? "polling" : "webhook",
       exchange: exchange.label,
+      simulator,
       apiVersion: exchange.options.apiVersion ?? "v2",
       readers: access.readers.size,
       traders: access.traders.size,

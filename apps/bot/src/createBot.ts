@@ -9,7 +9,7 @@ import { Telegraf } from "telegraf"
 import type { Context } from "telegraf"
 import { account } from "./features/account/account.js"
 import { affiliate } from "./features/affiliate/affiliate.js"
-import { alerts, checkAlerts } from "./features/alerts/alerts.js"
+import { alerts, checkAlerts, loadAlerts } from "./features/alerts/alerts.js"
 import { firedView } from "./features/alerts/format.js"
 import { bills } from "./features/bills/bills.js"
 import { chart } from "./features/chart/chart.js"
@@ -17,13 +17,14 @@ import { fills } from "./features/fills/fills.js"
 import { help, unknown } from "./features/help/help.js"
 import { market } from "./features/market/market.js"
 import { eventsViews } from "./features/notify/format.js"
-import { notify } from "./features/notify/notify.js"
-import { chats } from "./features/notify/subscribers.js"
+import { loadSubscriptions, notify } from "./features/notify/notify.js"
+import { audience } from "./features/notify/subscribers.js"
 import { open } from "./features/open/open.js"
 import { orders } from "./features/orders/orders.js"
 import type { OrderSettings } from "./features/orders/orders.js"
 import { positions } from "./features/positions/positions.js"
 import type { AccessPolicy } from "./kernel/access.js"
+import { Admission, admit } from "./kernel/Admission.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
 import { Confirmations } from "./kernel/Confirmations.js"
 import { ConfirmStore } from "./kernel/ConfirmStore.js"
@@ -38,6 +39,7 @@ import { commandKey, PacedTelegram } from "./kernel/telegram/PacedTelegram.js"
 import { essential, Pacer } from "./kernel/telegram/Pacer.js"
 import type { PacerOptions } from "./kernel/telegram/Pacer.js"
 import type { View } from "./kernel/view.js"
+import type * as TradingLimits from "./kernel/TradingLimits.js"
 import * as Watcher from "./kernel/Watcher.js"
 
 export interface BotOptions {
@@ -59,6 +61,12 @@ export interface BotOptions {
   readonly watch?: Watcher.WatchSettings
   /** how often price alerts are checked against the shared tickers (default 5 s) */
   readonly alertIntervalMs?: number
+  /** the exchange is the embedded simulator: the chat says so (default false) */
+  readonly simulator?: boolean
+  /** updates a minute one user, and one group chat, may send (BOT_USER_COMMANDS_PER_MINUTE; default 30; infinite: none) */
+  readonly userCommandsPerMinute?: number
+  /** the trading limits, bot-wide and per trader (BOT_MAX_*, BOT_SYMBOLS, BOT_TRADER_*; default none) */
+  readonly limits?: TradingLimits.TradingLimits
 }
 
 export interface TradeBot {
@@ -99,6 +107,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     logger: options.logger,
     confirmations: new Confirmations(confirmTtlMs, logger, now),
     typingDelayMs: options.typingDelayMs ?? 400,
+    simulator: options.simulator ?? false,
     now
   }
   const inflight = new Inflight()
@@ -107,16 +116,17 @@ export const createBot = (options: BotOptions): TradeBot => {
     logUpdates(options.logger, now),
     caseInsensitiveCommands,
     authorize(deps),
-    help(deps),
+    admit(new Admission(options.userCommandsPerMinute ?? 30, now)),
+    help(deps, options.limits),
     market(deps),
-    orders(deps, options.orders),
+    orders(deps, options.orders, options.limits),
     bills(deps),
     affiliate(deps),
     chart(deps),
     open(deps),
     fills(deps),
     positions(deps),
-    account(deps),
+    account(deps, options.limits),
     alerts(deps),
     notify(deps),
     unknown(deps)
@@ -129,21 +139,29 @@ export const createBot = (options: BotOptions): TradeBot => {
         for (const view of views) await push(bot.telegram, chatId, view)
       }).catch((error: unknown) => logger.log("warn", "push_failed", { chat: chatId, detail: describe(error) }))
     )
+  // a chat is told only while its owner is allowed, checked again as the events go out
+  const hearing = audience(options.access)
   const listeners: Watcher.Listeners = {
-    chats,
-    tell: (to, events, away) => Effect.forEach(to, (chatId) => tell(chatId, eventsViews(events, away)), { discard: true })
+    chats: hearing.chats,
+    tell: (to, events, away) => Effect.forEach(to.filter(hearing.mayHear), (chatId) => tell(chatId, eventsViews(events, away)), { discard: true })
   }
   let started: Promise<ReadonlyArray<Fiber.RuntimeFiber<never, ConfigError>>> | undefined
   const start = async () => {
     started ??= (async () => {
       const recovered = await deps.confirmations.open(await runtime.runPromise(ConfirmStore))
+      // told in the background: the look-ups must not hold up the start
       for (const write of recovered) {
-        logger.log("warn", "outcome_unknown_after_restart", { confirmation: write.id, chat: write.chat })
-        void runtime.runPromise(Effect.promise(write.view).pipe(Effect.flatMap((view) => tell(write.chat, [view]))))
+        write.view().then((view) => runtime.runPromise(tell(write.chat, [view]))).catch((error: unknown) =>
+          logger.log("error", "outcome_unknown_not_told", { confirmation: write.id, chat: write.chat, detail: describe(error) })
+        )
       }
+      // the subscriptions and alerts of users no longer allowed are dropped before anything is told
+      await runtime.runPromise(Effect.zip(loadSubscriptions(options.access, logger), loadAlerts(options.access, logger)))
       return [
         runtime.runFork(Watcher.run(listeners, logger, options.watch)),
-        runtime.runFork(checkAlerts((fired) => tell(fired.alert.chatId, [firedView(fired, now())]), logger, options.alertIntervalMs ?? 5_000))
+        runtime.runFork(
+          checkAlerts((fired) => tell(fired.alert.chatId, [firedView(fired, now())]), logger, options.alertIntervalMs ?? 5_000, options.access)
+        )
       ]
     })()
     await started

@@ -65,7 +65,7 @@ describe("a Confirm the store cannot record", () => {
     await writeFile(folder, "")
     expect((await r.press(trader, message, label)).outcome).toBe("not_pending:NotRecorded")
     expect(r.simulator.counters().batchOrders).toBe(0)
-    expect(r.last(trader.id).text).toContain("could not record your Confirm (its storage failed), so nothing was sent")
+    expect(r.last(trader.id).text).toContain("could not record your press (its storage failed), so nothing was sent")
     expect(r.rawLogs.some((line) => line.includes("confirmation_not_recorded") || line.includes("\"outcome\":\"not_pending:NotRecorded\""))).toBe(true)
 
     // the folder back, and a restart between: the preview still waits, and places once

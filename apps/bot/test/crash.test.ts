@@ -119,12 +119,12 @@ describe("the bot killed during a Confirm", () => {
     await startBot()
     await until(() => placed(clientOid) === 1 && chat().includes("1 of 1 placed"), "the order placed", 15_000)
     press(message, data)
-    await until(() => chat().includes("sent already"), "the second press answered", 15_000)
+    await until(() => chat().includes("sent once already"), "the second press answered", 15_000)
     expect(simulator.counters().batchOrders).toBe(1)
     expect(placed(clientOid)).toBe(1)
   }, 60_000)
 
-  it("after its claim was recorded, before the order left: never sent, and the trader told the outcome is unknown with the client id", async () => {
+  it("after its claim was recorded, before the order left: nothing sent, the trader told so, and the preview confirmable once", async () => {
     const bot = await startBot()
     const { message, data, clientOid } = await preview()
     // the Confirm's fresh read of the ticker comes after the claim is recorded, and before the order
@@ -135,14 +135,15 @@ describe("the bot killed during a Confirm", () => {
     await kill(bot)
     simulator.setFault("ticker", undefined)
     await startBot()
-    await until(() => chat().includes("outcome unknown"), "the trader told", 15_000)
-    expect(chat()).toContain(`client id ${clientOid} → not among the open orders or the latest history`)
-    // another press: nothing is sent
-    const told = unknowns()
-    press(message, data)
-    await until(() => unknowns() > told, "the press answered", 15_000)
+    await until(() => chat().includes("interrupted: the bot restarted before anything was sent"), "the trader told", 15_000)
+    expect(chat()).not.toContain("outcome unknown")
     expect(simulator.counters().batchOrders).toBe(0)
-    expect(placed(clientOid)).toBe(0)
+    // pressed again: placed, once
+    press(message, data)
+    await until(() => placed(clientOid) === 1 && chat().includes("1 of 1 placed"), "the order placed", 15_000)
+    press(message, data)
+    await until(() => chat().includes("sent once already"), "the third press answered", 15_000)
+    expect(simulator.counters().batchOrders).toBe(1)
   }, 60_000)
 
   it("after the order left, before its answer: never sent again, and the trader told what the exchange shows of it", async () => {
@@ -172,7 +173,7 @@ describe("the bot killed during a Confirm", () => {
     await startBot()
     press(message, data)
     // the settlement was recorded (the result shown, the press says so) or not (looked up and found)
-    await until(() => chat().includes("sent already") || new RegExp(`client id ${clientOid} → order \\d+`).test(chat()), "the press answered", 15_000)
+    await until(() => chat().includes("sent once already") || new RegExp(`client id ${clientOid} → order \\d+`).test(chat()), "the press answered", 15_000)
     expect(simulator.counters().batchOrders).toBe(1)
     expect(placed(clientOid)).toBe(1)
   }, 60_000)

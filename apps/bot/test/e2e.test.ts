@@ -184,7 +184,7 @@ describe("batch orders", () => {
     expect(result.text).toContain("BTCUSDT · 2 of 2 placed")
     expect(result.text).toMatch(/✅ 1\. Open long 0\.010 @ 50000 · TP 70000 · SL 45000 → order \d+/)
     expect(labels(result)).toEqual([])
-    expect(rig.last(trader.id).text).toContain("sent already")
+    expect(rig.last(trader.id).text).toContain("sent once already")
   })
 
   it("places at once on Confirm, saying so in the press's answer, and puts the result in place of the preview after", async () => {

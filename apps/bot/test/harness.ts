@@ -16,6 +16,7 @@ import * as BotConfig from "../src/kernel/BotConfig.js"
 import * as BotRuntime from "../src/kernel/BotRuntime.js"
 import { jsonLogger } from "../src/kernel/log.js"
 import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
+import type * as TradingLimits from "../src/kernel/TradingLimits.js"
 import type { Person, StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
 import type { PacerOptions } from "../src/kernel/telegram/Pacer.js"
 import { startPolling } from "../src/kernel/telegram/serve.js"
@@ -71,6 +72,10 @@ export interface RigOptions {
   readonly alertIntervalMs?: number
   /** default: 1 % each, as BOT_CONFIRM_PRICE_TOLERANCE_PERCENT and BOT_MARKET_SLIPPAGE_PERCENT */
   readonly orders?: OrderSettings
+  /** BOT_USER_COMMANDS_PER_MINUTE; default none, so tests may send as many as they like */
+  readonly userCommandsPerMinute?: number
+  /** the trading limits (BOT_MAX_*, BOT_SYMBOLS, BOT_TRADER_*); default none */
+  readonly limits?: TradingLimits.TradingLimits
 }
 
 export interface Rig {
@@ -137,6 +142,8 @@ export const startRig = async (options: RigOptions = {}): Promise<Rig> => {
       pacing: options.pacing ?? { perChatIntervalMs: 0, groupIntervalMs: 0 },
       typingDelayMs: 50,
       orders: options.orders ?? defaultOrderSettings,
+      userCommandsPerMinute: options.userCommandsPerMinute ?? Number.POSITIVE_INFINITY,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.watch === undefined ? {} : { watch: options.watch }),
       ...(options.alertIntervalMs === undefined ? {} : { alertIntervalMs: options.alertIntervalMs }),
       ...(skew === undefined ? {} : { now: () => Date.now() + skew.value })

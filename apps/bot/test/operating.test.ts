@@ -32,7 +32,9 @@ describe("configuration", () => {
       TELEGRAM_PUBLIC_MARKET: "true",
       TELEGRAM_WEBHOOK_URL: "https://bot.example.com/tg/hook",
       TELEGRAM_WEBHOOK_PORT: "9000",
-      TRADEDESK_API_KEY: "key-1"
+      TRADEDESK_API_KEY: "key-1",
+      TRADEDESK_API_SECRET: "secret-1",
+      TRADEDESK_API_PASSPHRASE: "passphrase-1"
     }))
     expect([...full.access.readers]).toEqual([1, 2, 3])
     expect([...full.access.traders]).toEqual([4])
@@ -47,7 +49,8 @@ describe("configuration", () => {
       TELEGRAM_BOT_TOKEN: "not-a-token-value",
       TELEGRAM_ALLOWED_USERS: "12,@bob",
       TELEGRAM_PUBLIC_MARKET: "maybe",
-      TELEGRAM_WEBHOOK_URL: "http://insecure.example.com/hook"
+      TELEGRAM_WEBHOOK_URL: "http://insecure.example.com/hook",
+      TRADEDESK_SIMULATOR: "true"
     })).pipe((option) => option._tag === "Some" ? option.value : [])
     expect(problems).toHaveLength(4)
     expect(problems.join("\n")).not.toContain("not-a-token-value")
@@ -61,6 +64,7 @@ describe("configuration", () => {
       TELEGRAM_WEBHOOK_SECRET: "short_secret",
       TELEGRAM_API_ROOT: "https://u:pw@tg.example.com",
       TRADEDESK_API_KEY: "key-long-enough",
+      TRADEDESK_API_SECRET: "secret-long-enough",
       TRADEDESK_API_PASSPHRASE: "abc"
     })).pipe((option) => option._tag === "Some" ? option.value : [])
     expect(problems.map((problem) => problem.split(":")[0])).toEqual(["TRADEDESK_API_PASSPHRASE", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_API_ROOT"])
@@ -128,7 +132,11 @@ describe("logs", () => {
   it("never name the credentials in a Bot API address", () => {
     expect(BotConfig.withoutCredentials("https://bot:pa55word@tg.example.com/api")).toBe("https://redacted@tg.example.com/api")
     expect(BotConfig.withoutCredentials("https://tg.example.com")).toBe("https://tg.example.com")
-    const env = { TELEGRAM_BOT_TOKEN: "123456:ABCdefGHIjklMNOpqrSTUvwxYZ", TELEGRAM_API_ROOT: "https://bot:pa%24%24word@tg.example.com" }
+    const env = {
+      TELEGRAM_BOT_TOKEN: "123456:ABCdefGHIjklMNOpqrSTUvwxYZ",
+      TELEGRAM_API_ROOT: "https://bot:pa%24%24word@tg.example.com",
+      TRADEDESK_SIMULATOR: "true"
+    }
     expect(BotConfig.secretsOf(env, Either.getOrThrow(BotConfig.read(env)))).toEqual(expect.arrayContaining(["pa%24%24word", "pa$$word"]))
   })
 })
@@ -232,7 +240,7 @@ describe("the application with a token", () => {
     let log = ""
     errors.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
     const app = await startApp({
-      env: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: api.url, TELEGRAM_TRADER_USERS: String(trader.id) },
+      env: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: api.url, TELEGRAM_TRADER_USERS: String(trader.id), TRADEDESK_SIMULATOR: "true" },
       cwd: process.cwd(),
       input: new PassThrough(),
       output: new PassThrough(),
@@ -300,7 +308,13 @@ describe("the application with a token", () => {
     const errors = new PassThrough()
     let log = ""
     errors.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")))
-    const app = await startApp({ env: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: api.url }, cwd: process.cwd(), input: new PassThrough(), output: new PassThrough(), errors })
+    const app = await startApp({
+      env: { TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: api.url, TRADEDESK_SIMULATOR: "true" },
+      cwd: process.cwd(),
+      input: new PassThrough(),
+      output: new PassThrough(),
+      errors
+    })
     await app.stop()
     await api.close()
     expect(log).toContain('"event":"no_users_allowed"')
@@ -312,7 +326,7 @@ describe("the application with a token", () => {
     const api = await LocalBotApi.start({ token })
     try {
       const wrong = "4242:some-other-token-abcdefghijkl"
-      const failure = startApp({ ...io, env: { TELEGRAM_BOT_TOKEN: wrong, TELEGRAM_API_ROOT: api.url } })
+      const failure = startApp({ ...io, env: { TELEGRAM_BOT_TOKEN: wrong, TELEGRAM_API_ROOT: api.url, TRADEDESK_SIMULATOR: "true" } })
       await expect(failure).rejects.toThrow(/401/)
       await expect(failure).rejects.not.toThrow(/some-other-token/)
     } finally {
@@ -356,13 +370,15 @@ describe("start-up problems", () => {
   })
 
   it("name the TRADEDESK_* variable whose value is wrong", async () => {
-    const start = (env: Record<string, string>) => startApp({ ...io, cwd: process.cwd(), env: { TRADEDESK_API_KEY: "key-long-enough", ...env } })
-    await expect(start({ TRADEDESK_TIMEOUT_MS: "abc" })).rejects.toThrow(/^TRADEDESK_\* configuration: .*TRADEDESK_TIMEOUT_MS.*"abc"/)
+    const credentials = { TRADEDESK_API_KEY: "key-long-enough", TRADEDESK_API_SECRET: "secret-long-enough", TRADEDESK_API_PASSPHRASE: "pass-long-enough" }
+    const start = (env: Record<string, string>) => startApp({ ...io, cwd: process.cwd(), env })
     // core checks the options it is given and names them as options; the bot names the variables
-    await expect(start({})).rejects.toThrow(
-      "TRADEDESK_* configuration: TRADEDESK_API_SECRET is missing: API credentials are all three or none (missing: TRADEDESK_API_SECRET, TRADEDESK_API_PASSPHRASE)"
-    )
-    await expect(start({ TRADEDESK_API_SECRET: "secret-long-enough", TRADEDESK_API_PASSPHRASE: "pass-long-enough", TRADEDESK_RATE_WINDOW_MS: "-5" }))
+    await expect(start({ ...credentials, TRADEDESK_TIMEOUT_MS: "abc" })).rejects.toThrow(/^TRADEDESK_\* configuration: .*TRADEDESK_TIMEOUT_MS.*"abc"/)
+    await expect(start({ ...credentials, TRADEDESK_RATE_WINDOW_MS: "-5" }))
       .rejects.toThrow("TRADEDESK_* configuration: TRADEDESK_RATE_WINDOW_MS must be a positive number, got -5")
+    // the bot checks the three itself (config.test.ts): on the simulator, core's check would not be reached
+    await expect(start({ TRADEDESK_API_KEY: credentials.TRADEDESK_API_KEY })).rejects.toThrow(
+      "configuration:\n  TRADEDESK_API_SECRET, TRADEDESK_API_PASSPHRASE: missing (the API credentials are all three or none: TRADEDESK_API_KEY, TRADEDESK_API_SECRET, TRADEDESK_API_PASSPHRASE)"
+    )
   })
 })

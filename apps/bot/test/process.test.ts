@@ -137,3 +137,38 @@ describe("the built bot", () => {
     expect(await exited(third.child, 15_000)).toBe(0)
   }, 60_000)
 })
+
+describe("the built bot's configuration", () => {
+  /** The built bot with `extra` in its environment, which must stop at once: its exit code and standard error. */
+  const refused = async (extra: Record<string, string>) => {
+    expect(existsSync(MAIN), "dist/main.js is missing: npm run build -w @tradedesk/bot").toBe(true)
+    const dir = await mkdtemp(join(tmpdir(), "tradedesk-process-"))
+    dirs.push(dir)
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TELEGRAM_|TRADEDESK_|BOT_)/i.test(name)))
+    const child = spawn(process.execPath, [MAIN], { cwd: PACKAGE, env: { ...env, ...extra, INIT_CWD: dir }, stdio: "pipe" })
+    running.push(child)
+    let errors = ""
+    child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString("utf8")))
+    child.stdout.resume()
+    const code = await closed(child, 15_000)
+    // nothing was started: no data folder, no files
+    expect(existsSync(join(dir, ".tradedesk-data"))).toBe(false)
+    expect(existsSync(join(dir, "tradedesk-files"))).toBe(false)
+    return { code, errors }
+  }
+
+  it("stops on a misspelt credential or a token without an exchange, naming the variable, never a secret", async () => {
+    const secrets = { TRADEDESK_APIKEY: "key-process-test", TRADEDESK_API_SECRET: "secret-process-test", TRADEDESK_API_PASSPHRASE: "passphrase-process-test" }
+    const misspelt = await refused({ TELEGRAM_BOT_TOKEN: "4242:process-test-token-abcdefghijklmn", ...secrets })
+    expect(misspelt.code).toBe(1)
+    expect(misspelt.errors).toContain("tradedesk bot did not start: configuration:")
+    expect(misspelt.errors).toContain("TRADEDESK_APIKEY: unknown variable; did you mean TRADEDESK_API_KEY?")
+    expect(misspelt.errors).toContain("TRADEDESK_API_KEY: missing")
+    for (const secret of Object.values(secrets)) expect(misspelt.errors).not.toContain(secret)
+
+    const simulator = await refused({ TELEGRAM_BOT_TOKEN: "4242:process-test-token-abcdefghijklmn" })
+    expect(simulator.code).toBe(1)
+    expect(simulator.errors).toMatch(/^tradedesk bot did not start: configuration:\n {2}TRADEDESK_SIMULATOR: not set; /)
+    expect(simulator.errors).not.toContain("process-test-token")
+  }, 40_000)
+})

@@ -138,7 +138,7 @@ const head = (secret: string, more = "Transfer-Encoding: chunked\r\n") =>
   `POST /tg/hook HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\nX-Telegram-Bot-Api-Secret-Token: ${secret}\r\n${more}\r\n`
 
 describe("webhook configuration", () => {
-  const env = { TELEGRAM_BOT_TOKEN: "123456:ABCdefGHIjklMNOpqrSTUvwxYZ", TELEGRAM_WEBHOOK_URL: "https://bot.example.com/tg/hook" }
+  const env = { TELEGRAM_BOT_TOKEN: "123456:ABCdefGHIjklMNOpqrSTUvwxYZ", TELEGRAM_WEBHOOK_URL: "https://bot.example.com/tg/hook", TRADEDESK_SIMULATOR: "true" }
 
   it("listens on loopback unless told otherwise, for the TLS proxy in front on the same host", () => {
     expect(Either.getOrThrow(BotConfig.read(env)).webhook?.host).toBe("127.0.0.1")

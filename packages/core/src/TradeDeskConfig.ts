@@ -329,6 +329,9 @@ const fromConfigError = (error: EffectConfigError.ConfigError): ConfigError => {
   }
 }
 
+/** Every variable `optionsFromEnv` reads, e.g. for an application that refuses the names it does not know. */
+export const ENV_VARIABLES: ReadonlyArray<string> = Object.values(VARIABLE_OF)
+
 /** The `TRADEDESK_*` variable an option is read from, e.g. `rateLimit.windowMs` → `TRADEDESK_RATE_WINDOW_MS`. */
 export const variableOf = (option: string): string | undefined => (Object.hasOwn(VARIABLE_OF, option) ? VARIABLE_OF[option] : undefined)
 

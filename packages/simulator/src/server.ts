@@ -67,7 +67,8 @@ interface Outcome {
   readonly headers: OutgoingHttpHeaders
 }
 
-export const createListener = (simulation: Simulation, served: Served, delays: Delays): RequestListener => {
+/** `admin`: whether the control routes under `/__sim` are served; without them those paths are unknown (404). */
+export const createListener = (simulation: Simulation, served: Served, delays: Delays, admin: boolean): RequestListener => {
   /** the operations at each path, one per method */
   const routes = new Map<string, Array<Operation>>()
   for (const operation of operations) {
@@ -187,7 +188,7 @@ export const createListener = (simulation: Simulation, served: Served, delays: D
       const mark = url.indexOf("?")
       const path = mark < 0 ? url : url.slice(0, mark)
       const query = mark < 0 ? "" : url.slice(mark + 1)
-      if (isAdminPath(path)) return handleAdmin(simulation, req, res, path, query)
+      if (admin && isAdminPath(path)) return handleAdmin(simulation, req, res, path, query)
       const atPath = routes.get(path) ?? []
       const operation = atPath.find((candidate) => candidate.method === req.method)
       if (operation === undefined) {

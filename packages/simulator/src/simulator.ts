@@ -105,9 +105,12 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
     faults: faultsOf(options.faults)
   })
 
+  if (options.admin !== undefined && typeof options.admin !== "boolean") throw new RangeError(`admin must be true or false, got ${String(options.admin)}`)
+  const admin = options.admin ?? true
+
   const delays = new Delays()
-  const futures = makeServer(createListener(simulation, spotPort === undefined ? "both" : "futures", delays))
-  const spot = spotPort === undefined ? undefined : makeServer(createListener(simulation, "spot", delays))
+  const futures = makeServer(createListener(simulation, spotPort === undefined ? "both" : "futures", delays, admin))
+  const spot = spotPort === undefined ? undefined : makeServer(createListener(simulation, "spot", delays, admin))
   const servers = spot === undefined ? [futures] : [futures, spot]
   let futuresPort: number
   let spotListening: number

@@ -90,13 +90,18 @@ export interface SimulatorOptions {
     readonly penaltyMs?: number
   } | false
   readonly faults?: Partial<Record<OperationName, Fault>>
+  /**
+   * serve the control routes under `/__sim` (default true); false: those paths are unknown (404), for a simulator
+   * embedded where other local processes must not move its prices, inject faults or read its demo credentials
+   */
+  readonly admin?: boolean
 }
 
 export interface RunningSimulator {
   /** e.g. http://127.0.0.1:PORT (no trailing slash) */
   readonly futuresBaseUrl: string
   readonly spotBaseUrl: string
-  /** e.g. http://127.0.0.1:PORT/__sim */
+  /** e.g. http://127.0.0.1:PORT/__sim (not served with `admin: false`) */
   readonly adminUrl: string
   readonly accounts: { readonly trader: DemoAccount; readonly agent: DemoAccount }
   /** advances the market by `times` ticks (default 1) */

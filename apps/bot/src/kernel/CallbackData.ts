@@ -48,13 +48,13 @@ export type CallbackData =
   | { readonly _tag: "ClosePosition"; readonly symbol: string }
   | { readonly _tag: "Balance" }
   | { readonly _tag: "Fills"; readonly symbol: string | undefined; readonly page: number }
-  /** Confirm (`go`) or Back on a write waiting in a feature's PendingWrites */
+  /** Confirm (`go`) or Back on a feature's single write waiting for Confirm */
   | { readonly _tag: "Write"; readonly feature: WriteFeature; readonly id: string; readonly go: boolean }
   /** the /help text, from /start's welcome */
   | { readonly _tag: "Help" }
   | { readonly _tag: "AlertDelete"; readonly id: string }
 
-/** Whose PendingWrites a Write button points into: open orders, plan orders, positions, leverage. */
+/** Whose single write a Write button points to: open orders, plan orders, positions, leverage. */
 export const WRITE_FEATURES = ["open", "plan", "position", "leverage"] as const
 export type WriteFeature = (typeof WRITE_FEATURES)[number]
 
@@ -148,7 +148,8 @@ const readOptTime = (text: string | undefined): number | undefined | null => {
   return value === undefined || value > MAX_TIME ? null : value
 }
 
-const ID = /^[0-9a-z]{4,16}$/
+/** The short random ids the bot draws for what its buttons point to (a confirmation, an alert). */
+export const SHORT_ID = /^[0-9a-z]{4,16}$/
 
 /** An exchange order id: digits only. */
 const ORDER_ID = /^\d{1,24}$/
@@ -219,7 +220,7 @@ export const decode = (text: string): CallbackData | undefined => {
     case "c":
     case "x": {
       const [id = ""] = fields
-      if (fields.length !== 1 || !ID.test(id)) return undefined
+      if (fields.length !== 1 || !SHORT_ID.test(id)) return undefined
       return tag === "c" ? { _tag: "Confirm", id } : { _tag: "Cancel", id }
     }
     case "g": {
@@ -256,14 +257,14 @@ export const decode = (text: string): CallbackData | undefined => {
     case "w": {
       const [featureIndex = "", id = "", go = ""] = fields
       const feature = /^\d$/.test(featureIndex) ? WRITE_FEATURES[Number(featureIndex)] : undefined
-      if (fields.length !== 3 || feature === undefined || !ID.test(id) || (go !== "1" && go !== "0")) return undefined
+      if (fields.length !== 3 || feature === undefined || !SHORT_ID.test(id) || (go !== "1" && go !== "0")) return undefined
       return { _tag: "Write", feature, id, go: go === "1" }
     }
     case "h":
       return fields.length === 0 ? { _tag: "Help" } : undefined
     case "r": {
       const [id = ""] = fields
-      return fields.length === 1 && ID.test(id) ? { _tag: "AlertDelete", id } : undefined
+      return fields.length === 1 && SHORT_ID.test(id) ? { _tag: "AlertDelete", id } : undefined
     }
     default:
       return undefined

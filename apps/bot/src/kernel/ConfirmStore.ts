@@ -1,13 +1,14 @@
 /**
- * Where the writes waiting for a trader's Confirm are kept: one record per confirmation, changed only by a
+ * Where the writes waiting for a trader's Confirm are kept (ids are the bot's short random ids; anything else, e.g.
+ * from forged button data, names no record): one record per confirmation, changed only by a
  * compare-and-set on its state, so exactly one caller ever moves a record out of a state — two presses in one
  * process, or two processes on one store. Every change is durable once it succeeds: a Confirm is recorded as claimed
  * before its write is sent, and a write whose claim could not be recorded is not sent.
  *
  * Backends: `memory` (tests; nothing survives the process) and `files` (the data folder: one file per confirmation,
- * written atomically and flushed with its folder). Both take a lock per record within the process, and rely on one
- * process per store (the data folder's `FolderLock`). A backend shared by processes (Redis) implements `transition`
- * as one atomic step on the server (a script comparing the state before it writes).
+ * written atomically and flushed with its folder). Both serialise the changes of a record within the process (a lock
+ * per stripe of ids), and rely on one process per store (the data folder's `FolderLock`). A backend shared by
+ * processes (Redis) implements `transition` as one atomic step on the server (a script comparing before it writes).
  *
  * A record that cannot be read (not JSON, not a record, larger than any record the bot writes) reads as missing and
  * is logged: a confirmation the bot cannot read is never sent.
@@ -17,17 +18,19 @@ import { mkdir, open, readdir, rm } from "node:fs/promises"
 import { join } from "node:path"
 import type { Logger } from "./log.js"
 import { PRIVATE_DIR } from "./privateFiles.js"
+import { SHORT_ID } from "./CallbackData.js"
 import { removeTemporaryFiles, StoreError, writeAtomically } from "./Store.js"
 
 /**
  * - `waiting`: may be confirmed (until `expiresAt`) or dropped;
- * - `claimed`: a Confirm took it and its write is being sent (after a restart: the answer never came);
+ * - `claimed`: a Confirm took it and checks it; nothing has been sent (after a restart: it waits again);
+ * - `sending`: its write is going out (after a restart: the answer never came, so `unknown`);
  * - `sent`: the write was sent and answered; `refused`: surely not done, and never sent again;
  * - `unknown`: the write was sent and its answer lost, or the process stopped while sending it: it may have been done;
  * - `expired`, `dropped` (the trader called it off), `evicted` (newer previews took its place), `superseded` (what it
  *   showed changed before its Confirm, which asked anew): never sent.
  */
-export const State = Schema.Literal("waiting", "claimed", "sent", "refused", "unknown", "expired", "dropped", "evicted", "superseded")
+export const State = Schema.Literal("waiting", "claimed", "sending", "sent", "refused", "unknown", "expired", "dropped", "evicted", "superseded")
 export type State = typeof State.Type
 
 export const Confirmation = Schema.Struct({
@@ -43,17 +46,20 @@ export const Confirmation = Schema.Struct({
   expiresAt: Schema.Number,
   /** when the state last changed (epoch ms) */
   at: Schema.Number,
-  /** the run of the bot that made it, and the one that claimed it */
-  madeBy: Schema.String,
+  /** the run of the bot that claimed it, while claimed or sending */
   claimedBy: Schema.optional(Schema.String)
 })
 export interface Confirmation extends Schema.Schema.Type<typeof Confirmation> {}
 
-/** What a record must be for a compare-and-set to move it: in `state`, and of `kind` and `owner` and unexpired at `liveAt` when given. */
+/**
+ * What a record must be for a compare-and-set to move it: in `state`, and of `kind`, `owner` and claimant and
+ * unexpired at `liveAt` when given.
+ */
 export interface Expect {
   readonly state: State
   readonly kind?: string
   readonly owner?: number
+  readonly claimedBy?: string
   /** moves it only if it expires at this time or later (epoch ms) */
   readonly liveAt?: number
 }
@@ -68,7 +74,9 @@ export interface Change {
 /** Whether `record` is as `expect` says. */
 export const meets = (record: Confirmation, expect: Expect): boolean =>
   record.state === expect.state && (expect.kind === undefined || record.kind === expect.kind) &&
-  (expect.owner === undefined || record.owner === expect.owner) && (expect.liveAt === undefined || record.expiresAt >= expect.liveAt)
+  (expect.owner === undefined || record.owner === expect.owner) &&
+  (expect.claimedBy === undefined || record.claimedBy === expect.claimedBy) &&
+  (expect.liveAt === undefined || record.expiresAt >= expect.liveAt)
 
 /** What a compare-and-set did: moved the record, or found it otherwise (or missing) and left it. */
 export type Transition =
@@ -78,20 +86,16 @@ export type Transition =
 export interface Backend {
   /** Stores a new record; an id already taken fails. */
   readonly insert: (record: Confirmation) => Effect.Effect<void, StoreError>
-  /** The record, or none when missing or unreadable (logged). */
-  readonly get: (id: string) => Effect.Effect<Option.Option<Confirmation>, StoreError>
   /**
    * Applies `change` to the record if it is as `expect` says now, as one step: both are data, so a backend shared by
    * processes can compare and write on its server.
    */
   readonly transition: (id: string, expect: Expect, change: Change) => Effect.Effect<Transition, StoreError>
-  /** Every readable record (unreadable ones are logged and left). */
+  /** Every readable record (unreadable ones, and files that cannot be read at all, are logged and left). */
   readonly list: Effect.Effect<ReadonlyArray<Confirmation>, StoreError>
   readonly remove: (id: string) => Effect.Effect<void, StoreError>
 }
 
-/** Ids are drawn by the bot (base 36); anything else, e.g. from forged button data, names no record. */
-const ID = /^[0-9a-z]{1,16}$/
 
 /** No record the bot writes comes near this (a 20-order batch is about 2 KB); a larger file is not read whole. */
 export const MAX_RECORD_BYTES = 64 * 1024
@@ -136,16 +140,15 @@ const overTexts = (texts: Texts, log: Logger): Backend => {
   }
 
   const read = (id: string) =>
-    ID.test(id) ? Effect.map(attempt(id, () => texts.read(id)), (text) => (text === undefined ? Option.none() : decode(id, text))) : Effect.succeedNone
+    SHORT_ID.test(id) ? Effect.map(attempt(id, () => texts.read(id)), (text) => (text === undefined ? Option.none() : decode(id, text))) : Effect.succeedNone
   const write = (record: Confirmation, fresh: boolean) =>
     attempt(record.id, () => texts.write(record.id, JSON.stringify(Schema.encodeSync(Confirmation)(record)), fresh))
 
   return {
     insert: (record) =>
-      ID.test(record.id)
+      SHORT_ID.test(record.id)
         ? locked(record.id, write(record, true))
         : Effect.fail(new StoreError({ key: `confirmation ${record.id}`, reason: "not an id the bot draws" })),
-    get: read,
     transition: (id, expect, change) =>
       locked(
         id,
@@ -158,9 +161,19 @@ const overTexts = (texts: Texts, log: Logger): Backend => {
       ),
     list: Effect.flatMap(
       attempt("list", () => texts.ids()),
-      (ids) => Effect.map(Effect.forEach(ids, read, { concurrency: 16 }), (records) => records.flatMap(Option.toArray))
+      (ids) =>
+        Effect.map(
+          Effect.forEach(ids, (id) =>
+            read(id).pipe(Effect.catchAll((error) =>
+              Effect.sync(() => {
+                log.log("warn", "confirmation_unreadable", { id, reason: error.reason })
+                return Option.none<Confirmation>()
+              })
+            )), { concurrency: 16 }),
+          (records) => records.flatMap(Option.toArray)
+        )
     ),
-    remove: (id) => (ID.test(id) ? locked(id, attempt(id, () => texts.delete(id))) : Effect.void)
+    remove: (id) => (SHORT_ID.test(id) ? locked(id, attempt(id, () => texts.delete(id))) : Effect.void)
   }
 }
 

@@ -146,21 +146,30 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
   })
 
   describe("confirmations across a restart", () => {
-    it("find a write claimed by the stopped run unknown, tell its owner, and never hand it out again", async () => {
+    it("find a write the stopped run was sending unknown, tell its owner, and never hand it out again", async () => {
       const store = await newStore()
       const first = await opened(store)
-      const id = await made(first.kind)
+      const sending = await made(first.kind)
+      const checking = await made(first.kind)
       const waiting = await made(first.kind)
-      expect((await first.kind.claim(id, 1))._tag).toBe("Claimed")
-      // the process stops here, while the write is on its way
+      expect((await first.kind.claim(sending, 1))._tag).toBe("Claimed")
+      expect(await first.kind.sending(sending)).toBe(true)
+      expect((await first.kind.claim(checking, 1))._tag).toBe("Claimed")
+      // the process stops here: one write on its way, one still being checked (nothing of it sent)
       const second = await opened(store)
-      expect(second.recovered.map((write) => write.id)).toEqual([id])
-      expect((await second.recovered[0]!.view()).text.text).toBe(`outcome unknown: cmt_btcusdt ${id}`)
-      expect(await second.kind.claim(id, 1)).toEqual({ _tag: "Unknown", payload: { symbol: "cmt_btcusdt", market: false } })
-      // a write still waiting may be confirmed after the restart, once
+      expect(second.recovered.map((write) => write.id)).toEqual([sending, checking])
+      expect((await second.recovered[0]!.view()).text.text).toBe(`outcome unknown: cmt_btcusdt ${sending}`)
+      expect((await second.recovered[1]!.view()).text.text).toContain("interrupted: the bot restarted before anything was sent")
+      expect(await second.kind.claim(sending, 1)).toEqual({ _tag: "Unknown", payload: { symbol: "cmt_btcusdt", market: false } })
+      // what was not sent may be confirmed after the restart, once
+      expect((await second.kind.claim(checking, 1))._tag).toBe("Claimed")
       expect((await second.kind.claim(waiting, 1))._tag).toBe("Claimed")
+      expect((await second.kind.claim(waiting, 1))._tag).toBe("Busy")
+      await second.kind.settle(checking, "sent")
       const third = await opened(store)
       expect(third.recovered.map((write) => write.id)).toEqual([waiting])
+      expect((await third.kind.claim(sending, 1))._tag).toBe("Unknown")
+      expect((await third.kind.claim(checking, 1))._tag).toBe("Sent")
     })
 
     it("do not confirm after a restart a kind that says its payload is stale then", async () => {
@@ -187,13 +196,28 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
       expect((await kind.claim(id, 1))._tag).toBe("Claimed")
     })
 
-    it("leave a write whose settlement could not be recorded as unknown: never sent again", async () => {
+    it("let a claim whose settlement could not be recorded be taken again, as nothing was sent", async () => {
       const { store, state } = breakable(await newStore())
       const { kind } = await opened(store)
       const id = await made(kind)
       expect((await kind.claim(id, 1))._tag).toBe("Claimed")
       state.broken = true
       await kind.settle(id, "again")
+      state.broken = false
+      expect((await kind.claim(id, 1))._tag).toBe("Claimed")
+    })
+
+    it("send nothing whose sending cannot be recorded, and answer a sent write whose settlement was lost as unknown", async () => {
+      const { store, state } = breakable(await newStore())
+      const { kind } = await opened(store)
+      const id = await made(kind)
+      expect((await kind.claim(id, 1))._tag).toBe("Claimed")
+      state.broken = true
+      expect(await kind.sending(id)).toBe(false)
+      state.broken = false
+      expect(await kind.sending(id)).toBe(true)
+      state.broken = true
+      await kind.settle(id, "sent")
       state.broken = false
       expect((await kind.claim(id, 1))._tag).toBe("Unknown")
     })

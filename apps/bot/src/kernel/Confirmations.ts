@@ -4,19 +4,23 @@
  * claimed for it alone; this service owns the states, expiry, caps, restarts and the store.
  *
  * The promise: a Confirm sends what was asked, once.
- * - A claim is a compare-and-set in the store (waiting → claimed), recorded before anything is sent; a claim the store
- *   cannot record is refused (`NotRecorded`) and nothing is sent. A Cancel or Back is recorded before it is said.
- * - A claimed write is never handed out again: its settlement says what happened (sent, refused, unknown), and a
- *   write that surely did not reach the exchange and may succeed later (rate limited, never connected) waits again.
- * - After a restart, a write claimed by the stopped run never got its answer: it is `unknown` and the owner is told
- *   what the feature's look-up finds (`recover`); it is never sent again. A kind may refuse to be confirmed after a
- *   restart at all (a market order: the price it was previewed at is gone).
+ * - A claim is a compare-and-set in the store (waiting → claimed), recorded before anything is read or sent; a claim
+ *   the store cannot record is refused (`NotRecorded`) and nothing is sent. A Cancel or Back is recorded before it is
+ *   said. Just before its request leaves, the write is recorded as `sending` (`Kind.sending`); not recorded, not sent.
+ * - A claimed write is never handed out again while its run holds it: its settlement says what happened (sent,
+ *   refused, unknown, superseded), or that it surely did not go out and may be confirmed again (`again`).
+ * - After a restart, a write the stopped run was sending never got its answer: it is `unknown` and the owner is told
+ *   what the feature's look-up finds (`unknownView`); it is never sent again. One the stopped run had only claimed
+ *   was never sent: it waits again. A kind may refuse to be confirmed after a restart at all (a market order: the
+ *   price it was previewed at is gone).
  * Bounds: a few waiting per user and a cap over all (the oldest evicted), finished ones kept a day and capped.
  */
 import { Effect, Either, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import type { Backend, Confirmation, State } from "./ConfirmStore.js"
+import type { Backend, Change, Confirmation, Expect, State } from "./ConfirmStore.js"
 import type { Logger } from "./log.js"
+import { fmt } from "telegraf/format"
+import { view } from "./view.js"
 import type { View } from "./view.js"
 
 /** What a press on Confirm, Cancel or Back finds when it takes nothing. */
@@ -30,8 +34,8 @@ export type NotClaimed<P> =
   | { readonly _tag: "Busy" }
   | { readonly _tag: "Sent" }
   | { readonly _tag: "Refused" }
-  /** it was sent and its answer never came: it may have been done; never sent again */
-  | { readonly _tag: "Unknown"; readonly payload: P }
+  /** it was sent and its answer never came: it may have been done; never sent again (no payload: unreadable now) */
+  | { readonly _tag: "Unknown"; readonly payload: P | undefined }
   | { readonly _tag: "Dropped" }
   /** what it showed changed before its Confirm, which showed it anew under another id */
   | { readonly _tag: "Superseded" }
@@ -57,7 +61,7 @@ export interface KindOptions<P> {
   readonly unknownView?: (payload: P, id: string) => Promise<View>
 }
 
-/** A write found after a restart as claimed by the stopped run: what its owner is told, in the chat it was asked in. */
+/** A write the stopped run held (sending, or only claimed): what its owner is told, in the chat it was asked in. */
 export interface Recovered {
   readonly id: string
   readonly chat: number
@@ -84,7 +88,7 @@ interface Indexed {
   at: number
 }
 
-const FINISHED: Readonly<Record<Exclude<State, "waiting" | "claimed" | "unknown">, NotClaimed<never>>> = {
+const FINISHED: Readonly<Record<Exclude<State, "waiting" | "claimed" | "sending" | "unknown">, NotClaimed<never>>> = {
   sent: { _tag: "Sent" },
   refused: { _tag: "Refused" },
   expired: { _tag: "Expired" },
@@ -95,7 +99,16 @@ const FINISHED: Readonly<Record<Exclude<State, "waiting" | "claimed" | "unknown"
 
 const SWEEP_MILLIS = 60_000
 
-const drawId = () => randomBytes(8).readBigUInt64BE().toString(36)
+/** A Confirm the bot stopped during, before anything was sent: whether it may be pressed again. */
+const interruptedView = (confirmable: boolean): View =>
+  view(fmt`A Confirm of yours was interrupted: the bot restarted before anything was sent, so nothing was sent. ${
+    confirmable ? "The confirmation still waits: press Confirm on it again (or call it off)." : "It can no longer be confirmed: ask again."
+  }`)
+
+const drawId = () => randomBytes(8).readBigUInt64BE().toString(36).padStart(4, "0")
+
+/** A record still held by a run: claimed, or being sent. */
+const held = (state: State) => state === "claimed" || state === "sending"
 
 const reasonOf = (error: { readonly message: string }) => error.message
 
@@ -105,8 +118,8 @@ export class Confirmations {
   private readonly index = new Map<string, Indexed>()
   /** the ids of waiting records, oldest first */
   private readonly waiting = new Set<string>()
-  /** ids whose write this run is sending now */
-  private readonly sending = new Set<string>()
+  /** the records this run holds now (claimed, or sending), by id */
+  private readonly inFlight = new Map<string, "claimed" | "sending">()
   private readonly kinds = new Map<string, { readonly schema: Schema.Schema<unknown, unknown>; readonly options: KindOptions<unknown> }>()
   private readonly perOwner: number
   private readonly maxWaiting: number
@@ -138,29 +151,41 @@ export class Confirmations {
   }
 
   /**
-   * Takes the store and what it holds (call it before the first press): records claimed by a stopped run become
-   * `unknown` and are returned, for their owners to be told; waiting ones a kind does not confirm after a restart
-   * expire. Fails when the store cannot be read.
+   * Takes the store and what it holds (call it before the first press). Records a stopped run was sending become
+   * `unknown`, ones it had only claimed wait again (both returned, for their owners to be told); waiting ones a kind
+   * does not confirm after a restart expire. Fails when the store cannot be read or one of those changes be recorded.
    */
   async open(store: Backend): Promise<ReadonlyArray<Recovered>> {
     this.store = store
     const listed = await this.perform(store.list)
     if (Either.isLeft(listed)) throw new Error(`cannot read the confirmations: ${listed.left}`)
     const recovered: Array<Recovered> = []
+    const settled = async (record: Confirmation, from: State, to: State) => {
+      if (!(await this.move(record.id, { state: from, ...(held(from) ? { claimedBy: record.claimedBy } : {}) }, to))) {
+        throw new Error(`cannot record confirmation ${record.id} as ${to} after the restart`)
+      }
+    }
     for (const record of [...listed.right].sort((a, b) => a.createdAt - b.createdAt)) {
       this.index.set(record.id, { owner: record.owner, expiresAt: record.expiresAt, state: record.state, at: record.at })
       if (record.state === "waiting") this.waiting.add(record.id)
-      const payload = this.payloadOf(record)
-      if (record.state === "claimed" && record.claimedBy !== this.run) {
-        const moved = await this.move(record.id, "claimed", "unknown")
+      if (record.state === "sending" && record.claimedBy !== this.run) {
+        await settled(record, "sending", "unknown")
+        this.log.log("warn", "outcome_unknown_after_restart", { confirmation: record.id, kind: record.kind, chat: record.chat })
+        const payload = this.payloadOf(record)
         const unknownView = this.kinds.get(record.kind)?.options.unknownView
-        if (moved && Option.isSome(payload) && unknownView !== undefined) {
+        if (Option.isSome(payload) && unknownView !== undefined) {
           recovered.push({ id: record.id, chat: record.chat, view: () => unknownView(payload.value, record.id) })
         }
-      } else if (record.state === "waiting" && Option.isSome(payload)) {
-        const confirmable = this.kinds.get(record.kind)?.options.confirmableAfterRestart
-        if (confirmable !== undefined && !confirmable(payload.value)) await this.move(record.id, "waiting", "expired")
+        continue
       }
+      const interrupted = record.state === "claimed" && record.claimedBy !== this.run
+      // its checks were under way: nothing was sent, and it waits again
+      if (interrupted) await settled(record, "claimed", "waiting")
+      const confirmable = this.kinds.get(record.kind)?.options.confirmableAfterRestart
+      const payload = this.payloadOf(record)
+      const stale = this.index.get(record.id)?.state === "waiting" && confirmable !== undefined && Option.isSome(payload) && !confirmable(payload.value)
+      if (stale) await settled(record, "waiting", "expired")
+      if (interrupted) recovered.push({ id: record.id, chat: record.chat, view: async () => interruptedView(!stale && record.expiresAt > this.now()) })
     }
     await this.sweep()
     return recovered
@@ -187,12 +212,16 @@ export class Confirmations {
     return Option.none()
   }
 
-  /** Moves a record between states in the store and the index; false when it was elsewhere or the store failed. */
-  private async move(id: string, from: State, to: State): Promise<boolean> {
+  /**
+   * Moves a record as `expect` finds it to `to` in the store and the index (its claimant kept while it is held);
+   * false when it was otherwise or the store failed.
+   */
+  private async move(id: string, expect: Expect, to: State): Promise<boolean> {
     const at = this.now()
-    const moved = await this.perform(this.opened.transition(id, { state: from }, { state: to, at, claimedBy: undefined }))
+    const claimedBy = held(to) ? this.run : undefined
+    const moved = await this.perform(this.opened.transition(id, expect, { state: to, at, claimedBy }))
     if (Either.isLeft(moved)) {
-      this.log.log("error", "confirmation_not_recorded", { id, from, to, reason: moved.left })
+      this.log.log("error", "confirmation_not_recorded", { id, from: expect.state, to, reason: moved.left })
       return false
     }
     if (moved.right._tag === "Stale") return false
@@ -227,8 +256,7 @@ export class Confirmations {
       state: "waiting",
       createdAt: now,
       expiresAt: now + this.ttlMillis,
-      at: now,
-      madeBy: this.run
+      at: now
     }
     const inserted = await this.perform(this.opened.insert(record))
     if (Either.isLeft(inserted)) {
@@ -246,11 +274,13 @@ export class Confirmations {
       case "waiting":
         return { _tag: "Expired" }
       case "claimed":
-        // claimed, and not being sent by this run: the run that sent it stopped, or its settlement was not recorded
-        if (this.sending.has(record.id)) return { _tag: "Busy" }
-        return Option.match(this.payloadOf(record), { onNone: () => ({ _tag: "Sent" }), onSome: (payload) => ({ _tag: "Unknown", payload }) })
+        return { _tag: "Busy" }
+      case "sending":
+        // being sent by this run now; else the run that sent it could not record how it ended: it may have been done
+        if (this.inFlight.has(record.id)) return { _tag: "Busy" }
+        return { _tag: "Unknown", payload: Option.getOrUndefined(this.payloadOf(record)) }
       case "unknown":
-        return Option.match(this.payloadOf(record), { onNone: () => ({ _tag: "Sent" }), onSome: (payload) => ({ _tag: "Unknown", payload }) })
+        return { _tag: "Unknown", payload: Option.getOrUndefined(this.payloadOf(record)) }
       default:
         return FINISHED[record.state]
     }
@@ -258,15 +288,17 @@ export class Confirmations {
 
   /**
    * @internal Kind's: waiting → `to` (claimed or dropped) for the owner, recorded in the store first — one step that
-   * checks the record's kind, owner and expiry as it moves it. `madeAt`: when the press's message was sent.
+   * checks the record's kind, owner and expiry as it moves it. A claim of this run that is no longer in flight (its
+   * settlement could not be recorded; nothing was sent) may be taken again. `madeAt`: when the press's message was sent.
    */
   async take(kind: string, id: string, owner: number, madeAt: number | undefined, to: "claimed" | "dropped"): Promise<Claim<unknown>> {
     const at = this.now()
-    const moved = await this.perform(this.opened.transition(
-      id,
-      { state: "waiting", kind, owner, liveAt: at },
-      { state: to, at, claimedBy: to === "claimed" ? this.run : undefined }
-    ))
+    const change: Change = { state: to, at, claimedBy: to === "claimed" ? this.run : undefined }
+    let moved = await this.perform(this.opened.transition(id, { state: "waiting", kind, owner, liveAt: at }, change))
+    const stale = Either.isRight(moved) && moved.right._tag === "Stale" ? Option.getOrUndefined(moved.right.current) : undefined
+    if (stale?.state === "claimed" && stale.claimedBy === this.run && !this.inFlight.has(id)) {
+      moved = await this.perform(this.opened.transition(id, { state: "claimed", claimedBy: this.run, kind, owner, liveAt: at }, change))
+    }
     if (Either.isLeft(moved)) {
       this.log.log("error", "confirmation_not_recorded", { id, from: "waiting", to, reason: moved.left })
       return { _tag: "NotRecorded", reason: moved.left }
@@ -277,7 +309,7 @@ export class Confirmations {
       if (current.owner !== owner) return { _tag: "NotYours" }
       return this.notClaimed(current)
     }
-    if (to === "claimed") this.sending.add(id)
+    if (to === "claimed") this.inFlight.set(id, "claimed")
     this.note(id, to, at)
     const payload = this.payloadOf(moved.right.before)
     if (Option.isSome(payload)) return { _tag: "Claimed", payload: payload.value }
@@ -286,12 +318,26 @@ export class Confirmations {
     return { _tag: "Missing", restarted: false }
   }
 
-  /** @internal Kind's: records how a claimed write ended. A failure to record it leaves it claimed: unknown later. */
+  /** @internal Kind's: claimed → sending, just before the write's request leaves; false (send nothing) when not recorded. */
+  async sending(id: string): Promise<boolean> {
+    if (this.inFlight.get(id) === "sending") return true
+    if (this.inFlight.get(id) !== "claimed") return false
+    const moved = await this.move(id, { state: "claimed", claimedBy: this.run }, "sending")
+    if (moved) this.inFlight.set(id, "sending")
+    return moved
+  }
+
+  /**
+   * @internal Kind's: records how a claimed write ended. A failure to record it leaves it held: a claim may be taken
+   * again (nothing was sent), a write being sent answers as unknown.
+   */
   async settle(id: string, settlement: Settlement): Promise<void> {
+    const state = this.inFlight.get(id)
+    if (state === undefined) return
     try {
-      await this.move(id, "claimed", settlement === "again" ? "waiting" : settlement)
+      await this.move(id, { state, claimedBy: this.run }, settlement === "again" ? "waiting" : settlement)
     } finally {
-      this.sending.delete(id)
+      this.inFlight.delete(id)
     }
   }
 
@@ -302,7 +348,7 @@ export class Confirmations {
       const entry = this.index.get(id)
       return entry !== undefined && entry.expiresAt >= now && counts(entry)
     })
-    for (const id of live.slice(0, Math.max(0, live.length - limit + 1))) await this.move(id, "waiting", "evicted")
+    for (const id of live.slice(0, Math.max(0, live.length - limit + 1))) await this.move(id, { state: "waiting" }, "evicted")
   }
 
   /**
@@ -318,9 +364,10 @@ export class Confirmations {
     let excess = full ? this.index.size - Math.floor(this.maxKept * 0.9) : 0
     const forget: Array<string> = []
     for (const [id, entry] of this.index) {
-      if (entry.state === "claimed") continue
-      const finished = entry.state !== "waiting"
-      if ((finished ? entry.at : entry.expiresAt) < cutoff) forget.push(id)
+      if (held(entry.state)) continue
+      // an expired preview is as finished as a sent one
+      const finished = entry.state !== "waiting" || entry.expiresAt < now
+      if ((entry.state === "waiting" ? entry.expiresAt : entry.at) < cutoff) forget.push(id)
       else if (finished && excess > 0) forget.push(id)
       else continue
       excess--
@@ -339,10 +386,6 @@ export class Confirmations {
 export class Kind<P> {
   constructor(private readonly confirmations: Confirmations, readonly name: string, private readonly encode: (payload: P) => unknown) {}
 
-  get ttlMillis(): number {
-    return this.confirmations.ttlMillis
-  }
-
   /**
    * Records a write waiting for `owner`'s Confirm, made from the id its buttons will carry: the id and payload, or the
    * reason it could not be recorded (then nothing can confirm it).
@@ -356,7 +399,10 @@ export class Kind<P> {
     return Either.map(id, (id) => ({ id, payload: payload! }))
   }
 
-  /** Claims a waiting write for `owner` to send it, recorded first; then `settle` it. `madeAt`: when it was asked. */
+  /**
+   * Claims a waiting write for `owner`, recorded first; then `sending` just before its request, and `settle` it.
+   * `madeAt`: when it was asked.
+   */
   claim(id: string, owner: number, madeAt?: number): Promise<Claim<P>> {
     return this.confirmations.take(this.name, id, owner, madeAt, "claimed") as Promise<Claim<P>>
   }
@@ -364,6 +410,11 @@ export class Kind<P> {
   /** Calls a waiting write off (Cancel, Back), recorded first; `Claimed` means it was dropped now. */
   drop(id: string, owner: number, madeAt?: number): Promise<Claim<P>> {
     return this.confirmations.take(this.name, id, owner, madeAt, "dropped") as Promise<Claim<P>>
+  }
+
+  /** Records that the claimed write's request leaves now: false when it cannot be recorded, and then it must not be sent. */
+  sending(id: string): Promise<boolean> {
+    return this.confirmations.sending(id)
   }
 
   settle(id: string, settlement: Settlement): Promise<void> {

@@ -109,10 +109,15 @@ const isRunning = (pid: number): boolean => {
   }
 }
 
+/** When this process began: a lock naming its pid but older than that is a previous process's (a container's pid 1). */
+const PROCESS_STARTED_AT = Date.now() - process.uptime() * 1000
+
 const isStale = (found: Found, host: string): boolean => {
   if (found.kind === "other") return false
   const holder = holderOf(found)
-  return holder === undefined ? found.ageMs > INCOMPLETE_GRACE_MS : holder.hostname === host && !isRunning(holder.pid)
+  if (holder === undefined) return found.ageMs > INCOMPLETE_GRACE_MS
+  if (holder.hostname !== host) return false
+  return holder.pid === process.pid ? holder.startedAt.getTime() < PROCESS_STARTED_AT : !isRunning(holder.pid)
 }
 
 const describeHolder = (found: Found | undefined): string => {

@@ -1,13 +1,17 @@
 /**
- * All tickers, shared: the tickers operation weighs 40, so one upstream request serves every concurrent and recent
- * `/tickers`, `/ticker` and order preview. Concurrent callers wait on the same lookup (the cache coalesces them); a
- * success is kept for `ttl`, a failure for a second, so a failing exchange is not hammered either. A reply notes the
- * time of the snapshot it shows.
+ * Market data, shared. All tickers: the tickers operation weighs 40, so one upstream request serves every concurrent
+ * and recent `/tickers`, `/ticker`, order preview and alert check. Candles: one request serves every concurrent and
+ * recent chart of the same market and width, and a request that is sent takes its weight from the read share
+ * (`ReadShare`), or is not sent. Concurrent callers wait on the same lookup (the caches coalesce them); a success is
+ * kept for `ttl`; a failed tickers lookup for a second, so a failing exchange is not hammered either, a failed candles
+ * lookup not at all (the next chart asks again). A reply notes the time of the snapshot it shows.
  */
-import type { Ticker, TradeDeskError } from "@tradedesk/core"
-import { Tickers } from "@tradedesk/core"
-import { BigDecimal, Cache, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
+import type { Candle, Ticker, TradeDeskError } from "@tradedesk/core"
+import { Market, RateLimitError, Tickers } from "@tradedesk/core"
+import { Endpoints } from "@tradedesk/core/transport"
+import { BigDecimal, Cache, Clock, Context, Data, Duration, Effect, Exit, Layer } from "effect"
 import * as DataTime from "./DataTime.js"
+import { ReadShare } from "./ReadShare.js"
 
 export interface Snapshot {
   /** every market, busiest (24 h quote volume) first */
@@ -19,20 +23,31 @@ export interface Snapshot {
 
 export class MarketData extends Context.Tag("@tradedesk/bot/MarketData")<MarketData, {
   readonly snapshot: Effect.Effect<Snapshot, TradeDeskError>
+  /** one market's candles, oldest first; a `RateLimitError` (local) when the read share has no room */
+  readonly candles: (request: Candle.CandlesRequest) => Effect.Effect<ReadonlyArray<Candle.Candle>, TradeDeskError>
 }>() {}
 
 /** The current snapshot, from the shared cache. */
 export const snapshot: Effect.Effect<Snapshot, TradeDeskError, MarketData> = Effect.flatMap(MarketData, (market) => market.snapshot)
 
+/** Candles, from the shared cache. */
+export const candles = (request: Candle.CandlesRequest): Effect.Effect<ReadonlyArray<Candle.Candle>, TradeDeskError, MarketData> =>
+  Effect.flatMap(MarketData, (market) => market.candles(request))
+
 const FAILURE_TTL = Duration.seconds(1)
+
+/** candle series kept at most (markets × widths asked for within `ttl`) */
+const CANDLE_SERIES = 256
 
 const byVolume = (a: Ticker.Ticker, b: Ticker.Ticker) => BigDecimal.Order(b.volume24h, a.volume24h)
 
-export const layer = (ttl: Duration.DurationInput): Layer.Layer<MarketData, never, Tickers.Tickers> =>
+export const layer = (ttl: Duration.DurationInput): Layer.Layer<MarketData, never, Tickers.Tickers | Market.Market | ReadShare> =>
   Layer.effect(
     MarketData,
     Effect.gen(function*() {
       const tickers = yield* Tickers.Tickers
+      const market = yield* Market.Market
+      const share = yield* ReadShare
       const cache = yield* Cache.makeWith({
         capacity: 1,
         lookup: (_: "all") =>
@@ -42,6 +57,27 @@ export const layer = (ttl: Duration.DurationInput): Layer.Layer<MarketData, neve
           }),
         timeToLive: (exit) => (Exit.isSuccess(exit) ? ttl : FAILURE_TTL)
       })
-      return MarketData.of({ snapshot: Effect.tap(cache.get("all"), (snapshot) => DataTime.served(snapshot.fetchedAt)) })
+      const series = yield* Cache.makeWith({
+        capacity: CANDLE_SERIES,
+        lookup: (request: Candle.CandlesRequest) =>
+          Effect.flatMap(share.take(Endpoints.candles.ipWeight), (wait) =>
+            wait > 0
+              ? Effect.fail(new RateLimitError({ endpoint: "candles", source: "local", budget: "read share", retryAfterMillis: wait }))
+              : Effect.zip(market.candles(request), Clock.currentTimeMillis)),
+        timeToLive: (exit) => (Exit.isSuccess(exit) ? ttl : Duration.zero)
+      })
+      return MarketData.of({
+        snapshot: Effect.tap(cache.get("all"), (snapshot) => DataTime.served(snapshot.fetchedAt)),
+        // a structural key, so equal requests share one entry; a failure is forgotten at once (a time to live of
+        // zero still serves it within the same millisecond)
+        candles: (request) => {
+          const key = Data.struct({ ...request })
+          return series.get(key).pipe(
+            Effect.tapError(() => series.invalidate(key)),
+            Effect.tap(([, fetchedAt]) => DataTime.served(fetchedAt)),
+            Effect.map(([list]) => list)
+          )
+        }
+      })
     })
   )

@@ -1,23 +1,30 @@
 /**
  * The account watcher: one per account (the bot serves one), however many chats listen. While at least one chat has
  * notifications on, it polls the open orders, the plan orders, the positions and the futures assets, compares them
- * with what it saw last, and hands each change on once as an event: a plan order triggered, an order filled or partly
- * filled, an order cancelled outside the bot, a position opened, closed or liquidated, the margin ratio past its
- * warning level.
+ * with what it saw last, and reads the account's fills since the last one it read; it hands each change on once as an
+ * event: a fill (every one, by the exchange's fill id: an order that adds to a position already open is told too), a
+ * plan order triggered, an order cancelled outside the bot, a position opened, closed or liquidated, the margin ratio
+ * past its warning level.
+ *
+ * Fills: each round reads the fills from where the last round stopped up to the time after its look, oldest first, in
+ * at most `FILL_PAGES` requests (see `walkFills`); a burst the pages do not cover is read on in the next rounds, from
+ * where the walk stopped. A fill is told once: its id is remembered while it can be read again. A plan order told as
+ * "triggered and filled" tells its fills (they are not told again on their own).
  *
  * Budget: the watcher's reads are charged like every read (they never touch the order reserve), and it paces itself to
  * a share of the read budget: after each round it waits as long as the weight the round spent takes to earn at that
- * share. With 500 weight per 10 s, a 10 % order reserve and a 15 % share, a round of 30 UID weight waits about 4.4 s.
+ * share. With 500 weight per 10 s, a 10 % order reserve and a 15 % share, a round of 35 UID weight waits about 5.2 s.
  *
- * Restarts: what it saw last is stored after each round, before the round's events are told, so an event is never
- * told twice; the first round after a restart compares with the stored state, and what changed while the bot was
- * down is told once, as one summary. With nobody listening it stops polling and forgets its state, so turning
- * notifications on later starts from what is there then.
+ * Restarts: what it saw last (with where the fills were read to) is stored after each round, before the round's
+ * events are told, so an event is never told twice; the first round after a restart compares with the stored state
+ * and reads the fills from where it stopped, and what happened while the bot was down is told once, as one summary.
+ * The first round of all (nothing stored) only looks: no past fill is told. With nobody listening it stops polling and
+ * forgets its state, so turning notifications on later starts from what is there then.
  */
 import type { Order, TradeDeskError } from "@tradedesk/core"
-import { Account, Orders, PlanOrders, Position, Positions, RateLimit, TradeDeskConfig } from "@tradedesk/core"
+import { Account, Fill, Orders, PlanOrders, Position, Positions, RateLimit, TradeDeskConfig } from "@tradedesk/core"
 import { Endpoints } from "@tradedesk/core/transport"
-import { BigDecimal, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { BigDecimal, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { Logger } from "./log.js"
 import * as Store from "./Store.js"
 
@@ -58,6 +65,51 @@ const SeenPosition = Schema.Struct({
 })
 export type SeenPosition = Schema.Schema.Type<typeof SeenPosition>
 
+/** A fill as told: the exchange's record, reduced to what a message says. */
+export interface SeenFill {
+  /** the exchange's fill (trade) id */
+  readonly id: string
+  readonly orderId: string
+  readonly symbol: string
+  /** `OPEN_LONG`, … as the exchange words it */
+  readonly direction: string
+  readonly size: BigDecimal.BigDecimal
+  /** value / size (the exchange sends no price); none for an empty fill */
+  readonly price?: BigDecimal.BigDecimal
+  readonly realizedPnl: BigDecimal.BigDecimal
+  /** epoch milliseconds */
+  readonly at: number
+}
+
+const seenFill = (fill: Fill.Fill): SeenFill => {
+  const price = Fill.fillPrice(fill)
+  return {
+    id: fill.tradeId,
+    orderId: fill.orderId,
+    symbol: fill.symbol,
+    direction: fill.direction,
+    size: fill.fillSize,
+    ...(price === undefined ? {} : { price }),
+    realizedPnl: fill.realizedPnl,
+    at: DateTime.toEpochMillis(fill.createdAt)
+  }
+}
+
+/**
+ * Where the reading of fills stands: the next read starts at `from`; `ends` are the ends of windows still to read
+ * (the nearest last), left by a walk the page budget cut short; `told` are the fills told that a later read may return
+ * again (their time `from` or later), by id.
+ */
+export const FillCursor = Schema.Struct({
+  from: Schema.Number,
+  ends: Schema.Array(Schema.Number),
+  told: Schema.Array(Schema.Struct({ id: Schema.String, at: Schema.Number }))
+})
+export type FillCursor = Schema.Schema.Type<typeof FillCursor>
+
+/** The cursor of a first look: fills from `now` on, none before. */
+export const fillsFrom = (now: number): FillCursor => ({ from: now, ends: [], told: [] })
+
 /** The account as one round saw it, and whether the margin warning was told (it is told again once the ratio fell back). */
 export const Seen = Schema.Struct({
   at: Schema.Number,
@@ -65,18 +117,20 @@ export const Seen = Schema.Struct({
   plans: Schema.Array(SeenPlan),
   positions: Schema.Array(SeenPosition),
   marginRatio: Schema.optional(Schema.BigDecimal),
-  marginWarned: Schema.Boolean
+  marginWarned: Schema.Boolean,
+  /** none in a state stored before fills were read: they are then read from the round that finds it on */
+  fills: Schema.optional(FillCursor)
 })
 export type Seen = Schema.Schema.Type<typeof Seen>
 
 export type Event =
-  /** `filled`: the order it placed filled at once */
+  /** `filled`: the order it placed filled, and its fills were read with it (they are told by this event) */
   | { readonly _tag: "PlanTriggered"; readonly plan: SeenPlan; readonly filled: boolean }
   | { readonly _tag: "PlanCancelled"; readonly plan: SeenPlan }
   /** no longer listed, with nothing to tell whether it triggered or was cancelled */
   | { readonly _tag: "PlanGone"; readonly plan: SeenPlan }
-  | { readonly _tag: "OrderFilled"; readonly order: SeenOrder }
-  | { readonly _tag: "OrderPartlyFilled"; readonly order: SeenOrder }
+  /** one fill; `orderSize` when the order was seen open and its size differs from the fill's */
+  | { readonly _tag: "Filled"; readonly fill: SeenFill; readonly orderSize?: BigDecimal.BigDecimal }
   /** cancelled, not through the bot (by the exchange, or elsewhere); `order.filled` says what filled before */
   | { readonly _tag: "OrderCancelled"; readonly order: SeenOrder }
   /** no longer open, and its end could not be read */
@@ -109,8 +163,13 @@ const seenPosition = (position: Position.Position): SeenPosition => ({
 
 // ── what changed ────────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** What a round learnt beyond the lists: how vanished orders ended, which vanished positions were liquidated. */
+/**
+ * What a round learnt beyond the lists: the new fills, how vanished orders ended, which vanished positions were
+ * liquidated.
+ */
 export interface Findings {
+  /** the fills read this round that were not told before, oldest first */
+  readonly fills: ReadonlyArray<SeenFill>
   /** the final state of orders no longer open; none when it could not be read */
   readonly ended: ReadonlyMap<string, Option.Option<SeenOrder & { readonly status: string }>>
   readonly liquidated: ReadonlySet<string>
@@ -131,31 +190,41 @@ export const changes = (prev: Seen, next: Seen, findings: Findings, warningLevel
   const events: Array<Event> = []
   const prevPlans = new Map(prev.plans.map((plan) => [plan.id, plan]))
   const nextPlans = new Map(next.plans.map((plan) => [plan.id, plan]))
+  // "triggered and filled" only with the fills read in the same round, which it then tells (an order placed by a
+  // plan order keeps its id); else the fills are told on their own, when they are read
+  const fillsOf = new Set(findings.fills.map((fill) => fill.orderId))
+  const toldByPlan = new Set<string>()
   for (const plan of next.plans) {
     const before = prevPlans.get(plan.id)
     const fresh = before === undefined && plan.createdAt > prev.at
     if (!(fresh || (before !== undefined && isWaiting(before)))) continue
-    if (plan.triggered) events.push({ _tag: "PlanTriggered", plan, filled: plan.status === "filled" })
-    else if (plan.status === "canceled" && !findings.cancelledHere(plan.id)) events.push({ _tag: "PlanCancelled", plan })
+    if (plan.triggered) {
+      const filled = plan.status === "filled" && fillsOf.has(plan.id)
+      if (filled) toldByPlan.add(plan.id)
+      events.push({ _tag: "PlanTriggered", plan, filled })
+    } else if (plan.status === "canceled" && !findings.cancelledHere(plan.id)) events.push({ _tag: "PlanCancelled", plan })
   }
   for (const plan of prev.plans) {
     if (!nextPlans.has(plan.id) && isWaiting(plan) && !findings.cancelledHere(plan.id)) events.push({ _tag: "PlanGone", plan })
   }
 
-  const prevOrders = new Map(prev.orders.map((order) => [order.id, order]))
-  const nextOrders = new Set(next.orders.map((order) => order.id))
-  for (const order of next.orders) {
-    const filledBefore = prevOrders.get(order.id)?.filled ?? BigDecimal.fromBigInt(0n)
-    if (BigDecimal.greaterThan(order.filled, filledBefore)) events.push({ _tag: "OrderPartlyFilled", order })
+  // every fill, by its id (read once each): an order that adds to a position already open, or fills at once and is
+  // never seen open, is told like any other
+  const sizes = new Map([...prev.orders, ...next.orders].map((order) => [order.id, order.size]))
+  for (const fill of findings.fills) {
+    if (toldByPlan.has(fill.orderId)) continue
+    const orderSize = sizes.get(fill.orderId)
+    events.push(orderSize === undefined || BigDecimal.equals(orderSize, fill.size) ? { _tag: "Filled", fill } : { _tag: "Filled", fill, orderSize })
   }
+
+  // an order that filled was told by its fills; one cancelled by the exchange or gone without a word is told here
+  const nextOrders = new Set(next.orders.map((order) => order.id))
   for (const order of prev.orders) {
     if (nextOrders.has(order.id)) continue
     const ended = findings.ended.get(order.id) ?? Option.none()
     if (Option.isNone(ended)) {
       if (!findings.cancelledHere(order.id, order.clientOid)) events.push({ _tag: "OrderGone", order })
-    } else if (ended.value.status === "filled") {
-      events.push({ _tag: "OrderFilled", order: ended.value })
-    } else if (!findings.cancelledHere(order.id, order.clientOid)) {
+    } else if (ended.value.status !== "filled" && !findings.cancelledHere(order.id, order.clientOid)) {
       events.push({ _tag: "OrderCancelled", order: ended.value })
     }
   }
@@ -250,6 +319,88 @@ export const ownCancelsLayer: Layer.Layer<Orders.Orders | OwnCancels, never, Ord
   })
 )
 
+// ── fills ───────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** fill requests a round makes at most; a walk they do not finish goes on in the next round */
+export const FILL_PAGES = 4
+
+/**
+ * How far back the walk after one that caught up starts: a fill the exchange lists a little late, or stamps by a
+ * clock a little behind the bot's, is still found; those told already are known by their ids.
+ */
+export const FILL_OVERLAP_MILLIS = 30_000
+
+/** One answer of fills for a window, in any order; `more`: the window holds more than the answer. */
+export interface FillsAnswer {
+  readonly fills: ReadonlyArray<SeenFill>
+  readonly more: boolean
+}
+
+/** What a walk read. */
+export interface Walked {
+  /** the fills not told before, oldest first */
+  readonly fills: ReadonlyArray<SeenFill>
+  /** where the next walk starts */
+  readonly cursor: FillCursor
+  /** whether it read up to `now` (else the next walk goes on from where it stopped) */
+  readonly caughtUp: boolean
+  /** milliseconds that held more fills than one answer: the rest of each cannot be read (there is no cursor) */
+  readonly crowded: ReadonlyArray<number>
+}
+
+/** Oldest first; fills of one millisecond by id (the longer, the later), so the order is the same on every read. */
+const oldestFirst = (a: SeenFill, b: SeenFill) => a.at - b.at || a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+/**
+ * The fills from the cursor up to `now`, each once, in at most `pages` calls of `read(from, to)` (both ends epoch
+ * milliseconds, at most `Fill.MAX_FILLS_WINDOW_MILLIS` apart: V3's widest window).
+ *
+ * The exchange answers a window's newest fills and has no cursor: a window that holds more than one answer is left
+ * for later, and a narrower one is read first, up to the oldest fill of that answer (or halfway, should that not
+ * narrow it), down to one millisecond. The windows left are kept in the cursor (`ends`), so a burst is read oldest
+ * first, over as many rounds as it takes. Windows share their boundary millisecond (nothing is missed whether the
+ * exchange's end is inclusive or not); the ids told drop what is read twice. A walk that caught up starts the next
+ * one `FILL_OVERLAP_MILLIS` back.
+ */
+export const walkFills = <E, R>(
+  cursor: FillCursor,
+  now: number,
+  pages: number,
+  read: (from: number, to: number) => Effect.Effect<FillsAnswer, E, R>
+): Effect.Effect<Walked, E, R> =>
+  Effect.gen(function*() {
+    const told = new Map(cursor.told.map((item) => [item.id, item]))
+    const ends = [...cursor.ends]
+    const fills: Array<SeenFill> = []
+    const crowded: Array<number> = []
+    let from = cursor.from
+    for (let asked = 0; asked < pages; asked++) {
+      if (ends.length === 0) {
+        if (from >= now) break
+        ends.push(Math.min(now, from + Fill.MAX_FILLS_WINDOW_MILLIS))
+      }
+      const to = ends[ends.length - 1]!
+      const answer = yield* read(from, to)
+      if (answer.more && to > from) {
+        const oldest = Math.min(...answer.fills.map((fill) => fill.at))
+        ends.push(oldest > from && oldest < to ? oldest : from + Math.floor((to - from) / 2))
+        continue
+      }
+      if (answer.more) crowded.push(from)
+      for (const fill of [...answer.fills].sort(oldestFirst)) {
+        if (told.has(fill.id)) continue
+        told.set(fill.id, { id: fill.id, at: fill.at })
+        fills.push(fill)
+      }
+      ends.pop()
+      // a millisecond read on its own is done with; a wider window's last one is read again with the next window
+      from = to === from ? to + 1 : to
+    }
+    const caughtUp = ends.length === 0 && from >= now
+    const next = caughtUp ? Math.max(cursor.from, now - FILL_OVERLAP_MILLIS) : from
+    return { fills, caughtUp, crowded, cursor: { from: next, ends, told: [...told.values()].filter((item) => item.at >= next) } }
+  })
+
 // ── one round ───────────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** Weight a round spent, per budget. */
@@ -286,7 +437,7 @@ const look = (spent: Spent, now: number) =>
       : BigDecimal.isPositive(usdt.equity)
       ? BigDecimal.unsafeDivide(BigDecimal.max(BigDecimal.subtract(usdt.equity, usdt.available), BigDecimal.fromBigInt(0n)), usdt.equity)
       : held.length > 0 ? BigDecimal.fromBigInt(1n) : undefined
-    const seen: Omit<Seen, "marginWarned"> = {
+    const seen: Omit<Seen, "marginWarned" | "fills"> = {
       at: now,
       orders: open.map(seenOrder),
       plans: planList.map((plan) => ({
@@ -306,7 +457,7 @@ const look = (spent: Spent, now: number) =>
   })
 
 /** How vanished orders ended and which vanished positions were liquidated, within `LOOKUPS` requests. */
-const findOut = (prev: Seen, next: Omit<Seen, "marginWarned">, spent: Spent) =>
+const findOut = (prev: Seen, next: Omit<Seen, "marginWarned" | "fills">, spent: Spent) =>
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
     const cancels = yield* OwnCancels
@@ -331,7 +482,18 @@ const findOut = (prev: Seen, next: Omit<Seen, "marginWarned">, spent: Spent) =>
         for (const position of closed) if (position.symbol === symbol && position.side === side) liquidated.add(positionKey(position))
       }
     }
-    return { ended, liquidated, cancelledHere: cancels.has } satisfies Findings
+    return { ended, liquidated, cancelledHere: cancels.has } satisfies Omit<Findings, "fills">
+  })
+
+/** One answer of the account's fills in a window, charging `spent`. */
+const readFills = (spent: Spent) => (from: number, to: number) =>
+  Effect.flatMap(Orders.Orders, (orders) => {
+    spent.ip += Endpoints.fills.ipWeight
+    spent.uid += Endpoints.fills.uidWeight
+    return Effect.map(
+      orders.fills({ startTime: from, endTime: to, limit: Fill.MAX_FILLS_LIMIT }),
+      (page): FillsAnswer => ({ fills: page.fills.map(seenFill), more: page.more })
+    )
   })
 
 // ── the loop ────────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -397,14 +559,21 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
       const before = yield* store.get(entry)
       const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
       const next = yield* look(spent, now)
+      // the fills up to the time after the look: a plan order it saw filled has its fills read with it
+      const until = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
       if (Option.isNone(before)) {
-        yield* store.set(entry, { ...next, marginWarned: false })
+        // no past fill is told: they are read from here on
+        yield* store.set(entry, { ...next, marginWarned: false, fills: fillsFrom(until) })
         log.log("info", "watch_baseline", { orders: next.orders.length, plans: next.plans.length, positions: next.positions.length })
       } else {
-        const findings = yield* findOut(before.value, next, spent)
+        // a state stored before fills were read: from its round on
+        const walked = yield* walkFills(before.value.fills ?? fillsFrom(before.value.at), until, FILL_PAGES, readFills(spent))
+        if (walked.crowded.length > 0) log.log("warn", "watch_fills_crowded", { at: walked.crowded })
+        if (!walked.caughtUp) log.log("info", "watch_fills_behind", { from: walked.cursor.from, windows: walked.cursor.ends.length })
+        const findings = { ...(yield* findOut(before.value, next, spent)), fills: walked.fills }
         const { events, marginWarned } = changes(before.value, { ...next, marginWarned: before.value.marginWarned }, findings, warningLevel)
         // stored before it is told: a crash between the two loses the telling, never tells twice
-        yield* store.set(entry, { ...next, marginWarned })
+        yield* store.set(entry, { ...next, marginWarned, fills: walked.cursor })
         if (events.length > 0) {
           log.log("info", "watch_events", { events: events.map((event) => event._tag), chats: chats.length, away })
           yield* listeners.tell(chats, events, away)

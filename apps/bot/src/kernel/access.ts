@@ -29,7 +29,24 @@ export const roleOf = (policy: AccessPolicy, userId: number | undefined): Role =
     ? "market"
     : "none"
 
-const RANK: Readonly<Record<Role, number>> = { none: 0, market: 1, reader: 2, trader: 3 }
+const RANK: ReadonlyMap<Role, number> = new Map([["none", 0], ["market", 1], ["reader", 2], ["trader", 3]])
+const rankOf = (role: Role): number => RANK.get(role) ?? 0
+
+/** The least role each kind of command needs. */
+const NEEDS: ReadonlyMap<CommandAccess, Role> = new Map([["open", "none"], ["market", "market"], ["account", "reader"], ["trade", "trader"]])
+
+/**
+ * Whether the user's role, as the policy says now, is enough for `access`, wherever they ask (the chat is not
+ * considered).
+ */
+export const allows = (policy: AccessPolicy, access: CommandAccess, userId: number): boolean =>
+  rankOf(roleOf(policy, userId)) >= rankOf(NEEDS.get(access) ?? "trader")
+
+/**
+ * Whether a push (a notification, a price alert) may go to its owner now: only while they may read the account. Checked
+ * at each push, with the policy as it is then; entries of owners it no longer admits are dropped at a start.
+ */
+export const mayBeTold = (policy: AccessPolicy, owner: number): boolean => allows(policy, "account", owner)
 
 /** Why an update is refused, or undefined when it may go on. An update without a sender is always refused. */
 export const decide = (
@@ -39,10 +56,6 @@ export const decide = (
   chatType: string | undefined
 ): Denial | undefined => {
   if (userId === undefined) return "not_allowed"
-  if (access === "open") return undefined
-  const rank = RANK[roleOf(policy, userId)]
-  if (access === "market") return rank >= RANK.market ? undefined : "not_allowed"
-  if (rank < RANK.reader) return "not_allowed"
-  if (access === "trade" && rank < RANK.trader) return "traders_only"
-  return chatType === "private" ? undefined : "private_only"
+  if (allows(policy, access, userId)) return access === "open" || access === "market" || chatType === "private" ? undefined : "private_only"
+  return access === "trade" && allows(policy, "account", userId) ? "traders_only" : "not_allowed"
 }

@@ -18,6 +18,12 @@ export interface CommandSpec {
   readonly summary: string
   readonly usage: string
   readonly examples: ReadonlyArray<string>
+  /**
+   * What a user may still do with what they own here (their notifications, their alerts) when their role no longer
+   * allows the command, e.g. after the operator removed them: the command's owner check decides (see `onCommand`);
+   * someone who owns nothing it acts on is refused as `access` says.
+   */
+  readonly ownerMay?: string
 }
 
 export const COMMANDS = [
@@ -130,14 +136,16 @@ export const COMMANDS = [
     access: "account",
     summary: "Your price alerts, with Delete buttons",
     usage: "/alerts",
-    examples: ["/alerts"]
+    examples: ["/alerts"],
+    ownerMay: "list and delete their alerts"
   },
   {
     name: "notify",
     access: "account",
     summary: "Messages when orders fill, plans trigger, positions change",
     usage: "/notify [on|off]",
-    examples: ["/notify on", "/notify"]
+    examples: ["/notify on", "/notify"],
+    ownerMay: "turn their notifications off"
   },
   {
     name: "help",

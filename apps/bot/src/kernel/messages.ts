@@ -97,3 +97,13 @@ export const errorReport = (error: BotError): ErrorReport => {
 }
 
 export const internalErrorView = (): View => view(fmt`Something went wrong on the bot's side; the operator can find the details in its log.`)
+
+/** What a chat on the embedded simulator is told in every welcome, help, order preview and result. */
+export const SIMULATOR_LINE = "🧪 Simulator: prices and orders are not real"
+
+/**
+ * The view with the simulator line as its last paragraph (above the buttons, where a Confirm is pressed) when the bot
+ * runs on the simulator; the view as it is otherwise.
+ */
+export const withSimulatorLine = (simulator: boolean, shown: View): View =>
+  simulator ? { ...shown, text: fmt`${shown.text}\n\n${SIMULATOR_LINE}` } : shown

@@ -79,15 +79,35 @@ const refuse = async (ctx: BotContext, denial: Denial, denials: Denials): Promis
 }
 
 /**
- * Deny by default. A button goes on only if the bot made it and the sender may press it; a message only if it has a
- * sender and is not a command for another bot (each command then checks its own access, see `onCommand`); every
- * other kind of update stops here.
+ * What a user may still do with what they own (their notifications, their alerts) once their role no longer allows the
+ * command or button: the owner check says whether they own something it acts on. It is asked only when the role is
+ * what stops them, in a private chat, so a stranger with nothing of their own is refused as before.
+ */
+export type OwnerCheck<C, A = undefined> = (ctx: C, data: A) => Promise<boolean>
+
+/** The owner checks of the buttons that have one, per bot (the guard is the bot's deps), registered by `onOwnedButton`. */
+const ownedButtons = new WeakMap<Guard, Map<CallbackData.CallbackData["_tag"], OwnerCheck<BotContext, CallbackData.CallbackData>>>()
+
+/** Whether a refusal for the role is lifted because the user owns what is asked: the check, in a private chat. */
+const ownerLifts = async <C extends BotContext, A>(ctx: C, denial: Denial, check: OwnerCheck<C, A> | undefined, data: A): Promise<boolean> => {
+  if (denial !== "not_allowed" || check === undefined || ctx.from === undefined || ctx.chat?.type !== "private") return false
+  if (!(await check(ctx, data))) return false
+  ctx.note("owner", "allowed as the owner of what it acts on")
+  return true
+}
+
+/**
+ * Deny by default. A button goes on only if the bot made it and the sender may press it (or, refused for their role,
+ * owns what it acts on: see `onOwnedButton`); a message only if it has a sender and is not a command for another bot
+ * (each command then checks its own access, see `onCommand`); every other kind of update stops here.
  */
 export const authorize = (guard: Guard): Middleware<BotContext> => async (ctx, next) => {
   if (ctx.callbackQuery !== undefined) {
     const data = "data" in ctx.callbackQuery ? CallbackData.decode(ctx.callbackQuery.data) : undefined
     const denial = data === undefined ? "unknown_button" : decide(guard.access, CallbackData.access(data), ctx.from?.id, ctx.chat?.type)
-    if (denial !== undefined) return refuse(ctx, denial, guard.denials)
+    if (denial !== undefined && !(data !== undefined && (await ownerLifts(ctx, denial, ownedButtons.get(guard)?.get(data._tag), data)))) {
+      return refuse(ctx, denial, guard.denials)
+    }
     ctx.button = data
     return next()
   }
@@ -106,19 +126,30 @@ export const authorize = (guard: Guard): Middleware<BotContext> => async (ctx, n
   return next()
 }
 
-const requires = (guard: Guard, access: Access): MiddlewareFn<BotContext> => (ctx, next) => {
-  const denial = decide(guard.access, access, ctx.from?.id, ctx.chat?.type)
-  return denial === undefined ? next() : refuse(ctx, denial, guard.denials)
-}
-
 export type CommandContext = NarrowedContext<BotContext, Types.MountMap["text"]> & Types.CommandContextExtn
+
+const requires = (guard: Guard, access: Access, owns: OwnerCheck<CommandContext> | undefined): MiddlewareFn<CommandContext> => async (ctx, next) => {
+  const denial = decide(guard.access, access, ctx.from?.id, ctx.chat?.type)
+  return denial === undefined || (await ownerLifts(ctx, denial, owns, undefined)) ? next() : refuse(ctx, denial, guard.denials)
+}
 
 /**
  * Handles a command, for the users its table entry allows. The check sits where telegraf dispatches the command, so
- * whatever telegraf takes for this command (`/bills`, `/bills,`, `/bills@bot`) is checked.
+ * whatever telegraf takes for this command (`/bills`, `/bills,`, `/bills@bot`) is checked. A command whose entry says
+ * what owners may still do (`ownerMay`) comes with the check of it, `owns`, and only such a command.
  */
-export const onCommand = (guard: Guard, name: CommandName, handle: (ctx: CommandContext) => Promise<void>): MiddlewareFn<BotContext> =>
-  Composer.command<BotContext>(name, requires(guard, commandSpec(name).access), handle)
+export const onCommand = (
+  guard: Guard,
+  name: CommandName,
+  handle: (ctx: CommandContext) => Promise<void>,
+  owns?: OwnerCheck<CommandContext>
+): MiddlewareFn<BotContext> => {
+  const spec = commandSpec(name)
+  if ((spec.ownerMay === undefined) !== (owns === undefined)) {
+    throw new Error(`/${name}: an owner check goes with an ownerMay entry in the command table, and only with one`)
+  }
+  return Composer.command<BotContext>(name, requires(guard, spec.access, owns), handle)
+}
 
 type ButtonOf<T extends CallbackData.CallbackData["_tag"]> = Extract<CallbackData.CallbackData, { _tag: T }>
 
@@ -143,6 +174,23 @@ export const onButton = <T extends CallbackData.CallbackData["_tag"]>(
     await answerPress(ctx)
     return handle(ctx, data)
   })
+
+/**
+ * Handles presses of one kind of button as `onButton` does, and lets a user whose role no longer allows the button
+ * press it when `owns` says they own what it acts on (authorized in `authorize`, for this bot's guard only).
+ */
+export const onOwnedButton = <T extends CallbackData.CallbackData["_tag"]>(
+  guard: Guard,
+  tag: T,
+  owns: OwnerCheck<BotContext, ButtonOf<T>>,
+  handle: (ctx: BotContext, data: ButtonOf<T>) => Promise<void>
+): Middleware<BotContext> => {
+  const checks = ownedButtons.get(guard) ?? new Map<CallbackData.CallbackData["_tag"], OwnerCheck<BotContext, CallbackData.CallbackData>>()
+  const isTag = (data: CallbackData.CallbackData): data is ButtonOf<T> => data._tag === tag
+  checks.set(tag, (ctx, data) => (isTag(data) ? owns(ctx, data) : Promise.resolve(false)))
+  ownedButtons.set(guard, checks)
+  return onButton(tag, handle)
+}
 
 /**
  * Reads a command's name in lower case (`/Orders` is `/orders`), as people type it on a phone, before telegraf

@@ -15,7 +15,8 @@ export const quote = (token: string) => JSON.stringify(token.length > 24 ? `${to
 
 // ── time ────────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-const UNIT_MILLIS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
+// a Map, not an object literal: a typed unit must not find what every object inherits
+const UNIT_MILLIS: ReadonlyMap<string, number> = new Map([["m", 60_000], ["h", 3_600_000], ["d", 86_400_000], ["w", 604_800_000]])
 const MAX_AGO_MILLIS = 10 * 365 * 86_400_000
 
 /**
@@ -25,7 +26,7 @@ const MAX_AGO_MILLIS = 10 * 365 * 86_400_000
 export const parseTime = (token: string, now: number, edge: "start" | "end" = "start"): Parsed<number> => {
   const relative = /^(\d{1,6})([mhdw])$/.exec(token)
   if (relative !== null) {
-    const millis = Number(relative[1]) * UNIT_MILLIS[relative[2]!]!
+    const millis = Number(relative[1]) * UNIT_MILLIS.get(relative[2]!)!
     return millis > MAX_AGO_MILLIS ? fail(`${quote(token)} is too far back`) : ok(now - millis)
   }
   const absolute = /^(\d{4})-(\d{2})-(\d{2})(?:t(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(token.toLowerCase())

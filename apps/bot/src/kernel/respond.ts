@@ -36,6 +36,8 @@ export interface Deps {
   readonly confirmations: Confirmations
   /** show `typing…` when an exchange call takes longer than this */
   readonly typingDelayMs: number
+  /** the exchange is the embedded simulator: welcomes, help, previews and results say so (`withSimulatorLine`) */
+  readonly simulator: boolean
   readonly now: () => number
 }
 

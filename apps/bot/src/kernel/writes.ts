@@ -5,7 +5,7 @@
  * payload, how to send it and what to show around it.
  */
 import { Cause, Either, Exit, Option } from "effect"
-import type { Schema } from "effect"
+import type { Effect, Schema } from "effect"
 import type { Middleware } from "telegraf"
 import { bold, fmt } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
@@ -13,7 +13,9 @@ import type { WriteFeature } from "./CallbackData.js"
 import type { NotClaimed, Settlement } from "./Confirmations.js"
 import type { BotError } from "./messages.js"
 import { answerPress } from "./middleware.js"
-import { failureView, send, show } from "./respond.js"
+import type { Services } from "./BotRuntime.js"
+import { failureView, runExit, send, show } from "./respond.js"
+import { StoreError } from "./Store.js"
 import type { Deps } from "./respond.js"
 import type { BotContext } from "./telegram/BotContext.js"
 import { view } from "./view.js"
@@ -31,13 +33,16 @@ export const messageTime = (ctx: BotContext): number | undefined => {
   return date === undefined || date === 0 ? undefined : date * 1000
 }
 
-/** How a write's exit settles its confirmation: a write is never sent twice, so only an unknown outcome differs. */
+/**
+ * How a write's exit settles its confirmation: a write is never sent twice, so it is done with unless its sending
+ * could not be recorded (nothing left; it may be confirmed again), and an unknown outcome is said as such.
+ */
 export const settlementOf = (exit: Exit.Exit<unknown, BotError>): Settlement =>
   Exit.isSuccess(exit)
     ? "sent"
     : Option.match(Cause.failureOption(exit.cause), {
       onNone: () => "unknown",
-      onSome: (error) => (error._tag === "OutcomeUnknownError" ? "unknown" : "refused")
+      onSome: (error) => (error._tag === "OutcomeUnknownError" ? "unknown" : error._tag === "StoreError" ? "again" : "refused")
     })
 
 /** A request the store could not record: no confirmation was made, so nothing can be confirmed. */
@@ -60,7 +65,7 @@ export const notWaitingView = (claim: NotClaimed<unknown>, again: FmtString, che
     case "Refused":
       return view(fmt`This was confirmed already and failed; nothing was done and it is not sent again. ${again}`)
     case "Unknown":
-      return view(fmt`${bold("Outcome unknown")}: this was sent, but its answer never came (the bot stopped, or the answer was lost), so it may or may not have been done. It is not sent again. ${check}`)
+      return view(fmt`${bold("Outcome unknown")}: this was sent, but its answer never came (the bot stopped while sending it, or the answer was lost), so it may or may not have been done. It is not sent again. ${check}`)
     case "Dropped":
       return view(fmt`This was called off; nothing was done. ${again}`)
     case "Superseded":
@@ -72,9 +77,9 @@ export const notWaitingView = (claim: NotClaimed<unknown>, again: FmtString, che
   }
 }
 
-/** A press the store could not record as claimed: nothing was sent. */
+/** A press the store could not record: nothing was sent or changed, and what was asked still waits. */
 export const notRecordedPressView = (): View =>
-  view(fmt`The bot could not record your Confirm (its storage failed), so nothing was sent. Press again shortly.`)
+  view(fmt`The bot could not record your press (its storage failed), so nothing was sent or changed: the request still waits until it expires. Press again shortly.`)
 
 /**
  * A failed write: an unknown outcome (the request may have been acted on; it is never sent again) says so and where
@@ -87,6 +92,9 @@ export const writeFailureView = (ctx: BotContext, cause: Cause.Cause<BotError>, 
   return view(fmt`${bold("Outcome unknown")}: the request to ${what} was sent, but ${error.value.happened}, so it may or may not have been done. It is not sent again. ${check}`)
 }
 
+/** Runs a write's program once its leaving is recorded. */
+export type SendOnce = <A>(program: Effect.Effect<A, BotError, Services>) => Promise<Exit.Exit<A, BotError>>
+
 /** One feature's single write: what it stores, and what it does around the shared flow. */
 export interface SingleWrite<W, I> {
   readonly feature: WriteFeature
@@ -97,8 +105,11 @@ export interface SingleWrite<W, I> {
   readonly check: (write: W) => FmtString
   /** the short answer to Confirm while the write goes out, e.g. "Cancelling…" */
   readonly sending: string
-  /** Sends the write: how it settles, and the note to show */
-  readonly send: (ctx: BotContext, write: W) => Promise<{ readonly settlement: Settlement; readonly note: FmtString }>
+  /**
+   * Sends the write: how it settles, and the note to show. Its reads run as usual; the write itself goes through
+   * `sendOnce`, which records that it leaves first (and sends nothing, failing with a StoreError, when it cannot).
+   */
+  readonly send: (ctx: BotContext, write: W, sendOnce: SendOnce) => Promise<{ readonly settlement: Settlement; readonly note: FmtString }>
   /** Shows where the write was asked from, with the outcome's note (after Confirm) or none (after Back). */
   readonly back: (ctx: BotContext, write: W, note?: FmtString) => Promise<void>
 }
@@ -111,6 +122,7 @@ export const singleWrite = <W, I>(deps: Deps, spec: SingleWrite<W, I>) => {
   const kind = deps.confirmations.kind(spec.feature, spec.schema, {
     unknownView: async (write) => notWaitingView({ _tag: "Unknown", payload: write }, spec.again, spec.check(write))
   })
+  const checkOf = (write: W | undefined) => (write === undefined ? fmt`Look on the exchange before asking again.` : spec.check(write))
 
   const ask = async (ctx: BotContext, write: W, what: string, confirm: (id: string) => View): Promise<void> => {
     const made = await kind.create(ctx.from?.id ?? 0, ctx.chat?.id ?? 0, () => write)
@@ -131,8 +143,7 @@ export const singleWrite = <W, I>(deps: Deps, spec: SingleWrite<W, I>) => {
     if (claim._tag !== "Claimed") {
       ctx.note(claim._tag === "NotYours" ? "denied:not_owner" : `not_pending:${claim._tag}`, data.id, claim._tag === "NotYours" ? "warn" : "info")
       await answerPress(ctx)
-      const check = claim._tag === "Unknown" ? spec.check(claim.payload) : fmt``
-      return send(ctx, notWaitingView(claim, spec.again, check))
+      return send(ctx, notWaitingView(claim, spec.again, claim._tag === "Unknown" ? checkOf(claim.payload) : fmt``))
     }
     if (!data.go) {
       await answerPress(ctx)
@@ -140,7 +151,11 @@ export const singleWrite = <W, I>(deps: Deps, spec: SingleWrite<W, I>) => {
     }
     // answered before the write, not awaited: the write never waits on Telegram
     void answerPress(ctx, spec.sending)
-    const { settlement, note } = await spec.send(ctx, claim.payload)
+    const sendOnce: SendOnce = async (program) =>
+      (await kind.sending(data.id))
+        ? runExit(ctx, deps, program)
+        : Exit.fail(new StoreError({ key: `confirmation ${data.id}`, reason: "its sending could not be recorded" }))
+    const { settlement, note } = await spec.send(ctx, claim.payload, sendOnce)
     await kind.settle(data.id, settlement)
     deps.logger.log(settlement === "sent" ? "info" : "warn", "write", {
       feature: spec.feature,

@@ -4,15 +4,18 @@ import { BigDecimal, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import { fmt } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
+import * as AccountReads from "../../kernel/AccountReads.js"
 import { marginModeOf } from "../../kernel/marginMode.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
+import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { view } from "../../kernel/view.js"
 import type { Settlement } from "../../kernel/Confirmations.js"
 import type { BotError } from "../../kernel/messages.js"
 import { settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
+import type { SendOnce } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
 import {
   balanceView,
@@ -65,8 +68,9 @@ const changesNothing = (reading: LeverageReading, write: LeverageWrite): boolean
   return now.every((value) => BigDecimal.equals(value, asked))
 }
 
-export const account = (deps: Deps): Composer<BotContext> => {
+export const account = (deps: Deps, limits: TradingLimits.TradingLimits = TradingLimits.none): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
+  const limitsOf = (ctx: BotContext) => TradingLimits.forTrader(limits, ctx.from?.id)
 
   const showBalance = async (ctx: BotContext) => {
     const balance = await run(ctx, deps, readBalance)
@@ -88,8 +92,8 @@ export const account = (deps: Deps): Composer<BotContext> => {
       const reading = await run(ctx, deps, readLeverage(market.value.symbol))
       if (Option.isNone(reading)) return
       if (args.leverage === undefined && args.marginMode === undefined) return send(ctx, leverageView(reading.value))
-      // refused before asking: a leverage the contract does not allow never reaches a confirmation
-      const refusal = leverageRefusal(reading.value, args.leverage)
+      // refused before asking: a leverage the contract or the trader's limits do not allow never reaches a confirmation
+      const refusal = leverageRefusal(reading.value, args.leverage, limitsOf(ctx))
       if (refusal !== undefined) {
         ctx.note("refused", `leverage ${args.leverage}`)
         return send(ctx, refusal)
@@ -108,20 +112,23 @@ export const account = (deps: Deps): Composer<BotContext> => {
    * Sends the change, the margin mode first: what was done, or what failed (an unknown outcome said as such). Once
    * the margin mode changed, the change counts as sent whatever the leverage's fate.
    */
-  const apply = async (ctx: BotContext, write: LeverageWrite): Promise<{ readonly settlement: Settlement; readonly note: FmtString }> => {
+  const apply = async (ctx: BotContext, write: LeverageWrite, sendOnce: SendOnce): Promise<{ readonly settlement: Settlement; readonly note: FmtString }> => {
     const failed = (exit: Exit.Exit<unknown, BotError>) =>
       Exit.isFailure(exit) ? writeFailureView(ctx, exit.cause, "change the setting", checkLeverage(write.symbol)).text : fmt``
     // read again: the mode it switches from is the one in force now, not the one shown when asking
-    const now = await runExit(ctx, deps, readLeverage(write.symbol))
+    const now = await runExit(ctx, deps, Effect.zipRight(AccountReads.forgetKept, readLeverage(write.symbol)))
     if (Exit.isFailure(now)) return { settlement: "refused", note: failed(now) }
     if (now.value.marginMode !== write.from) return { settlement: "refused", note: modeMovedNote(write, now.value.marginMode) }
+    // the limits hold at Confirm too (a restart may have changed them since the question)
+    const refusal = leverageRefusal(now.value, write.leverage, limitsOf(ctx))
+    if (refusal !== undefined) return { settlement: "refused", note: refusal.text }
     const modeChanges = write.marginMode !== write.from
     if (modeChanges) {
-      const exit = await runExit(ctx, deps, setMarginMode(write))
+      const exit = await sendOnce(setMarginMode(write))
       if (Exit.isFailure(exit)) return { settlement: settlementOf(exit), note: failed(exit) }
     }
     if (write.leverage !== undefined) {
-      const exit = await runExit(ctx, deps, setLeverage(write, write.leverage))
+      const exit = await sendOnce(setLeverage(write, write.leverage))
       if (Exit.isFailure(exit)) {
         return modeChanges
           ? { settlement: settlementOf(exit) === "unknown" ? "unknown" : "sent", note: halfChangedNote(write, failed(exit)) }

@@ -4,6 +4,7 @@ import type { Asset, Contract, Leverage, Position } from "@tradedesk/core"
 import { BigDecimal, Option, Schema } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
+import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { confirmRow } from "../../kernel/writes.js"
 import { dec, grouped, marketName, oneLine, signed, table, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
@@ -94,9 +95,22 @@ export const leverageView = (reading: LeverageReading, note?: FmtString): View =
 Margin mode ${code(reading.marginMode)} · leverage ${code(inForce(reading))}
 Allowed ${bounds(reading.contract)}. Change it with e.g. ${code(`/leverage ${marketName(reading.symbol).toLowerCase()} 10`)} or add ${code("cross")} or ${code("isolated")}.`)
 
-/** Why the asked leverage cannot be set; undefined when it can. */
-export const leverageRefusal = (reading: LeverageReading, leverage: number | undefined): View | undefined => {
+/**
+ * Why the asked change cannot be made; undefined when it can. `limits`: the trader's, which may keep them from the
+ * market (BOT_SYMBOLS) or from a leverage above their cap (BOT_MAX_LEVERAGE).
+ */
+export const leverageRefusal = (reading: LeverageReading, leverage: number | undefined, limits?: TradingLimits.TraderLimits): View | undefined => {
   const { contract } = reading
+  const symbols = limits?.symbols
+  if (symbols !== undefined && !symbols.value.has(reading.symbol)) {
+    return view(fmt`${marketName(reading.symbol)} is not among the markets you may trade: ${TradingLimits.symbolsText(symbols.value)} (${symbols.setting}); nothing was changed.`)
+  }
+  const cap = limits?.maxLeverage
+  if (leverage !== undefined && cap !== undefined && leverage > cap.value) {
+    return view(fmt`Leverage ${leverage}x is over your limit of ${cap.value}x (${cap.setting}); nothing was changed. Try e.g. ${
+      code(`/leverage ${marketName(reading.symbol).toLowerCase()} ${Math.min(cap.value, contract.maxLeverage)}`)
+    }.`)
+  }
   if (leverage === undefined || (leverage >= contract.minLeverage && leverage <= contract.maxLeverage)) return undefined
   return view(fmt`Leverage ${leverage}x is outside ${marketName(reading.symbol)}'s ${bounds(contract)}; nothing was changed. Try e.g. ${
     code(`/leverage ${marketName(reading.symbol).toLowerCase()} ${leverage > contract.maxLeverage ? contract.maxLeverage : contract.minLeverage}`)

@@ -1,7 +1,9 @@
 /**
  * Price alerts, stored: each user's alerts on the last price of a market, checked against the shared tickers snapshot
  * (one upstream request serves every alert and every market command), each fired once: removed from the store before
- * it is told, so a restart never tells it again.
+ * it is told, so a restart never tells it again. Each keeps its owner's Telegram user id: only the alerts of owners
+ * still allowed are checked (the others wait, untold, for their owner to delete them), and at a start those of owners
+ * no longer allowed are dropped (`dropNotAllowed`).
  */
 import type { Ticker } from "@tradedesk/core"
 import { BigDecimal, Effect, Option, Schema } from "effect"
@@ -13,6 +15,7 @@ export type Direction = Schema.Schema.Type<typeof Direction>
 
 export const Alert = Schema.Struct({
   id: Schema.String,
+  /** the Telegram user who set it: their role is checked before it fires */
   owner: Schema.Number,
   /** where it is told */
   chatId: Schema.Number,
@@ -29,6 +32,9 @@ const Alerts = Store.entry("alerts", 1, Schema.Array(Alert))
 export const MAX_PER_USER = 20
 /** alerts over all users: each check walks them all */
 export const MAX_ALERTS = 5_000
+
+/** Whether an owner's alerts may fire now (their role, as the access policy says at that moment). */
+export type Allowed = (owner: number) => boolean
 
 export type Added = { readonly _tag: "Added"; readonly alert: Alert } | { readonly _tag: "TooMany" } | { readonly _tag: "Full" }
 
@@ -67,27 +73,46 @@ export interface Fired {
   readonly ticker: Ticker.Ticker
 }
 
-/** Takes out the alerts whose condition holds in the snapshot and returns them, stored without them first. */
-export const fire = (bySymbol: ReadonlyMap<string, Ticker.Ticker>): Effect.Effect<ReadonlyArray<Fired>, Store.StoreError, Store.Store> =>
-  Effect.flatMap(Store.Store, (store) =>
-    Effect.flatMap(store.get(Alerts), (current) => {
+/**
+ * Takes out the alerts of allowed owners whose condition holds in the snapshot and returns them, stored without them
+ * first. The alerts of owners not allowed are left as they are: they neither fire nor are told.
+ */
+export const fire = (
+  bySymbol: ReadonlyMap<string, Ticker.Ticker>,
+  allowed: Allowed
+): Effect.Effect<ReadonlyArray<Fired>, Store.StoreError, Store.Store> =>
+  Effect.flatMap(Store.Store, (store) => {
+    const dueAt = (alert: Alert) => {
+      const ticker = allowed(alert.owner) ? bySymbol.get(alert.symbol) : undefined
+      return ticker !== undefined && reached(alert, ticker.last) ? ticker : undefined
+    }
+    return Effect.flatMap(store.get(Alerts), (current) => {
       // most checks find nothing: no write then
-      const due = all(current).some((alert) => {
-        const ticker = bySymbol.get(alert.symbol)
-        return ticker !== undefined && reached(alert, ticker.last)
-      })
-      if (!due) return Effect.succeed([])
+      if (!all(current).some((alert) => dueAt(alert) !== undefined)) return Effect.succeed([])
       return store.modify(Alerts, (latest) => {
         const fired: Array<Fired> = []
         const kept: Array<Alert> = []
         for (const alert of all(latest)) {
-          const ticker = bySymbol.get(alert.symbol)
-          if (ticker !== undefined && reached(alert, ticker.last)) fired.push({ alert, ticker })
+          const ticker = dueAt(alert)
+          if (ticker !== undefined) fired.push({ alert, ticker })
           else kept.push(alert)
         }
         return [fired, kept]
       })
-    }))
+    })
+  })
 
-/** Whether any alert waits (the checker reads no tickers otherwise). */
-export const any: Effect.Effect<boolean, never, Store.Store> = Effect.flatMap(Store.Store, (store) => Effect.map(store.get(Alerts), (current) => all(current).length > 0))
+/** Whether any alert of an allowed owner waits (the checker reads no tickers otherwise). */
+export const any = (allowed: Allowed): Effect.Effect<boolean, never, Store.Store> =>
+  Effect.flatMap(Store.Store, (store) => Effect.map(store.get(Alerts), (current) => all(current).some((alert) => allowed(alert.owner))))
+
+/** Takes out the alerts of owners no longer allowed (at a start) and returns them; no write when there are none. */
+export const dropNotAllowed = (allowed: Allowed): Effect.Effect<ReadonlyArray<Alert>, Store.StoreError, Store.Store> =>
+  Effect.flatMap(Store.Store, (store) =>
+    Effect.flatMap(store.get(Alerts), (current) => {
+      if (all(current).every((alert) => allowed(alert.owner))) return Effect.succeed([])
+      return store.modify(Alerts, (latest) => {
+        const alerts = all(latest)
+        return [alerts.filter((alert) => !allowed(alert.owner)), alerts.filter((alert) => allowed(alert.owner))]
+      })
+    }))

@@ -1,9 +1,15 @@
-/** `/alert` and `/alerts` with their Delete buttons, and the checker that fires alerts from the shared tickers. */
+/**
+ * `/alert` and `/alerts` with their Delete buttons, and the checker that fires alerts from the shared tickers. An
+ * owner may always list and delete their alerts, even once their role no longer allows `/alerts`; only owners the
+ * access policy allows at that moment hear their alerts fire.
+ */
 import { Duration, Effect, Option } from "effect"
 import { Composer } from "telegraf"
+import { mayBeTold } from "../../kernel/access.js"
+import type { AccessPolicy } from "../../kernel/access.js"
 import type { Logger } from "../../kernel/log.js"
 import * as MarketData from "../../kernel/MarketData.js"
-import { onButton, onCommand } from "../../kernel/middleware.js"
+import { onCommand, onOwnedButton } from "../../kernel/middleware.js"
 import { run, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type * as Store from "../../kernel/Store.js"
@@ -18,8 +24,11 @@ export const alerts = (deps: Deps): Composer<BotContext> => {
 
   const showAlerts = async (ctx: BotContext, owner: number, note?: string) => {
     const list = await run(ctx, deps, AlertBook.listOf(owner))
-    if (Option.isSome(list)) await show(ctx, alertsView(list.value, note))
+    if (Option.isSome(list)) await show(ctx, alertsView(list.value, note, !mayBeTold(deps.access, owner)))
   }
+  // whoever has alerts may list and delete them, whatever their role now
+  const hasAlerts = async (ctx: BotContext) =>
+    ctx.from !== undefined && (await deps.runtime.runPromise(AlertBook.listOf(ctx.from.id))).length > 0
 
   composer.use(onCommand(deps, "alert", (ctx) =>
     withArgs(ctx, "alert", parseAlert(ctx.payload), async (args) => {
@@ -38,9 +47,9 @@ export const alerts = (deps: Deps): Composer<BotContext> => {
       return send(ctx, result._tag === "Added" ? alertSetView(result.alert, ticker) : result._tag === "TooMany" ? tooManyView() : fullView())
     })))
 
-  composer.use(onCommand(deps, "alerts", (ctx) => showAlerts(ctx, ctx.from.id)))
+  composer.use(onCommand(deps, "alerts", (ctx) => showAlerts(ctx, ctx.from.id), hasAlerts))
 
-  composer.use(onButton("AlertDelete", async (ctx, { id }) => {
+  composer.use(onOwnedButton(deps, "AlertDelete", hasAlerts, async (ctx, { id }) => {
     const owner = ctx.from?.id ?? 0
     const removed = await run(ctx, deps, AlertBook.remove(owner, id))
     if (Option.isNone(removed)) return
@@ -52,21 +61,41 @@ export const alerts = (deps: Deps): Composer<BotContext> => {
 
 /**
  * Fires the alerts due, every `interval`, from the shared tickers snapshot (no request at all while no alert waits);
- * each is taken out of the store before `tell` hears of it.
+ * each is taken out of the store before `tell` hears of it. Only the alerts of owners the policy allows at that moment
+ * are checked: the others neither fire nor are told.
  */
 export const checkAlerts = (
   tell: (fired: AlertBook.Fired) => Effect.Effect<void>,
   log: Logger,
-  interval: Duration.DurationInput
+  interval: Duration.DurationInput,
+  policy: AccessPolicy
 ): Effect.Effect<never, never, Store.Store | MarketData.MarketData> =>
   Effect.gen(function*() {
-    if (!(yield* AlertBook.any)) return
+    const allowed = (owner: number) => mayBeTold(policy, owner)
+    if (!(yield* AlertBook.any(allowed))) return
     const snapshot = yield* MarketData.snapshot
-    const fired = yield* AlertBook.fire(snapshot.bySymbol)
+    const fired = yield* AlertBook.fire(snapshot.bySymbol, allowed)
     if (fired.length > 0) log.log("info", "alerts_fired", { alerts: fired.map(({ alert }) => alert.id) })
     yield* Effect.forEach(fired, tell, { discard: true })
   }).pipe(
     Effect.catchAll((error) => Effect.sync(() => log.log("warn", "alerts_check_failed", { tag: error._tag, detail: error.message }))),
     Effect.zipRight(Effect.sleep(interval)),
     Effect.forever
+  )
+
+/**
+ * At a start: drops the alerts of owners the policy no longer allows, logged. A failed write is logged and the start
+ * goes on: the checker skips those alerts anyway.
+ */
+export const loadAlerts = (policy: AccessPolicy, log: Logger): Effect.Effect<void, never, Store.Store> =>
+  AlertBook.dropNotAllowed((owner) => mayBeTold(policy, owner)).pipe(
+    Effect.tap((dropped) =>
+      Effect.sync(() => {
+        if (dropped.length > 0) {
+          log.log("warn", "alerts_dropped_not_allowed", { alerts: dropped.map((alert) => alert.id), owners: [...new Set(dropped.map((alert) => alert.owner))] })
+        }
+      })
+    ),
+    Effect.catchAll((error) => Effect.sync(() => log.log("warn", "alerts_load_failed", { tag: error._tag, detail: error.message }))),
+    Effect.asVoid
   )

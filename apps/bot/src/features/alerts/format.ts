@@ -22,10 +22,16 @@ export const tooManyView = (): View =>
 export const fullView = (): View =>
   view(fmt`The bot holds as many alerts as it can (${MAX_ALERTS}), so this one was not set. Try again later.`)
 
-/** A user's alerts, oldest first, each with its Delete button; `note` says what the last press did. */
-export const alertsView = (alerts: ReadonlyArray<Alert>, note?: string): View => {
-  const head = note === undefined ? "" : `${note}\n\n`
-  if (alerts.length === 0) return view(fmt`${head}You have no price alerts. Set one with ${code("/alert btc above 70000")}.`)
+/**
+ * A user's alerts, oldest first, each with its Delete button; `note` says what the last press did. `muted`: the owner
+ * is no longer allowed, so they do not fire and may only be deleted.
+ */
+export const alertsView = (alerts: ReadonlyArray<Alert>, note?: string, muted = false): View => {
+  const noted = note === undefined ? "" : `${note}\n\n`
+  if (alerts.length === 0) {
+    return view(muted ? fmt`${noted}You have no price alerts.` : fmt`${noted}You have no price alerts. Set one with ${code("/alert btc above 70000")}.`)
+  }
+  const head = muted ? `${noted}Your access to this bot was withdrawn: these alerts no longer fire. Delete them here.\n\n` : noted
   const lines = alerts.map((alert, index) => fmt`${String(index + 1)}. ${bold(condition(alert))} · set ${utc(alert.createdAt)}`)
   return view(
     fmt`${head}${bold("Your price alerts")} · ${String(alerts.length)} of ${String(MAX_PER_USER)}, each fires once:

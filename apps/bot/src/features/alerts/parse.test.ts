@@ -19,4 +19,10 @@ describe("/alert arguments", () => {
     expect(parseAlert(`btc above ${"9".repeat(30)}`)._tag).toBe("Left")
     expect(parseAlert("btc above 5 now")).toEqual(Either.left("one alert at a time: a symbol, above or below, and a price"))
   })
+
+  it("finds no direction in what every object inherits", () => {
+    for (const word of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "__defineGetter__"]) {
+      expect(parseAlert(`btc ${word} 1`)).toEqual(Either.left(`${JSON.stringify(word)} is not a direction; use above or below (or > and <)`))
+    }
+  })
 })

@@ -13,7 +13,15 @@ export interface AlertArgs {
   readonly price: BigDecimal.BigDecimal
 }
 
-const DIRECTIONS: Readonly<Record<string, Direction>> = { above: "above", ">": "above", ">=": "above", below: "below", "<": "below", "<=": "below" }
+// a Map, not an object literal: a typed word such as `constructor` must not find what every object inherits
+const DIRECTIONS: ReadonlyMap<string, Direction> = new Map([
+  ["above", "above"],
+  [">", "above"],
+  [">=", "above"],
+  ["below", "below"],
+  ["<", "below"],
+  ["<=", "below"]
+])
 
 /** the longest price typed: more digits than any market quotes */
 const MAX_PRICE_LENGTH = 24
@@ -25,7 +33,7 @@ export const parseAlert = (payload: string): Parsed<AlertArgs> => {
   const query = normalizeQuery(symbol)
   if (query === undefined) return fail(`${quote(symbol)} is not a symbol`)
   if (word === undefined) return fail("above or below which price?")
-  const direction = DIRECTIONS[word.toLowerCase()]
+  const direction = DIRECTIONS.get(word.toLowerCase())
   if (direction === undefined) return fail(`${quote(word)} is not a direction; use above or below (or > and <)`)
   if (priceText === undefined) return fail(`${direction} which price?`)
   if (rest.length > 0) return fail("one alert at a time: a symbol, above or below, and a price")

@@ -59,6 +59,27 @@ describe("ChartRenderer", () => {
     }
   }, 40_000)
 
+  it("holds a slot claimed ahead of the work until it is released or its render ends", async () => {
+    const renderer = new ChartRenderer({ maxConcurrent: 1 })
+    const slot = renderer.claim()
+    expect(slot).toBeDefined()
+    // taken before any picture is asked for: the next chart is refused at once
+    expect(renderer.claim()).toBeUndefined()
+    expect((await failure(renderer.render(labelSvg("x")))).reason).toBe("busy")
+    slot!.release()
+    slot!.release()
+    const next = renderer.claim()!
+    expect(renderer.claim()).toBeUndefined()
+    const png = await next.render(labelSvg("y"))
+    expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true)
+    // a slot draws once; released after its render, it frees nothing more
+    expect((await failure(next.render(labelSvg("z")))).reason).toBe("failed")
+    next.release()
+    const [a, b] = [renderer.claim(), renderer.claim()]
+    expect(a).toBeDefined()
+    expect(b).toBeUndefined()
+  })
+
   it("refuses renders beyond the concurrency bound", async () => {
     const renderer = new ChartRenderer({ maxConcurrent: 2 })
     const results = await Promise.allSettled([labelSvg("a"), labelSvg("b"), labelSvg("c")].map((svg) => renderer.render(svg)))

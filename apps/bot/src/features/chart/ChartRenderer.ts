@@ -2,7 +2,8 @@
  * SVG to PNG with resvg, off the event loop (its render runs on libuv's thread pool). resvg and the font are loaded
  * on the first chart, so a bot nobody asks for a chart holds neither. The font is a file of an npm package, given to
  * resvg by path: it reads no system font (a bare machine has none) and fetches nothing. The work is bounded: a few
- * renders at a time (the rest are told to try again), each given up after a timeout.
+ * renders at a time (the rest are told to try again), each given up after a timeout. A chart takes its slot before
+ * it reads its candles (`claim`), so a chart that could not be drawn costs no exchange request.
  */
 import { Data } from "effect"
 import { createRequire } from "node:module"
@@ -38,6 +39,14 @@ const load = async (): Promise<Loaded> => {
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+/** One render's slot (`ChartRenderer.claim`). */
+export interface RenderSlot {
+  /** The PNG of an SVG document, drawn in this slot (once); fails with a ChartRenderError. */
+  readonly render: (svg: string) => Promise<Buffer>
+  /** Frees the slot unused (nothing after `render`): safe to call more than once. */
+  readonly release: () => void
+}
+
 export class ChartRenderer {
   private readonly maxConcurrent: number
   private readonly timeoutMs: number
@@ -50,14 +59,45 @@ export class ChartRenderer {
   }
 
   /** The PNG of an SVG document; fails with a ChartRenderError. */
-  async render(svg: string): Promise<Buffer> {
-    if (this.running >= this.maxConcurrent) {
-      throw new ChartRenderError({ reason: "busy", detail: `${this.running} charts being drawn` })
-    }
+  render(svg: string): Promise<Buffer> {
+    const slot = this.claim()
+    return slot === undefined ? Promise.reject(this.busy()) : slot.render(svg)
+  }
+
+  /**
+   * A slot for one render, taken now, ahead of the work that makes its picture; none when every slot is taken. The
+   * slot is freed by `release`, or, once `render` is called, when that render really ends.
+   */
+  claim(): RenderSlot | undefined {
+    if (this.running >= this.maxConcurrent) return undefined
     this.running++
+    let state: "held" | "rendering" | "freed" = "held"
+    const free = () => {
+      if (state === "freed") return
+      state = "freed"
+      this.running--
+    }
+    return {
+      render: (svg) => {
+        if (state !== "held") return Promise.reject(new ChartRenderError({ reason: "failed", detail: "the render slot was used or released already" }))
+        state = "rendering"
+        return this.drawIn(svg, free)
+      },
+      release: () => {
+        if (state === "held") free()
+      }
+    }
+  }
+
+  /** The error of a render refused for want of a slot. */
+  busy(): ChartRenderError {
+    return new ChartRenderError({ reason: "busy", detail: `${this.running} charts being drawn` })
+  }
+
+  private async drawIn(svg: string, free: () => void): Promise<Buffer> {
     const work = this.draw(svg)
     // a render given up on still holds its thread until it ends: its slot is freed only then
-    void work.then(() => this.running--, () => this.running--)
+    void work.then(free, free)
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new ChartRenderError({ reason: "timeout", detail: `no picture after ${this.timeoutMs} ms` })), this.timeoutMs)

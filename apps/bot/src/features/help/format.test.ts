@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { closestCommand, startView, unknownCommandView } from "./format.js"
+import { SIMULATOR_LINE } from "../../kernel/messages.js"
+import { closestCommand, helpView, startView, unknownCommandView } from "./format.js"
 
 describe("help views", () => {
   it("finds the command a typo meant, and none for what is far from every command", () => {
@@ -14,10 +15,23 @@ describe("help views", () => {
   })
 
   it("welcomes with a short text and the buttons the role may press", () => {
-    const labelsOf = (role: Parameters<typeof startView>[0]) => startView(role).buttons.flat().map((button) => button.label)
+    const labelsOf = (role: Parameters<typeof startView>[0]) => startView(role, false).buttons.flat().map((button) => button.label)
     expect(labelsOf("trader")).toEqual(["📈 Markets", "📋 Plan orders", "❓ Help"])
     expect(labelsOf("market")).toEqual(["📈 Markets", "❓ Help"])
     expect(labelsOf("none")).toEqual(["❓ Help"])
-    for (const role of ["trader", "reader", "market", "none"] as const) expect(startView(role).text.text).toMatch(/^Welcome to tradedesk\. Here: [a-z]/)
+    for (const role of ["trader", "reader", "market", "none"] as const) expect(startView(role, false).text.text).toMatch(/^Welcome to tradedesk\. Here: [a-z]/)
+  })
+
+  it("say the simulator when the bot runs on it, and only then, keeping the text's formatting and buttons", () => {
+    for (const role of ["trader", "reader", "market", "none"] as const) {
+      const plain = startView(role, false)
+      const simulated = startView(role, true)
+      expect(plain.text.text).not.toContain("Simulator")
+      expect(simulated.text.text).toBe(`${plain.text.text}\n\n${SIMULATOR_LINE}`)
+      expect(simulated.text.entities).toEqual(plain.text.entities)
+      expect(simulated.buttons).toEqual(plain.buttons)
+    }
+    expect(helpView("trader", 5, true).text.text.endsWith(`\n\n${SIMULATOR_LINE}`)).toBe(true)
+    expect(helpView("trader", 5, false).text.text).not.toContain(SIMULATOR_LINE)
   })
 })

@@ -2,9 +2,12 @@
 import { bold, code, fmt, join } from "telegraf/format"
 import type { Role } from "../../kernel/access.js"
 import { COMMANDS } from "../../kernel/commands.js"
+import { withSimulatorLine } from "../../kernel/messages.js"
 import { distance } from "../../kernel/symbols.js"
+import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { oneLine, view } from "../../kernel/view.js"
 import type { Button, View } from "../../kernel/view.js"
+import { limitsText } from "./limits.js"
 
 const ROLE_TEXT: Readonly<Record<Role, string>> = {
   trader: "you may read market data and the account, and place orders",
@@ -13,18 +16,19 @@ const ROLE_TEXT: Readonly<Record<Role, string>> = {
   none: "you may not use the commands yet"
 }
 
-export const helpView = (role: Role, userId: number | undefined): View => {
+/** `simulator`: the bot runs on the embedded simulator, which the text then says. */
+export const helpView = (role: Role, userId: number | undefined, simulator: boolean, limits: TradingLimits.TradingLimits = TradingLimits.none): View => {
   const entries = COMMANDS.filter((command) => command.access !== "open").map((command) =>
     fmt`${code(command.usage.split("\n")[0]!)}
 ${command.summary}. e.g. ${join(command.examples.map((example) => code(example)), ", ")}`
   )
-  return view(fmt`The ${bold("tradedesk")} bot shows the exchange's markets and your account, and places orders after a preview you confirm.
+  return withSimulatorLine(simulator, view(fmt`The ${bold("tradedesk")} bot shows the exchange's markets and your account, and places orders after a preview you confirm.
 
 ${join(entries, "\n\n")}
 
 Orders: ${code("/order btc")} then one order per line, e.g. ${code("open_long 0.01 @ 65000 tp 70000 sl 60000")} or ${code("close_short 0.02 market")}; add post, fok or ioc; ${code("trigger 64000")} makes it a plan order that waits for the price. The preview checks each order against the market's rules and your balance before it offers Confirm. In the console chat, type the lines one after another (an empty line sends) or paste them at once. Commands work in any case (${code("/Orders")}). Times are UTC: ${code("24h")}, ${code("7d")}, ${code("2024-05-01")}.
 
-Access: ${ROLE_TEXT[role]}.${userId === undefined ? "" : ` Your Telegram user id is ${userId}.`}`)
+Access: ${ROLE_TEXT[role]}.${userId === undefined ? "" : ` Your Telegram user id is ${userId}.`}${limitsText(role, limits, userId)}`))
 }
 
 /** The command closest to a mistyped one (`ordrs` → `orders`): a prefix, or a letter or two away. */
@@ -45,8 +49,8 @@ export const unknownCommandView = (command?: string): View => {
     : view(fmt`I don't know ${code(`/${oneLine(command!, "name")}`)}. Did you mean ${code(`/${closest}`)}? ${code("/help")} lists what I can do.`)
 }
 
-/** `/start`: a short welcome, with buttons to what the user may open. */
-export const startView = (role: Role): View => {
+/** `/start`: a short welcome, with buttons to what the user may open; on the simulator, it says so. */
+export const startView = (role: Role, simulator: boolean): View => {
   const buttons: Array<Button> = []
   if (role !== "none") buttons.push({ label: "📈 Markets", data: { _tag: "Tickers", sort: "volume", page: 0, filter: "" } })
   if (role === "reader" || role === "trader") buttons.push({ label: "📋 Plan orders", data: { _tag: "Orders", symbol: undefined, page: 0 } })
@@ -58,5 +62,5 @@ export const startView = (role: Role): View => {
     : role === "market"
     ? "the exchange's markets"
     : "nothing yet: the operator can allow your Telegram user id"
-  return view(fmt`Welcome to ${bold("tradedesk")}. Here: ${what}. Try ${code("/ticker btc")}, or press a button.`, [buttons])
+  return withSimulatorLine(simulator, view(fmt`Welcome to ${bold("tradedesk")}. Here: ${what}. Try ${code("/ticker btc")}, or press a button.`, [buttons]))
 }

@@ -7,22 +7,23 @@ import type { CommandContext } from "../../kernel/middleware.js"
 import { send } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
+import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { helpView, startView, unknownCommandView } from "./format.js"
 
-export const help = (deps: Deps): Composer<BotContext> => {
+export const help = (deps: Deps, limits: TradingLimits.TradingLimits = TradingLimits.none): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
   const showHelp = async (ctx: CommandContext) => {
     const role = roleOf(deps.access, ctx.from.id)
     if (role === "none" && !deps.denials.tell(ctx.from.id, "help")) return ctx.note("ignored", "help told within the minute")
-    return send(ctx, helpView(role, ctx.from.id))
+    return send(ctx, helpView(role, ctx.from.id, deps.simulator, limits))
   }
   const showStart = async (ctx: CommandContext) => {
     const role = roleOf(deps.access, ctx.from.id)
     if (role === "none" && !deps.denials.tell(ctx.from.id, "help")) return ctx.note("ignored", "help told within the minute")
-    return send(ctx, startView(role))
+    return send(ctx, startView(role, deps.simulator))
   }
   composer.use(onCommand(deps, "start", showStart), onCommand(deps, "help", showHelp))
-  composer.use(onButton("Help", (ctx) => send(ctx, helpView(roleOf(deps.access, ctx.from?.id), ctx.from?.id))))
+  composer.use(onButton("Help", (ctx) => send(ctx, helpView(roleOf(deps.access, ctx.from?.id), ctx.from?.id, deps.simulator, limits))))
   return composer
 }
 

@@ -1,9 +1,12 @@
-/** Notification views: the setting, and the watcher's events, one message each or one summary after a restart. */
+/**
+ * Notification views: the setting, and the watcher's events, one message each (a burst of fills listed together) or
+ * one summary after a restart.
+ */
 import { BigDecimal } from "effect"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import type { Event, SeenOrder, SeenPlan } from "../../kernel/Watcher.js"
-import { dec, marketName, oneLine, percent, view } from "../../kernel/view.js"
+import type { Event, SeenFill, SeenOrder, SeenPlan } from "../../kernel/Watcher.js"
+import { dec, marketName, oneLine, percent, signed, split, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
 
 export const notifyStateView = (on: boolean): View =>
@@ -16,7 +19,19 @@ export const notifyStateView = (on: boolean): View =>
 export const notifyFullView = (): View =>
   view(fmt`Too many chats have notifications on already, so they were not turned on here. The operator can say which ones to turn off.`)
 
-const kindOf = (kind: string) => oneLine(kind, "name").replaceAll("_", " ")
+/** `open_long` (an order's kind), `OPEN_LONG` (a fill's direction) → `open long` */
+const kindOf = (kind: string) => oneLine(kind, "name").toLowerCase().replaceAll("_", " ")
+
+/** decimal places a fill's price (value / size: the exchange sends none, so it may have many) is shown with at most */
+const PRICE_PLACES = 8
+
+/** `BTCUSDT open long 0.005 of 0.010 at 64000.5 · PnL +1.2 · order 42` */
+const fill = (item: SeenFill, orderSize: BigDecimal.BigDecimal | undefined) => {
+  const price = item.price === undefined ? undefined : BigDecimal.normalize(BigDecimal.round(item.price, { scale: PRICE_PLACES, mode: "half-from-zero" }))
+  return fmt`${bold(marketName(item.symbol))} ${kindOf(item.direction)} ${code(dec(item.size))}${orderSize === undefined ? "" : fmt` of ${code(dec(orderSize))}`}${
+    price === undefined ? "" : fmt` at ${code(dec(price))}`
+  }${BigDecimal.isZero(item.realizedPnl) ? "" : fmt` · PnL ${code(signed(item.realizedPnl))}`} · order ${oneLine(item.orderId, "id")}`
+}
 
 const order = (item: SeenOrder) =>
   fmt`${bold(marketName(item.symbol))} ${kindOf(item.kind)} ${code(dec(item.size))}${item.priceAvg === undefined ? "" : fmt` avg ${code(dec(item.priceAvg))}`} · id ${
@@ -37,10 +52,8 @@ export const eventLine = (event: Event): FmtString => {
       return fmt`✖ Plan order cancelled (not through this bot): ${plan(event.plan)}`
     case "PlanGone":
       return fmt`❔ Plan order no longer listed (triggered or cancelled on the exchange): ${plan(event.plan)}`
-    case "OrderFilled":
-      return fmt`✅ Order filled: ${order(event.order)}`
-    case "OrderPartlyFilled":
-      return fmt`◐ Order partly filled, ${code(dec(event.order.filled))} of ${code(dec(event.order.size))}: ${order(event.order)}`
+    case "Filled":
+      return fmt`✅ Filled: ${fill(event.fill, event.orderSize)}`
     case "OrderCancelled":
       return fmt`✖ Order cancelled (not through this bot), ${code(dec(event.order.filled))} of ${code(dec(event.order.size))} filled: ${order(event.order)}`
     case "OrderGone":
@@ -61,11 +74,26 @@ export const eventLine = (event: Event): FmtString => {
 /** the most events listed in one summary; the rest are counted */
 const SUMMARY_LINES = 30
 
-/** Events as messages: each on its own, or those found after a restart as one summary. */
+/** fills of one round told one message each, at most; more are listed together */
+const FILLS_ONE_BY_ONE = 5
+
+/**
+ * Events as messages: each on its own (a round's fills, when there are more than `FILLS_ONE_BY_ONE`, listed together
+ * in as few messages as Telegram's limit allows, each fill a line), or those found after a restart as one summary.
+ */
 export const eventsViews = (events: ReadonlyArray<Event>, away: boolean): ReadonlyArray<View> => {
-  if (!away) return events.map((event) => view(eventLine(event)))
-  const shown = events.slice(0, SUMMARY_LINES).map(eventLine)
-  const more = events.length > SUMMARY_LINES ? `\n…and ${events.length - SUMMARY_LINES} more` : ""
-  return [view(fmt`${bold("While you were away")} (the bot was not running), on this account:
-${join(shown, "\n")}${more}`)]
+  if (away) {
+    const shown = events.slice(0, SUMMARY_LINES).map(eventLine)
+    const more = events.length > SUMMARY_LINES ? `\n…and ${events.length - SUMMARY_LINES} more` : ""
+    return split(fmt`${bold("While you were away")} (the bot was not running), on this account:
+${join(shown, "\n")}${more}`).map((text) => view(text))
+  }
+  const fills = events.filter((event) => event._tag === "Filled")
+  if (fills.length <= FILLS_ONE_BY_ONE) return events.map((event) => view(eventLine(event)))
+  const listed = split(fmt`${bold(`${fills.length} fills`)} on this account:
+${join(fills.map(eventLine), "\n")}`).map((text) => view(text))
+  // where the first fill was: the events before it stay before the list
+  const at = events.findIndex((event) => event._tag === "Filled")
+  const others = events.filter((event) => event._tag !== "Filled").map((event) => view(eventLine(event)))
+  return [...others.slice(0, at), ...listed, ...others.slice(at)]
 }

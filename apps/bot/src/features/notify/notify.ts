@@ -1,16 +1,28 @@
-/** `/notify [on|off]`: this chat hears of the account's events from the watcher, or stops. */
-import { Option } from "effect"
+/**
+ * `/notify [on|off]`: this chat hears of the account's events from the watcher, or stops. Whoever turned them on may
+ * always turn them off, even once their role no longer allows `/notify`.
+ */
+import { Effect, Either, Option } from "effect"
 import { Composer } from "telegraf"
+import type { AccessPolicy } from "../../kernel/access.js"
+import type { Logger } from "../../kernel/log.js"
 import { onCommand } from "../../kernel/middleware.js"
+import type { CommandContext } from "../../kernel/middleware.js"
 import { run, send, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
+import type * as Store from "../../kernel/Store.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { notifyFullView, notifyStateView } from "./format.js"
 import { parseNotify } from "./parse.js"
-import { isOn, setNotify } from "./subscribers.js"
+import { isOn, load, owns, setNotify } from "./subscribers.js"
 
 export const notify = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
+  // `/notify off` from someone who has notifications on: the one thing their role need not allow
+  const turnsOwnOff = async (ctx: CommandContext) => {
+    const args = parseNotify(ctx.payload)
+    return Either.isRight(args) && args.right.on === false && (await deps.runtime.runPromise(owns(ctx.from.id)))
+  }
   composer.use(onCommand(deps, "notify", (ctx) =>
     withArgs(ctx, "notify", parseNotify(ctx.payload), async ({ on }) => {
       if (on === undefined) {
@@ -19,10 +31,27 @@ export const notify = (deps: Deps): Composer<BotContext> => {
         return
       }
       // stored before it is said
-      const result = await run(ctx, deps, setNotify(ctx.chat.id, on))
+      const result = await run(ctx, deps, setNotify(ctx.chat.id, ctx.from.id, on))
       if (Option.isNone(result)) return
       ctx.note(`notify:${result.value}`)
       return send(ctx, result.value === "Full" ? notifyFullView() : notifyStateView(result.value === "On"))
-    })))
+    }), turnsOwnOff))
   return composer
 }
+
+/**
+ * At a start: reads the stored subscriptions (an old layout rewritten with owners) and drops those of users the policy
+ * no longer allows, each logged. A failed write is logged and the start goes on: the watcher checks each owner anyway.
+ */
+export const loadSubscriptions = (policy: AccessPolicy, log: Logger): Effect.Effect<void, never, Store.Store> =>
+  load(policy).pipe(
+    Effect.tap(({ dropped, kept, migrated, ownerless }) =>
+      Effect.sync(() => {
+        if (migrated > 0) log.log("info", "notify_layout_migrated", { chats: migrated, kept, ownerless })
+        if (ownerless.length > 0) log.log("warn", "notify_dropped_without_owner", { chats: ownerless })
+        if (dropped.length > 0) log.log("warn", "notify_dropped_not_allowed", { owners: dropped })
+      })
+    ),
+    Effect.catchAll((error) => Effect.sync(() => log.log("warn", "notify_load_failed", { tag: error._tag, detail: error.message }))),
+    Effect.asVoid
+  )

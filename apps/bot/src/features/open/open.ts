@@ -8,7 +8,7 @@ import { roleOf } from "../../kernel/access.js"
 import type { Settlement } from "../../kernel/Confirmations.js"
 import type { BotError } from "../../kernel/messages.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
-import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
+import { run, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { view } from "../../kernel/view.js"
@@ -43,8 +43,8 @@ const cancelOne = (write: Extract<OpenWrite, { _tag: "Cancel" }>) =>
 
 /**
  * Cancels exactly the orders a Cancel all listed, a batch at a time (the exchange takes at most `MAX_BATCH_CANCELS`),
- * then reads the open orders again. A first batch that fails fails the write (nothing of it was done); a later one
- * ends the sending, and what the earlier ones did is still told, with the failure (`unsent`).
+ * then reads the open orders again. A first batch that fails fails the write; a later one ends the sending, and what
+ * the earlier ones did is still told, with the failure (`unsent`).
  */
 const cancelListed = (write: CancelAll) =>
   Effect.gen(function*() {
@@ -105,14 +105,21 @@ export const open = (deps: Deps): Composer<BotContext> => {
     again: cancelAgain(),
     check: () => checkOpen(),
     sending: "Cancelling…",
-    send: async (ctx, write) => {
+    send: async (ctx, write, sendOnce) => {
       if (write._tag === "Cancel") {
-        const exit = await runExit(ctx, deps, cancelOne(write))
+        const exit = await sendOnce(cancelOne(write))
         if (Exit.isSuccess(exit)) ctx.note("cancelled", write.orderId ?? write.clientOid)
         return { settlement: settlementOf(exit), note: Exit.isSuccess(exit) ? exit.value : writeFailureView(ctx, exit.cause, "cancel", checkOpen()).text }
       }
-      const exit = await runExit(ctx, deps, cancelListed(write))
-      if (Exit.isFailure(exit)) return { settlement: settlementOf(exit), note: writeFailureView(ctx, exit.cause, "cancel", checkOpen()).text }
+      const exit = await sendOnce(cancelListed(write))
+      if (Exit.isFailure(exit)) {
+        // core may have cancelled part of a batch before it failed (V3 sends one in parts): then not known, not refused
+        const settlement = settlementOf(exit)
+        return {
+          settlement: settlement === "refused" && write.orderIds.length > 1 ? "unknown" : settlement,
+          note: writeFailureView(ctx, exit.cause, "cancel", checkOpen()).text
+        }
+      }
       ctx.note("cancelled", `${write.orderIds.length} listed`)
       return listedOutcome(ctx, write, exit.value)
     },

@@ -1,8 +1,9 @@
 import { Decimal } from "@tradedesk/core"
-import type { BatchOrder } from "@tradedesk/core"
+import type { BatchOrder, Ticker } from "@tradedesk/core"
 import { describe, expect, it } from "vitest"
 import { btcContract, d, leverageSetting, right, ticker } from "../../../test/samples.js"
-import { amount, basisOf, changesSince, checkBatch, confirmable } from "./checks.js"
+import * as TradingLimits from "../../kernel/TradingLimits.js"
+import { amount, basisOf, changesSince, checkBatch, confirmable, onlyOverLimits } from "./checks.js"
 import type { Checks } from "./checks.js"
 import { parseOrderLine } from "./parse.js"
 
@@ -166,5 +167,78 @@ describe("checks at Confirm", () => {
       "Order 1: the best price moved from 66000.2 to 65300.2 (1.1 %), more than the 1 % a Confirm allows.",
       "Order 2: the limit 65500 would now fill at once (the market crossed it) rather than rest."
     ])
+  })
+})
+
+describe("trading limits in the checks", () => {
+  const limited = (
+    lines: ReadonlyArray<string>,
+    env: Record<string, string>,
+    options: { readonly user?: number; readonly leverage?: string; readonly ticker?: Ticker.Ticker } = {}
+  ): Checks => {
+    const { limits, problems } = TradingLimits.read((name) => env[name])
+    expect(problems).toEqual([])
+    return checkBatch({
+      contract: btcContract,
+      ticker: options.ticker ?? market,
+      leverage: { marginMode: "cross", setting: leverageSetting(options.leverage ?? "20") },
+      available: d("100000"),
+      orders: lines.map((line) => right(parseOrderLine(line))),
+      slippage: d("0.01"),
+      limits: TradingLimits.forTrader(limits, options.user ?? 1)
+    })
+  }
+  const all = (checks: Checks) =>
+    [...checks.orders.flatMap((order) => order.problems), ...checks.problems].map((problem) => `${problem.what} → ${problem.fix ?? "-"}`)
+
+  it("refuses an opening order worth more than the limit, naming the limit and the value, with the size that fits", () => {
+    const checks = limited(["open_long 0.020 @ 65025", "open_long 0.010 @ 64000"], { BOT_MAX_ORDER_NOTIONAL: "1000" })
+    expect(all(checks)).toEqual(["Order 1's notional 1300.5 USDT is over your limit of 1000 USDT (BOT_MAX_ORDER_NOTIONAL). → size 0.015"])
+    expect(confirmable(checks)).toBe(false)
+    expect(onlyOverLimits(checks)).toBe(true)
+    // at the limit: fine; a closing order is not counted (it takes exposure away)
+    expect(all(limited(["open_long 0.010 @ 64000", "close_long 1 @ 65000"], { BOT_MAX_ORDER_NOTIONAL: "640" }))).toEqual([])
+  })
+
+  it("values a market order at the best price on its side", () => {
+    // 0.010 at the best ask 65000.20
+    expect(all(limited(["open_long 0.010 market"], { BOT_MAX_ORDER_NOTIONAL: "650" }))).toEqual([
+      "Order 1's notional 650.002 USDT is over your limit of 650 USDT (BOT_MAX_ORDER_NOTIONAL). → size 0.009"
+    ])
+    // the price moved: the same order fits, or no longer does
+    expect(all(limited(["open_long 0.010 market"], { BOT_MAX_ORDER_NOTIONAL: "650" }, { ticker: { ...market, bestAsk: d("64990") } }))).toEqual([])
+  })
+
+  it("refuses a batch worth more than the limit in all, the leverage over the cap, the market not allowed and more orders than a minute allows", () => {
+    const checks = limited(["open_long 0.010 @ 64000", "open_short 0.010 @ 66000", "close_long 0.010 @ 66000"], {
+      BOT_MAX_BATCH_NOTIONAL: "1000",
+      BOT_MAX_LEVERAGE: "10",
+      BOT_SYMBOLS: "eth,xrp",
+      BOT_TRADER_ORDERS_PER_MINUTE: "2"
+    })
+    expect(all(checks)).toEqual([
+      "BTCUSDT is not among the markets you may trade: ETHUSDT, XRPUSDT (BOT_SYMBOLS). → -",
+      "Leverage 20x is over your limit of 10x (BOT_MAX_LEVERAGE). → leverage 10x (/leverage)",
+      "The orders' notional 1300 USDT in all is over your limit of 1000 USDT a preview (BOT_MAX_BATCH_NOTIONAL). → -",
+      "3 orders are more than your limit of 2 a minute (BOT_TRADER_ORDERS_PER_MINUTE). → -"
+    ])
+    expect(onlyOverLimits(checks)).toBe(true)
+    // closing orders alone: no leverage or notional limit applies
+    expect(all(limited(["close_long 0.010 @ 66000"], { BOT_MAX_BATCH_NOTIONAL: "1", BOT_MAX_LEVERAGE: "10" }))).toEqual([])
+  })
+
+  it("takes a trader's override over the bot-wide limit, and names it", () => {
+    const env = { BOT_MAX_LEVERAGE: "10", BOT_SYMBOLS: "eth", BOT_TRADER_LIMITS: "7:max_leverage=25,symbols=btc+eth" }
+    expect(all(limited(["open_long 0.010 @ 64000"], env, { user: 7 }))).toEqual([])
+    expect(all(limited(["open_long 0.010 @ 64000"], env, { user: 7, leverage: "30" }))).toEqual([
+      "Leverage 30x is over your limit of 25x (BOT_TRADER_LIMITS). → leverage 25x (/leverage)"
+    ])
+    expect(all(limited(["open_long 0.010 @ 64000"], env, { user: 8 }))).toHaveLength(2)
+  })
+
+  it("says whether every problem is over a limit, or some the exchange would refuse", () => {
+    const mixed = limited(["open_long 0.0105 @ 64000"], { BOT_MAX_LEVERAGE: "10" })
+    expect(confirmable(mixed)).toBe(false)
+    expect(onlyOverLimits(mixed)).toBe(false)
   })
 })

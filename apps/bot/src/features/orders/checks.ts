@@ -3,13 +3,16 @@
  * `ContractRules`: price and size steps, size bounds, price band, take-profit / stop-loss side, leverage bounds), and
  * the batch's margin and fee against the available balance. Pure: the reads are the caller's.
  *
- * A hard problem is one the exchange would refuse: it comes with the value to use instead, and the preview offers no
- * Confirm. A warning is shown and Confirm kept (a limit price far from the market that will rest, margin close to the
+ * A hard problem is one the exchange would refuse, or one over the trader's trading limits (kernel/TradingLimits.ts: an
+ * opening order's or the batch's notional, the leverage, the market, the orders a minute): it comes with the value to
+ * use instead where there is one, and the preview offers no Confirm. A warning is shown and Confirm kept (a limit price far from the market that will rest, margin close to the
  * available balance, a trigger order whose margin is checked only when it triggers).
  */
 import type { BatchOrder, Contract, Leverage, Ticker } from "@tradedesk/core"
 import { ContractRules } from "@tradedesk/core"
 import { BigDecimal, Option } from "effect"
+import { display } from "../../kernel/symbols.js"
+import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { capitalized, dec } from "../../kernel/view.js"
 import type { OrderDraft } from "./parse.js"
 
@@ -18,6 +21,8 @@ export interface Problem {
   readonly what: string
   /** the value to use instead, e.g. `size 0.012`; none when the message says it */
   readonly fix: string | undefined
+  /** the setting whose limit this is over (`BOT_MAX_LEVERAGE`); none for what the exchange would refuse */
+  readonly setting?: string
 }
 
 export interface OrderEstimate {
@@ -69,6 +74,8 @@ export interface CheckInput {
   readonly orders: ReadonlyArray<OrderDraft>
   /** how far past the best price a market order may fill, a ratio */
   readonly slippage: BigDecimal.BigDecimal
+  /** the trader's limits; none: no limits */
+  readonly limits?: TradingLimits.TraderLimits
 }
 
 /** How far from the last price a resting limit price or a trigger is worth a word (5 %). */
@@ -123,7 +130,7 @@ const referenceFor = (order: OrderDraft, ticker: Ticker.Ticker): BigDecimal.BigD
   return isBuy(order.type) ? BigDecimal.min(ticker.last, mark) : BigDecimal.max(ticker.last, mark)
 }
 
-const checkOrder = (input: CheckInput, order: OrderDraft): OrderChecks => {
+const checkOrder = (input: CheckInput, order: OrderDraft, index: number): OrderChecks => {
   const { contract, ticker } = input
   const plan = order.triggerPrice !== undefined
   const leverage = leverageFor(input.leverage, order.type)
@@ -167,6 +174,10 @@ const checkOrder = (input: CheckInput, order: OrderDraft): OrderChecks => {
     feeKind,
     cap: order.priceMode === "market" && !plan ? protectedPrice(contract, ticker, order, input.slippage) : undefined
   }
+  const cap = input.limits?.maxOrderNotional
+  if (cap !== undefined && opens(order.type) && BigDecimal.greaterThan(notional, cap.value)) {
+    problems.push(overOrderNotional(contract, index, notional, price, cap))
+  }
   if (rests && !plan && BigDecimal.greaterThan(distance(limit, ticker.last), FAR_RATIO)) {
     warnings.push(
       `The limit ${dec(limit)} is ${share(distance(limit, ticker.last))} ${BigDecimal.lessThan(limit, ticker.last) ? "below" : "above"} the last price ${dec(ticker.last)}: it will rest until the market gets there.`
@@ -181,8 +192,8 @@ const held = (contract: Contract.Contract, estimate: OrderEstimate) =>
 
 export const checkBatch = (input: CheckInput): Checks => {
   const { contract } = input
-  const orders = input.orders.map((order) => checkOrder(input, order))
-  const problems: Array<Problem> = []
+  const orders = input.orders.map((order, index) => checkOrder(input, order, index))
+  const problems: Array<Problem> = limitProblems(input, orders)
   const warnings: Array<string> = []
 
   const leverages = new Set(input.orders.map((order) => wholeNumber(leverageFor(input.leverage, order.type))))
@@ -209,6 +220,68 @@ export const checkBatch = (input: CheckInput): Checks => {
   return { orders, problems, warnings, leverage: input.leverage, needed, available, marginCoin: contract.marginCoin }
 }
 
+// ── trading limits ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+const usdt = (value: BigDecimal.BigDecimal) => `${dec(BigDecimal.normalize(value))} USDT`
+
+/** An opening order worth more than the trader's limit: with the size, down to the step, that stays within it. */
+const overOrderNotional = (
+  contract: Contract.Contract,
+  index: number,
+  notional: BigDecimal.BigDecimal,
+  price: BigDecimal.BigDecimal,
+  cap: TradingLimits.Limit<BigDecimal.BigDecimal>
+): Problem => {
+  const size = ContractRules.roundSize(contract, BigDecimal.unsafeDivide(cap.value, price), "down")
+  return {
+    what: `Order ${index + 1}'s notional ${dec(BigDecimal.normalize(notional))} ${contract.quoteCoin} is over your limit of ${usdt(cap.value)} (${cap.setting}).`,
+    fix: BigDecimal.lessThan(size, contract.minOrderSize) ? undefined : `size ${dec(size)}`,
+    setting: cap.setting
+  }
+}
+
+/** The batch against the trader's limits: the market, the leverage and notional of the opening orders, the orders a minute. */
+const limitProblems = (input: CheckInput, orders: ReadonlyArray<OrderChecks>): Array<Problem> => {
+  const { contract, limits } = input
+  if (limits === undefined) return []
+  const problems: Array<Problem> = []
+  const { symbols, maxLeverage, maxBatchNotional, ordersPerMinute } = limits
+  if (symbols !== undefined && !TradingLimits.allows(limits, contract.symbol)) {
+    problems.push({
+      what: `${display(contract.symbol)} is not among the markets you may trade: ${TradingLimits.symbolsText(symbols.value)} (${symbols.setting}).`,
+      fix: undefined,
+      setting: symbols.setting
+    })
+  }
+  const opening = input.orders.flatMap((order, index) => (opens(order.type) ? [{ order, checks: orders[index]! }] : []))
+  if (maxLeverage !== undefined) {
+    const over = new Set(opening.map(({ order }) => wholeNumber(leverageFor(input.leverage, order.type))).filter((leverage) => leverage > maxLeverage.value))
+    for (const leverage of over) {
+      problems.push({
+        what: `Leverage ${leverage}x is over your limit of ${maxLeverage.value}x (${maxLeverage.setting}).`,
+        fix: `leverage ${Math.min(maxLeverage.value, contract.maxLeverage)}x (/leverage)`,
+        setting: maxLeverage.setting
+      })
+    }
+  }
+  const total = BigDecimal.sumAll(opening.map(({ checks }) => checks.estimate.notional))
+  if (maxBatchNotional !== undefined && BigDecimal.greaterThan(total, maxBatchNotional.value)) {
+    problems.push({
+      what: `The orders' notional ${dec(BigDecimal.normalize(total))} ${contract.quoteCoin} in all is over your limit of ${usdt(maxBatchNotional.value)} a preview (${maxBatchNotional.setting}).`,
+      fix: undefined,
+      setting: maxBatchNotional.setting
+    })
+  }
+  if (ordersPerMinute !== undefined && input.orders.length > ordersPerMinute.value) {
+    problems.push({
+      what: `${input.orders.length} orders are more than your limit of ${ordersPerMinute.value} a minute (${ordersPerMinute.setting}).`,
+      fix: undefined,
+      setting: ordersPerMinute.setting
+    })
+  }
+  return problems
+}
+
 /** The size, down to the step, that the available balance covers, for a lone order that needs more. */
 const fittingSize = (contract: Contract.Contract, order: OrderDraft, available: BigDecimal.BigDecimal, needed: BigDecimal.BigDecimal): string => {
   const size = ContractRules.roundSize(contract, BigDecimal.unsafeDivide(BigDecimal.multiply(order.size, available), needed), "down")
@@ -224,6 +297,10 @@ export const amount = (value: BigDecimal.BigDecimal): string => {
 
 /** Whether the preview may offer Confirm. */
 export const confirmable = (checks: Checks): boolean => checks.problems.length === 0 && checks.orders.every((order) => order.problems.length === 0)
+
+/** Whether every problem is over a trading limit (none the exchange would refuse). */
+export const onlyOverLimits = (checks: Checks): boolean =>
+  [...checks.problems, ...checks.orders.flatMap((order) => order.problems)].every((problem) => problem.setting !== undefined)
 
 // ── at Confirm ──────────────────────────────────────────────────────────────────────────────────────────────────────
 

@@ -8,7 +8,8 @@ import { assets } from "../../kernel/symbols.js"
 import { dec, marketName, oneLine, paginate, pageButtons, utc, view } from "../../kernel/view.js"
 import type { Button, View } from "../../kernel/view.js"
 import { confirmRow } from "../../kernel/writes.js"
-import { amount } from "./checks.js"
+import type { Limit } from "../../kernel/TradingLimits.js"
+import { amount, onlyOverLimits } from "./checks.js"
 import type { Checks, LeverageInfo, OrderEstimate, Problem } from "./checks.js"
 import type { OrderDraft } from "./parse.js"
 import { notRecordedPressView } from "../../kernel/writes.js"
@@ -229,6 +230,8 @@ Margin and fees ≈ ${amount(checks.needed)} of ${dec(checks.available)} ${oneLi
     ? `Nothing is placed until you press Confirm (valid ${validMinutes} min).`
     : checks === undefined
     ? ""
+    : onlyOverLimits(checks)
+    ? "No Confirm: this is over your trading limits (✖), which /help lists. Send the /order again within them."
     : "No Confirm: the exchange would refuse this as typed. Send the /order again with the values to use (✖)."
   const text = fmt`${head}
 
@@ -332,6 +335,10 @@ const unknownPreviewView = (id: string, restarted: boolean): View => {
   return view(fmt`${known}, so nothing was placed by this press and nothing will be placed from it. If you pressed Confirm before${restarted ? " the restart" : ""}, its orders may be live: look in the exchange's order history for client ids ${code(`tdb${id}-1`)}, ${code(`tdb${id}-2`)}… before placing them anew.`)
 }
 
+/** A batch whose outcome is unknown and whose preview the bot can no longer read: only the client ids are left. */
+export const unreadableUnknownView = (id: string): View =>
+  view(fmt`${bold("Outcome unknown")}: these orders were sent, but their answer never came, and the bot can no longer read this preview. They are never sent again from it. Look in the exchange's order history for client ids ${code(`tdb${id}-1`)}, ${code(`tdb${id}-2`)}… before placing them anew.`)
+
 /**
  * A batch whose outcome is unknown (the bot stopped while sending it, or its answer was lost), with what the exchange
  * shows of each order by its client id; `found` is none when the exchange could not be read.
@@ -362,12 +369,23 @@ ${looked}`)
 /** The short note a Confirm press gets at once, while the orders go out. */
 export const placingNote = (batch: Batch): string => `Placing ${batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`}…`
 
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
+
+/** The short note a Confirm press past the trader's orders a minute gets. */
+export const tooManyOrdersNote = (waitMs: number): string => `Nothing sent: over your orders a minute. Press Confirm again in ${seconds(waitMs)} s.`
+
+/** A Confirm past the trader's orders a minute: nothing was sent, and the preview waits for a press once there is room. */
+export const tooManyOrdersView = (batch: Batch, wait: { readonly used: number; readonly waitMs: number }, limit: Limit<number>): View => {
+  const count = batch.orders.length === 1 ? "1 order" : `${batch.orders.length} orders`
+  return view(fmt`⏳ Nothing was sent: with this preview's ${count}, you would place more than your limit of ${limit.value} orders a minute (${limit.setting}); ${wait.used} went out in the last minute. The preview still waits: press its Confirm again in ${seconds(wait.waitMs)} s.`)
+}
+
 /**
  * The answer to a Confirm or Cancel press on a preview that is no longer pending: `inPlace` when it replaces the
  * preview (which then holds nothing worth keeping), else a new message (the preview holds, or will hold, a result).
  */
 export const notPendingView = (
-  claim: Exclude<NotClaimed<Batch>, { _tag: "Unknown" }>,
+  claim: Exclude<NotClaimed<unknown>, { _tag: "Unknown" }>,
   id: string,
   press: "Confirm" | "Cancel"
 ): { readonly view: View; readonly inPlace: boolean } => {
@@ -395,12 +413,12 @@ export const notPendingView = (
     case "Sent":
       return {
         view: view(press === "Confirm"
-          ? fmt`These orders were sent already; their result is in the message above.`
+          ? fmt`These orders were sent once already and the exchange answered; they are not sent again. ${code("/open")} lists the orders open now (client ids ${code(`tdb${id}-1`)}…).`
           : fmt`Too late to cancel: these orders were sent already.`),
         inPlace: false
       }
     case "Refused":
-      return { view: view(fmt`The exchange refused these orders and nothing was placed; the reason is in the message above.`), inPlace: false }
+      return { view: view(fmt`These orders were refused and nothing was placed; they are not sent again. Send a corrected ${code("/order")} to try again.`), inPlace: false }
     case "NotYours":
       return { view: view(fmt`This preview belongs to someone else.`), inPlace: false }
   }

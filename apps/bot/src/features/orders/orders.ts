@@ -9,16 +9,17 @@ import * as AccountReads from "../../kernel/AccountReads.js"
 import { afterFailure } from "../../kernel/afterFailure.js"
 import type { NotClaimed, Settlement } from "../../kernel/Confirmations.js"
 import { answerPress, onButton, onCommand, onPress } from "../../kernel/middleware.js"
-import { errorReport } from "../../kernel/messages.js"
+import { errorReport, withSimulatorLine } from "../../kernel/messages.js"
 import { failureView, run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { essential } from "../../kernel/telegram/Pacer.js"
+import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { view } from "../../kernel/view.js"
 import { fmt } from "telegraf/format"
 import type { View } from "../../kernel/view.js"
 import { marginModeOf } from "../../kernel/marginMode.js"
-import { messageTime, notRecordedAskView, settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
+import { messageTime, notRecordedAskView, notRecordedPressView, settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
 import { batchOf, hasMarketOrder, placementRecord, PreviewPayload } from "./batch.js"
 import type { Batch, Placement } from "./batch.js"
@@ -41,9 +42,14 @@ import {
   PlanWrite,
   previewView,
   resultView,
-  supersededView
+  supersededView,
+  tooManyOrdersNote,
+  tooManyOrdersView,
+  unreadableUnknownView
 } from "./format.js"
 import type { PreviewChecks } from "./format.js"
+import { OrdersPerMinute } from "./OrdersPerMinute.js"
+import type { Taken } from "./OrdersPerMinute.js"
 import { parseOrder, parseOrders } from "./parse.js"
 import type { OrderArgs, OrderDraft } from "./parse.js"
 
@@ -153,17 +159,18 @@ const checkReads = (symbol: string) =>
     return { contract, setting, assets, marginMode: yield* marginModeOf(symbol, setting) }
   })
 
-/** The checks of `orders` against what was read; none without a leverage setting for the market. */
+/** The checks of `orders` against what was read and the trader's limits; none without a leverage setting for the market. */
 const checksOf = (
   reads: Effect.Effect.Success<ReturnType<typeof checkReads>>,
   ticker: Ticker.Ticker,
   orders: Orders,
-  slippage: BigDecimal.BigDecimal
+  slippage: BigDecimal.BigDecimal,
+  limits: TradingLimits.TraderLimits
 ) => {
   const { contract, setting, assets } = reads
   if (setting === undefined) return undefined
   const available = assets.find((asset) => asset.coin === contract.marginCoin)?.available ?? BigDecimal.make(0n, 0)
-  return checkBatch({ contract, ticker, leverage: { marginMode: orders.marginMode, setting }, available, orders: orders.orders, slippage })
+  return checkBatch({ contract, ticker, leverage: { marginMode: orders.marginMode, setting }, available, orders: orders.orders, slippage, limits })
 }
 
 /** The orders of a preview, as typed. */
@@ -174,14 +181,21 @@ type PreviewReads =
   | Extract<PreviewChecks, { _tag: "Unchecked" }>
   | Extract<PreviewChecks, { _tag: "Checked" }> & { readonly marginMode: BatchOrder.MarginMode }
 
-const runChecks = async (ctx: BotContext, deps: Deps, ticker: Ticker.Ticker, args: Orders, slippage: BigDecimal.BigDecimal): Promise<PreviewReads> => {
+const runChecks = async (
+  ctx: BotContext,
+  deps: Deps,
+  ticker: Ticker.Ticker,
+  args: Orders,
+  slippage: BigDecimal.BigDecimal,
+  limits: TradingLimits.TraderLimits
+): Promise<PreviewReads> => {
   const exit = await runExit(ctx, deps, checkReads(ticker.symbol))
   if (Exit.isFailure(exit)) {
     const failure = Cause.failureOption(exit.cause)
     ctx.note("checks_failed", Option.match(failure, { onNone: () => Cause.pretty(exit.cause), onSome: (error) => error.message }), "warn")
     return { _tag: "Unchecked", reason: Option.match(failure, { onNone: () => fmt`the bot failed`, onSome: (error) => errorReport(error).view.text }) }
   }
-  const checks = checksOf(exit.value, ticker, args, slippage)
+  const checks = checksOf(exit.value, ticker, args, slippage, limits)
   if (checks === undefined) return { _tag: "Unchecked", reason: fmt`the exchange sent no leverage setting for ${ticker.symbol}.` }
   return { _tag: "Checked", checks, marginMode: exit.value.marginMode }
 }
@@ -193,14 +207,14 @@ const draftsOf = (batch: Batch): ReadonlyArray<OrderDraft> => batch.orders.map((
  * A Confirm's fresh reads: the checks again against the market and the account as they are now (the ticker and the
  * account read afresh, not the shared answers the preview used), what changed since the preview, and the market now.
  */
-const recheck = (payload: PreviewPayload, settings: OrderSettings) =>
+const recheck = (payload: PreviewPayload, settings: OrderSettings, limits: TradingLimits.TraderLimits) =>
   Effect.gen(function*() {
     const { batch, basis } = payload
     yield* AccountReads.forgetKept
     const ticker = yield* Effect.flatMap(Market.Market, (market) => market.ticker({ symbol: batch.symbol }))
     const reads = yield* checkReads(batch.symbol)
     const orders = { marginMode: batch.marginMode, orders: draftsOf(batch) }
-    const checks = checksOf(reads, ticker, orders, settings.slippage)
+    const checks = checksOf(reads, ticker, orders, settings.slippage, limits)
     if (checks === undefined) return { changes: [`The exchange sent no leverage setting for ${batch.symbol}.`], checks, ticker }
     return { changes: changesSince(basis, { checks, marginMode: reads.marginMode }, orders.orders, settings.priceTolerance), checks, ticker }
   })
@@ -221,7 +235,7 @@ const protect = (batch: Batch, checks: Checks): Batch => ({
 const notPending = async (ctx: BotContext, deps: Deps, id: string, claim: NotClaimed<PreviewPayload>, press: "Confirm" | "Cancel"): Promise<void> => {
   const notYours = claim._tag === "NotYours"
   ctx.note(notYours ? "denied:not_owner" : `not_pending:${claim._tag}`, id, notYours ? "warn" : "info")
-  if (claim._tag === "Unknown") return send(ctx, await lookUp(deps, claim.payload.batch))
+  if (claim._tag === "Unknown") return send(ctx, claim.payload === undefined ? unreadableUnknownView(id) : await lookUp(deps, claim.payload.batch))
   const answer = notPendingView(claim, id, press)
   if (answer.inPlace) return show(ctx, answer.view)
   // a preview the bot no longer has keeps its text (the orders, or the result of a Confirm before a restart) but
@@ -248,8 +262,10 @@ export interface OrderSettings {
   readonly slippage: BigDecimal.BigDecimal
 }
 
-export const orders = (deps: Deps, settings: OrderSettings): Composer<BotContext> => {
+export const orders = (deps: Deps, settings: OrderSettings, limits: TradingLimits.TradingLimits = TradingLimits.none): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
+  const limitsOf = (ctx: BotContext) => TradingLimits.forTrader(limits, ctx.from?.id)
+  const placedLastMinute = new OrdersPerMinute(deps.now)
   const validMinutes = Math.round(deps.confirmations.ttlMillis / 60_000)
   // a market order's preview is priced by the market when it was made: after a restart, that moment is gone
   const previews = deps.confirmations.kind("batch", PreviewPayload, {
@@ -257,6 +273,8 @@ export const orders = (deps: Deps, settings: OrderSettings): Composer<BotContext
     unknownView: ({ batch }) => lookUp(deps, batch)
   })
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
+  /** A preview or a placement's outcome, saying so when the exchange is the simulator. */
+  const onVenue = (shown: View) => withSimulatorLine(deps.simulator, shown)
 
   const showOrders = async (ctx: BotContext, symbol: string | undefined, page: number, note?: FmtString) => {
     const list = await run(ctx, deps, listOrders(symbol))
@@ -286,8 +304,8 @@ export const orders = (deps: Deps, settings: OrderSettings): Composer<BotContext
     again: planCancelAgain(),
     check: () => checkPlans(),
     sending: "Cancelling…",
-    send: async (ctx, write) => {
-      const exit = await runExit(ctx, deps, cancelPlan(write))
+    send: async (ctx, write, sendOnce) => {
+      const exit = await sendOnce(cancelPlan(write))
       if (Exit.isSuccess(exit)) ctx.note("cancelled", write.orderId)
       return {
         settlement: settlementOf(exit),
@@ -316,9 +334,9 @@ export const orders = (deps: Deps, settings: OrderSettings): Composer<BotContext
    */
   const offer = async (ctx: BotContext, ticker: Ticker.Ticker, args: Orders, changed?: ReadonlyArray<string>) => {
     const { symbol } = ticker
-    const checks = await runChecks(ctx, deps, ticker, args, settings.slippage)
+    const checks = await runChecks(ctx, deps, ticker, args, settings.slippage, limitsOf(ctx))
     const orders = { symbol, ...args }
-    const shown = (id: string | undefined) => previewView(orders, checks, id, validMinutes, { slippage: settings.slippage, changed })
+    const shown = (id: string | undefined) => onVenue(previewView(orders, checks, id, validMinutes, { slippage: settings.slippage, changed }))
     if (checks._tag === "Unchecked" || !confirmable(checks.checks)) {
       ctx.note(checks._tag === "Unchecked" ? "preview_unchecked" : "preview_refused", `${args.orders.length} orders on ${symbol}`)
       return send(ctx, shown(undefined))
@@ -341,36 +359,59 @@ export const orders = (deps: Deps, settings: OrderSettings): Composer<BotContext
     })))
 
   /**
+   * The Confirm's orders counted against the trader's orders a minute (BOT_TRADER_ORDERS_PER_MINUTE) at the press, in
+   * one step with the look at the count, so presses at once cannot both pass. None without a limit, or for more orders
+   * than it allows at all (the checks at Confirm refuse those).
+   */
+  const countOrders = (ctx: BotContext, batch: Batch): { readonly limit: TradingLimits.Limit<number>; readonly taken: Taken } | undefined => {
+    const limit = limitsOf(ctx).ordersPerMinute
+    if (limit === undefined || batch.orders.length > limit.value) return undefined
+    return { limit, taken: placedLastMinute.take(ctx.from?.id ?? 0, batch.orders.length, limit.value) }
+  }
+
+  /**
    * A claimed preview checked again with fresh reads: sent as previewed (market orders price-protected) when nothing
    * changed; else nothing is sent, the preview says why and a fresh one follows.
    */
-  const confirm = async (ctx: BotContext, id: string, payload: PreviewPayload) => {
+  const confirm = async (ctx: BotContext, id: string, payload: PreviewPayload, counted: Taken | undefined) => {
     const { batch } = payload
-    const fresh = await runExit(ctx, deps, recheck(payload, settings))
+    // the orders counted for this Confirm are given back when surely none was placed
+    const uncount = () => (counted?._tag === "Taken" ? counted.release() : undefined)
+    const fresh = await runExit(ctx, deps, recheck(payload, settings, limitsOf(ctx)))
     if (Exit.isFailure(fresh)) {
+      uncount()
       // nothing was sent: the same preview may be confirmed again
       await previews.settle(id, "again")
-      return showOutcome(ctx, failedPlacementView(batch, id, "retryable", fmt`The checks before sending could not run: ${failureView(ctx, fresh.cause).text}`))
+      return showOutcome(ctx, onVenue(failedPlacementView(batch, id, "retryable", fmt`The checks before sending could not run: ${failureView(ctx, fresh.cause).text}`)))
     }
     const { changes, checks, ticker } = fresh.value
     if (checks === undefined || changes.length > 0) {
+      uncount()
       await previews.settle(id, "superseded")
       ctx.note("superseded", `${id} ${changes.join(" ")}`)
-      await showOutcome(ctx, supersededView(batch, changes))
+      await showOutcome(ctx, onVenue(supersededView(batch, changes)))
       return offer(ctx, ticker, { marginMode: batch.marginMode, orders: draftsOf(batch) }, changes)
     }
     const sent = protect(batch, checks)
+    // recorded as leaving before it leaves: after a crash from here on, its outcome is unknown, never resent
+    if (!(await previews.sending(id))) {
+      uncount()
+      await previews.settle(id, "again")
+      ctx.note("not_pending:NotRecorded", id, "error")
+      return send(ctx, notRecordedPressView())
+    }
     const exit = await runExit(ctx, deps, place(sent))
     const placement: Placement = Exit.isSuccess(exit)
       ? { _tag: "Placed", response: exit.value }
       : { _tag: "Failed", after: Option.match(Cause.failureOption(exit.cause), { onNone: () => "unknown", onSome: afterFailure }), cause: exit.cause }
+    if (placement._tag === "Failed" && placement.after !== "unknown") uncount()
     await previews.settle(id, settlementOfPlacement(placement))
     deps.logger.log(placement._tag === "Placed" ? "info" : "warn", "placement", { user: ctx.from?.id, ...placementRecord(id, sent, placement) })
     if (placement._tag === "Failed") {
-      return showOutcome(ctx, failedPlacementView(sent, id, placement.after, failureView(ctx, placement.cause).text))
+      return showOutcome(ctx, onVenue(failedPlacementView(sent, id, placement.after, failureView(ctx, placement.cause).text)))
     }
     ctx.note("placed", `${id} ${placement.response.orders.filter((order) => order.accepted).length}/${sent.orders.length} accepted`)
-    return showOutcome(ctx, resultView(sent, placement.response))
+    return showOutcome(ctx, onVenue(resultView(sent, placement.response)))
   }
 
   // answered here rather than before the work: the answer says the orders are going out, without waiting for the
@@ -379,9 +420,17 @@ export const orders = (deps: Deps, settings: OrderSettings): Composer<BotContext
   composer.use(onPress("Confirm", async (ctx, { id }) => {
     // recorded as claimed before anything is read or sent: a claim the store cannot record sends nothing
     const claim = await previews.claim(id, ctx.from?.id ?? 0, messageTime(ctx))
-    void answerPress(ctx, claim._tag === "Claimed" ? placingNote(claim.payload.batch) : undefined)
+    const counted = claim._tag === "Claimed" ? countOrders(ctx, claim.payload.batch) : undefined
+    const wait = counted?.taken._tag === "Wait" ? counted.taken : undefined
+    void answerPress(ctx, claim._tag !== "Claimed" ? undefined : wait !== undefined ? tooManyOrdersNote(wait.waitMs) : placingNote(claim.payload.batch))
     if (claim._tag !== "Claimed") return notPending(ctx, deps, id, claim, "Confirm")
-    return confirm(ctx, id, claim.payload)
+    if (counted !== undefined && wait !== undefined) {
+      // nothing read or sent: the preview waits again for a press once there is room
+      await previews.settle(id, "again")
+      ctx.note("over_limit", `${id} ${wait.used} orders in the last minute`)
+      return send(ctx, tooManyOrdersView(claim.payload.batch, wait, counted.limit))
+    }
+    return confirm(ctx, id, claim.payload, counted?.taken)
   }))
 
   composer.use(onButton("Cancel", async (ctx, { id }) => {

@@ -1,7 +1,7 @@
 /** `/positions`: each open position, with a Close button per market (closed at market after a confirmation). */
 import { Market, Orders, Positions } from "@tradedesk/core"
 import type { Position } from "@tradedesk/core"
-import { Array as Arr, BigDecimal, Effect, Equivalence, Exit, Option, Order } from "effect"
+import { Array as Arr, BigDecimal, Cause, Effect, Equivalence, Exit, Option, Order } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import * as AccountReads from "../../kernel/AccountReads.js"
@@ -12,6 +12,7 @@ import { run, runExit, send, show } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { view } from "../../kernel/view.js"
+import type { BotError } from "../../kernel/messages.js"
 import { settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
 import { changedNote, checkPositions, closeAgain, closeAskView, closedNote, CloseWrite, noPositionView, positionsView } from "./format.js"
 import type { Holding, PositionRow } from "./format.js"
@@ -56,14 +57,7 @@ const heldNow = (symbol: string) =>
     return positions.filter((position) => position.symbol === symbol && !BigDecimal.isZero(position.size)).map(holdingOf)
   })
 
-/** Closes the market's positions at market only while they are what the confirmation showed; else what is there now. */
-const closeAsShown = (write: CloseWrite) =>
-  Effect.gen(function*() {
-    const now = yield* heldNow(write.symbol)
-    if (!sameHoldings(write.shown, now)) return { _tag: "Changed", now } as const
-    const results = yield* Effect.flatMap(Orders.Orders, (orders) => orders.closePositions({ symbol: write.symbol }))
-    return { _tag: "Closed", results } as const
-  })
+const close = (symbol: string) => Effect.flatMap(Orders.Orders, (orders) => orders.closePositions({ symbol }))
 
 export const positions = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
@@ -81,15 +75,19 @@ export const positions = (deps: Deps): Composer<BotContext> => {
     again: closeAgain(),
     check: () => checkPositions(),
     sending: "Closing…",
-    send: async (ctx, write) => {
-      const exit = await runExit(ctx, deps, closeAsShown(write))
-      if (Exit.isFailure(exit)) return { settlement: settlementOf(exit), note: writeFailureView(ctx, exit.cause, "close the positions", checkPositions()).text }
-      if (exit.value._tag === "Changed") {
+    // closes the market's positions only while they are what the confirmation showed; else tells what is there now
+    send: async (ctx, write, sendOnce) => {
+      const failed = (cause: Cause.Cause<BotError>) => writeFailureView(ctx, cause, "close the positions", checkPositions()).text
+      const now = await runExit(ctx, deps, heldNow(write.symbol))
+      if (Exit.isFailure(now)) return { settlement: "refused", note: failed(now.cause) }
+      if (!sameHoldings(write.shown, now.value)) {
         ctx.note("changed", write.symbol)
-        return { settlement: "refused", note: changedNote(write, exit.value.now) }
+        return { settlement: "refused", note: changedNote(write, now.value) }
       }
+      const exit = await sendOnce(close(write.symbol))
+      if (Exit.isFailure(exit)) return { settlement: settlementOf(exit), note: failed(exit.cause) }
       ctx.note("closed", write.symbol)
-      return { settlement: "sent", note: closedNote(write.symbol, exit.value.results) }
+      return { settlement: "sent", note: closedNote(write.symbol, exit.value) }
     },
     back: (ctx, _write, note) => showPositions(ctx, note)
   })

@@ -133,14 +133,28 @@ export class PacedTelegram extends Telegram {
     try {
       return await this.pacer.slot({ chat, key, bytes: sizeOf(payload) })
     } catch (error) {
-      if (error instanceof ReplyRefused && error.notice !== undefined) {
-        await error.notice
-        const chatId: unknown = Reflect.get(payload, "chat_id")
-        if (typeof chatId === "number" || typeof chatId === "string") {
-          await super.callApi("sendMessage", { chat_id: chatId, text: busyText(error.retryAfterSeconds) }).catch(() => undefined)
-        }
-      }
+      if (error instanceof ReplyRefused) await this.tellBusy(error, Reflect.get(payload, "chat_id"))
       throw error
+    }
+  }
+
+  /**
+   * Fails with `ReplyRefused` when a reply to the chat would find no room now, telling the chat it is busy as a
+   * refused reply does: asked before the work whose reply it would be (an exchange call), so that work is not done.
+   */
+  async ensureRoom(chatId: number | string): Promise<void> {
+    const refusal = this.pacer.room(String(chatId))
+    if (refusal === undefined) return
+    await this.tellBusy(refusal, chatId)
+    throw refusal
+  }
+
+  /** The busy notice of a refusal, when the chat is to be told (in the notice's own slot). */
+  private async tellBusy(refusal: ReplyRefused, chatId: unknown): Promise<void> {
+    if (refusal.notice === undefined) return
+    await refusal.notice
+    if (typeof chatId === "number" || typeof chatId === "string") {
+      await super.callApi("sendMessage", { chat_id: chatId, text: busyText(refusal.retryAfterSeconds) }).catch(() => undefined)
     }
   }
 

@@ -179,6 +179,15 @@ export class Pacer {
   }
 
   /**
+   * The refusal a reply to `chat` would meet now, for want of room for one more message; none when it would fit. As
+   * with a refused reply, the chat's busy notice is queued (unless it was told lately): asked before the work whose
+   * reply it would be, so that work is not done for nothing.
+   */
+  room(chat: string): ReplyRefused | undefined {
+    return this.refusal(this.lineOf(chat), 0, undefined)
+  }
+
+  /**
    * Whether a chat action may go out now: only when its chat has nothing waiting and its turn has come, no message
    * waits for a slot over all chats and none is due, and the actions' own budget (as many per second as messages)
    * has room. It takes neither the chat's turn nor a message's slot, so it never holds a message back.
