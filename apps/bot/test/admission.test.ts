@@ -16,7 +16,7 @@ import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
 import type { Person } from "../src/kernel/telegram/LocalBotApi.js"
 import { PacedTelegram } from "../src/kernel/telegram/PacedTelegram.js"
 import { Pacer, ReplyRefused } from "../src/kernel/telegram/Pacer.js"
-import { reader, startRig, stranger, TOKEN, trader, until } from "./harness.js"
+import { group, reader, startRig, stranger, TOKEN, trader, until } from "./harness.js"
 import { ticker } from "./samples.js"
 
 const MINUTE = 60_000
@@ -71,7 +71,7 @@ describe("the command limit", () => {
     time.now += 15_000
     // both in this window, which ends in 30 s; halfway through the next, they count as one
     expect(admission.admit(1, undefined)).toMatchObject({ _tag: "Limited", retryAfterMillis: 60_000 })
-    expect(slowDownText(2, 30_000)).toBe("Slow down: the bot takes at most 2 commands a minute from one user or group. Try again in 30 s; until then nothing is done.")
+    expect(slowDownText(2, 30_000)).toBe("Slow down: the bot takes at most 2 commands and button presses a minute from one user or group. Try again in 30 s; until then nothing is done.")
     const open = new Admission(Number.POSITIVE_INFINITY, now)
     expect(Array.from({ length: 1_000 }, () => open.admit(1, undefined)._tag).every((tag) => tag === "Admitted")).toBe(true)
     expect(open.remembered).toBe(0)
@@ -287,7 +287,7 @@ describe("admission through the bot", () => {
       expect(requests(after) - requests(before)).toBeLessThanOrEqual(30)
       expect(after.candles - before.candles).toBeLessThanOrEqual(drawn)
       const slowDowns = rig.api.botMessages(stranger.id).filter((message) => message.text.startsWith("Slow down"))
-      expect(slowDowns.map((message) => message.text)).toEqual([expect.stringMatching(/^Slow down: the bot takes at most 30 commands a minute .* Try again in \d+ s/)])
+      expect(slowDowns.map((message) => message.text)).toEqual([expect.stringMatching(/^Slow down: the bot takes at most 30 commands and button presses a minute .* Try again in \d+ s/)])
       // the trader is another user: their preview is checked, with Confirm
       const preview = await rig.say(trader, "/order btc open_long 0.01 @ 50000")
       expect(preview.outcome).toBe("preview")
@@ -310,6 +310,31 @@ describe("admission through the bot", () => {
       expect(calls.map((call) => call.method)).toEqual(["answerCallbackQuery"])
       expect(String(calls[0]!.payload.text)).toMatch(/^Slow down/)
       expect(rig.simulator.counters().candles).toBe(candles)
+    } finally {
+      await rig.close()
+    }
+  })
+
+  it("never counts a Confirm, so a trader over the limit still places what was previewed, once", async () => {
+    const rig = await startRig({ userCommandsPerMinute: 2 })
+    try {
+      expect((await rig.say(trader, "/order btc open_long 0.01 @ 50000")).outcome).toBe("preview")
+      const preview = rig.last(trader.id)
+      expect((await rig.say(trader, "/help")).outcome).toBe("ok")
+      expect((await rig.say(trader, "/help")).outcome).toBe("limited")
+      expect((await rig.press(trader, preview, "✅ Confirm 1 order")).outcome).toBe("placed")
+      expect(rig.simulator.counters().batchOrders).toBe(1)
+    } finally {
+      await rig.close()
+    }
+  })
+
+  it("does not count a group's chatter, which the bot ignores", async () => {
+    const rig = await startRig({ userCommandsPerMinute: 2, access: { readers: new Set([reader.id]), traders: new Set(), publicMarket: true } })
+    try {
+      for (let i = 0; i < 5; i++) await rig.say(reader, `just talking ${i}`, group)
+      expect((await rig.say(reader, "/ticker btc", group)).outcome).toBe("ok")
+      expect(rig.api.botMessages(group.id).some((message) => message.text.startsWith("Slow down"))).toBe(false)
     } finally {
       await rig.close()
     }

@@ -110,17 +110,31 @@ export class Admission {
 
 /** The reply to an update over the limit. */
 export const slowDownText = (perMinute: number, retryAfterMillis: number): string =>
-  `Slow down: the bot takes at most ${perMinute} commands a minute from one user or group. ` +
+  `Slow down: the bot takes at most ${perMinute} commands and button presses a minute from one user or group. ` +
   `Try again in ${Math.max(1, Math.ceil(retryAfterMillis / 1000))} s; until then nothing is done.`
 
 /** Presses whose outcome goes out whatever the chat's line holds (an order's, a write's): never refused for room. */
 const ESSENTIAL_PRESSES: ReadonlySet<string> = new Set<CallbackData["_tag"]>(["Confirm", "Write"])
 
 /**
- * The middleware: counts each update that passed authorization, answers one over the limit, and refuses one whose
- * chat has no room for its reply, before any feature (and so any exchange call).
+ * Whether an update counts against the limit: commands, button presses and a private chat's texts (answered with a
+ * hint) do; a Confirm does not (previews and orders a minute bound it, and a refused one would leave the trader
+ * guessing), nor a group's chatter, which the bot ignores.
+ */
+const counts = (ctx: BotContext): boolean => {
+  const data = ctx.button
+  if (ctx.callbackQuery !== undefined) return !(data?._tag === "Confirm" || (data?._tag === "Write" && data.go))
+  if (ctx.chat === undefined || ctx.chat.type === "private") return true
+  const message = ctx.message
+  return message !== undefined && "text" in message && message.text.startsWith("/")
+}
+
+/**
+ * The middleware: counts each update that passed authorization (as `counts` says), answers one over the limit, and
+ * refuses one whose chat has no room for its reply, before any feature (and so any exchange call).
  */
 export const admit = (admission: Admission): Middleware<BotContext> => async (ctx, next) => {
+  if (!counts(ctx)) return next()
   const verdict = admission.admit(ctx.from?.id, ctx.chat === undefined || ctx.chat.type === "private" ? undefined : ctx.chat.id)
   if (verdict._tag === "Limited") {
     ctx.note("limited", `over ${admission.perMinute} a minute${verdict.tell ? "; told to slow down" : ""}`, verdict.tell ? "warn" : "info")

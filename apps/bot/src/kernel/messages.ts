@@ -63,7 +63,9 @@ export const errorReport = (error: BotError): ErrorReport => {
         : fmt`The exchange is busy (rate limited). Try again in ${seconds(error.retryAfterMillis)} s.`)
     case "ExportBusyError":
       return report(
-        fmt`Another bulk read (an export or an affiliate lookup) is running or has just run; to leave room for trading, try again in ${seconds(error.retryAfterMillis)} s.`
+        error.reason === "share"
+          ? fmt`Charts and bulk reads have used their share of the exchange's read budget for now; to leave room for trading, try again in ${seconds(error.retryAfterMillis)} s.`
+          : fmt`Another bulk read (an export or an affiliate lookup) is running or has just run; to leave room for trading, try again in ${seconds(error.retryAfterMillis)} s.`
       )
     case "OutcomeUnknownError":
       return report(

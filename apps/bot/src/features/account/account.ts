@@ -93,7 +93,7 @@ export const account = (deps: Deps, limits: TradingLimits.TradingLimits = Tradin
       if (Option.isNone(reading)) return
       if (args.leverage === undefined && args.marginMode === undefined) return send(ctx, leverageView(reading.value))
       // refused before asking: a leverage the contract or the trader's limits do not allow never reaches a confirmation
-      const refusal = leverageRefusal(reading.value, args.leverage, limitsOf(ctx))
+      const refusal = leverageRefusal(reading.value, args.leverage, args.marginMode, limitsOf(ctx))
       if (refusal !== undefined) {
         ctx.note("refused", `leverage ${args.leverage}`)
         return send(ctx, refusal)
@@ -120,7 +120,7 @@ export const account = (deps: Deps, limits: TradingLimits.TradingLimits = Tradin
     if (Exit.isFailure(now)) return { settlement: "refused", note: failed(now) }
     if (now.value.marginMode !== write.from) return { settlement: "refused", note: modeMovedNote(write, now.value.marginMode) }
     // the limits hold at Confirm too (a restart may have changed them since the question)
-    const refusal = leverageRefusal(now.value, write.leverage, limitsOf(ctx))
+    const refusal = leverageRefusal(now.value, write.leverage, write.marginMode, limitsOf(ctx))
     if (refusal !== undefined) return { settlement: "refused", note: refusal.text }
     const modeChanges = write.marginMode !== write.from
     if (modeChanges) {

@@ -1,5 +1,6 @@
 import type { Contract, Leverage } from "@tradedesk/core"
 import { Option } from "effect"
+import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { describe, expect, it } from "vitest"
 import { d, expectSendable, left, right } from "../../../test/samples.js"
 import { balanceView, leverageAskView, leverageRefusal, leverageView } from "./format.js"
@@ -46,8 +47,14 @@ describe("leverage", () => {
   it("shows the setting in force, refuses what the contract does not allow, and asks before a change", () => {
     expect(leverageView(reading()).text.text).toMatch(/^BTCUSDT leverage\nMargin mode cross · leverage 20x\nAllowed 1x–125x\./)
     expect(leverageView(reading({ marginMode: "isolated" })).text.text).toContain("leverage long 10x, short 5x")
-    expect(leverageRefusal(reading(), 126)?.text.text).toBe("Leverage 126x is outside BTCUSDT's 1x–125x; nothing was changed. Try e.g. /leverage btcusdt 125.")
-    expect(leverageRefusal(reading(), 125)).toBeUndefined()
+    expect(leverageRefusal(reading(), 126, undefined)?.text.text).toBe("Leverage 126x is outside BTCUSDT's 1x–125x; nothing was changed. Try e.g. /leverage btcusdt 125.")
+    expect(leverageRefusal(reading(), 125, undefined)).toBeUndefined()
+    // a cap holds for a switch of mode alone: the leverage that mode has is what the trader would trade at
+    const capped = TradingLimits.forTrader(TradingLimits.read((name) => (name === "BOT_MAX_LEVERAGE" ? "8" : undefined)).limits, 1)
+    expect(leverageRefusal(reading(), undefined, "isolated", capped)?.text.text).toBe(
+      "Switching BTCUSDT to isolated margin would trade at its 10x, over your limit of 8x (BOT_MAX_LEVERAGE); nothing was changed. Set the leverage with it, e.g. /leverage btcusdt isolated 8."
+    )
+    expect(leverageRefusal(reading(), 5, "isolated", capped)).toBeUndefined()
     const ask = leverageAskView(reading(), { symbol: "cmt_btcusdt", from: "cross", marginMode: "isolated", leverage: 5 }, "ab12")
     expect(ask.text.text).toMatch(/^BTCUSDT: switch to isolated margin and set 5x leverage on both sides\?\nNow: cross margin, 20x\./)
     expect(ask.buttons.flat().map((button) => button.label)).toEqual(["✅ Change", "‹ Back"])

@@ -99,8 +99,13 @@ Allowed ${bounds(reading.contract)}. Change it with e.g. ${code(`/leverage ${mar
  * Why the asked change cannot be made; undefined when it can. `limits`: the trader's, which may keep them from the
  * market (BOT_SYMBOLS) or from a leverage above their cap (BOT_MAX_LEVERAGE).
  */
-export const leverageRefusal = (reading: LeverageReading, leverage: number | undefined, limits?: TradingLimits.TraderLimits): View | undefined => {
-  const { contract } = reading
+export const leverageRefusal = (
+  reading: LeverageReading,
+  leverage: number | undefined,
+  marginMode: BatchOrder.MarginMode | undefined,
+  limits?: TradingLimits.TraderLimits
+): View | undefined => {
+  const { contract, setting } = reading
   const symbols = limits?.symbols
   if (symbols !== undefined && !symbols.value.has(reading.symbol)) {
     return view(fmt`${marketName(reading.symbol)} is not among the markets you may trade: ${TradingLimits.symbolsText(symbols.value)} (${symbols.setting}); nothing was changed.`)
@@ -109,6 +114,15 @@ export const leverageRefusal = (reading: LeverageReading, leverage: number | und
   if (leverage !== undefined && cap !== undefined && leverage > cap.value) {
     return view(fmt`Leverage ${leverage}x is over your limit of ${cap.value}x (${cap.setting}); nothing was changed. Try e.g. ${
       code(`/leverage ${marketName(reading.symbol).toLowerCase()} ${Math.min(cap.value, contract.maxLeverage)}`)
+    }.`)
+  }
+  // a switch of mode alone trades at the leverage that mode already has
+  const kept = setting === undefined || marginMode === undefined || marginMode === reading.marginMode
+    ? undefined
+    : Number(BigDecimal.format(BigDecimal.normalize(marginMode === "cross" ? setting.cross : BigDecimal.max(setting.isolatedLong, setting.isolatedShort))))
+  if (leverage === undefined && marginMode !== undefined && kept !== undefined && cap !== undefined && kept > cap.value) {
+    return view(fmt`Switching ${marketName(reading.symbol)} to ${marginMode} margin would trade at its ${kept}x, over your limit of ${cap.value}x (${cap.setting}); nothing was changed. Set the leverage with it, e.g. ${
+      code(`/leverage ${marketName(reading.symbol).toLowerCase()} ${marginMode} ${Math.min(cap.value, contract.maxLeverage)}`)
     }.`)
   }
   if (leverage === undefined || (leverage >= contract.minLeverage && leverage <= contract.maxLeverage)) return undefined

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { btcContract, d, leverageSetting, right, ticker } from "../../../test/samples.js"
 import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { amount, basisOf, changesSince, checkBatch, confirmable, onlyOverLimits } from "./checks.js"
-import type { Checks } from "./checks.js"
+import type { Checks, LeverageInfo } from "./checks.js"
 import { parseOrderLine } from "./parse.js"
 
 // last 65000.10, best bid / ask 64999.90 / 65000.20, mark 65001.00
@@ -174,14 +174,14 @@ describe("trading limits in the checks", () => {
   const limited = (
     lines: ReadonlyArray<string>,
     env: Record<string, string>,
-    options: { readonly user?: number; readonly leverage?: string; readonly ticker?: Ticker.Ticker } = {}
+    options: { readonly user?: number; readonly leverage?: LeverageInfo; readonly ticker?: Ticker.Ticker } = {}
   ): Checks => {
     const { limits, problems } = TradingLimits.read((name) => env[name])
     expect(problems).toEqual([])
     return checkBatch({
       contract: btcContract,
       ticker: options.ticker ?? market,
-      leverage: { marginMode: "cross", setting: leverageSetting(options.leverage ?? "20") },
+      leverage: options.leverage ?? { marginMode: "cross", setting: leverageSetting("20") },
       available: d("100000"),
       orders: lines.map((line) => right(parseOrderLine(line))),
       slippage: d("0.01"),
@@ -223,14 +223,23 @@ describe("trading limits in the checks", () => {
       "3 orders are more than your limit of 2 a minute (BOT_TRADER_ORDERS_PER_MINUTE). → -"
     ])
     expect(onlyOverLimits(checks)).toBe(true)
-    // closing orders alone: no leverage or notional limit applies
-    expect(all(limited(["close_long 0.010 @ 66000"], { BOT_MAX_BATCH_NOTIONAL: "1", BOT_MAX_LEVERAGE: "10" }))).toEqual([])
+    // closing orders alone: no limit applies, not even the markets allowed (a position can always be reduced)
+    expect(all(limited(["close_long 0.010 @ 66000"], { BOT_MAX_BATCH_NOTIONAL: "1", BOT_MAX_LEVERAGE: "10", BOT_SYMBOLS: "eth" }))).toEqual([])
+  })
+
+  it("caps the leverage an order of no typed mode is placed at: the mode in force's, else the higher of both", () => {
+    const cap = { BOT_MAX_LEVERAGE: "10" }
+    const setting = leverageSetting("20", "5", "5")
+    const over = ["Leverage 20x is over your limit of 10x (BOT_MAX_LEVERAGE). → leverage 10x (/leverage)"]
+    expect(all(limited(["open_long 0.001 @ 64000"], cap, { leverage: { marginMode: undefined, setting, inForce: "cross" } }))).toEqual(over)
+    expect(all(limited(["open_long 0.001 @ 64000"], cap, { leverage: { marginMode: undefined, setting } }))).toEqual(over)
+    expect(all(limited(["open_long 0.001 @ 64000"], cap, { leverage: { marginMode: undefined, setting, inForce: "isolated" } }))).toEqual([])
   })
 
   it("takes a trader's override over the bot-wide limit, and names it", () => {
     const env = { BOT_MAX_LEVERAGE: "10", BOT_SYMBOLS: "eth", BOT_TRADER_LIMITS: "7:max_leverage=25,symbols=btc+eth" }
     expect(all(limited(["open_long 0.010 @ 64000"], env, { user: 7 }))).toEqual([])
-    expect(all(limited(["open_long 0.010 @ 64000"], env, { user: 7, leverage: "30" }))).toEqual([
+    expect(all(limited(["open_long 0.010 @ 64000"], env, { user: 7, leverage: { marginMode: "cross", setting: leverageSetting("30") } }))).toEqual([
       "Leverage 30x is over your limit of 25x (BOT_TRADER_LIMITS). → leverage 25x (/leverage)"
     ])
     expect(all(limited(["open_long 0.010 @ 64000"], env, { user: 8 }))).toHaveLength(2)

@@ -51,6 +51,8 @@ export interface LeverageInfo {
   /** the mode the preview places in: typed, or none for the market's own (cross unless it was set to isolated) */
   readonly marginMode: BatchOrder.MarginMode | undefined
   readonly setting: Leverage.LeverageSetting
+  /** the market's own margin mode, when read: where an order of no typed mode goes */
+  readonly inForce?: BatchOrder.MarginMode | undefined
 }
 
 export interface Checks {
@@ -116,6 +118,16 @@ const leverageFor = (info: LeverageInfo, type: BatchOrder.NewOrderType): BigDeci
   if (info.marginMode === "cross") return info.setting.cross
   if (info.marginMode === "isolated") return isolated
   return BigDecimal.min(info.setting.cross, isolated)
+}
+
+/**
+ * The whole leverage an order of `type` is placed at, for a cap: the typed mode's, else the mode in force's, else
+ * (the mode unknown) the higher of both modes', so a cap is never passed by the mode the exchange picks.
+ */
+const leverageInForce = (info: LeverageInfo, type: BatchOrder.NewOrderType): BigDecimal.BigDecimal => {
+  const mode = info.marginMode ?? info.inForce
+  if (mode !== undefined) return leverageFor({ ...info, marginMode: mode }, type)
+  return BigDecimal.max(leverageFor({ ...info, marginMode: "cross" }, type), leverageFor({ ...info, marginMode: "isolated" }, type))
 }
 
 const wholeNumber = (value: BigDecimal.BigDecimal): number => Number(BigDecimal.format(BigDecimal.normalize(value)))
@@ -246,16 +258,17 @@ const limitProblems = (input: CheckInput, orders: ReadonlyArray<OrderChecks>): A
   if (limits === undefined) return []
   const problems: Array<Problem> = []
   const { symbols, maxLeverage, maxBatchNotional, ordersPerMinute } = limits
-  if (symbols !== undefined && !TradingLimits.allows(limits, contract.symbol)) {
+  const opening = input.orders.flatMap((order, index) => (opens(order.type) ? [{ order, checks: orders[index]! }] : []))
+  // closing is never held back: a position on a market no longer allowed can still be reduced
+  if (symbols !== undefined && opening.length > 0 && !TradingLimits.allows(limits, contract.symbol)) {
     problems.push({
       what: `${display(contract.symbol)} is not among the markets you may trade: ${TradingLimits.symbolsText(symbols.value)} (${symbols.setting}).`,
       fix: undefined,
       setting: symbols.setting
     })
   }
-  const opening = input.orders.flatMap((order, index) => (opens(order.type) ? [{ order, checks: orders[index]! }] : []))
   if (maxLeverage !== undefined) {
-    const over = new Set(opening.map(({ order }) => wholeNumber(leverageFor(input.leverage, order.type))).filter((leverage) => leverage > maxLeverage.value))
+    const over = new Set(opening.map(({ order }) => wholeNumber(leverageInForce(input.leverage, order.type))).filter((leverage) => leverage > maxLeverage.value))
     for (const leverage of over) {
       problems.push({
         what: `Leverage ${leverage}x is over your limit of ${maxLeverage.value}x (${maxLeverage.setting}).`,

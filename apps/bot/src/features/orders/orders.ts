@@ -167,10 +167,11 @@ const checksOf = (
   slippage: BigDecimal.BigDecimal,
   limits: TradingLimits.TraderLimits
 ) => {
-  const { contract, setting, assets } = reads
+  const { contract, setting, assets, marginMode } = reads
   if (setting === undefined) return undefined
   const available = assets.find((asset) => asset.coin === contract.marginCoin)?.available ?? BigDecimal.make(0n, 0)
-  return checkBatch({ contract, ticker, leverage: { marginMode: orders.marginMode, setting }, available, orders: orders.orders, slippage, limits })
+  const leverage = { marginMode: orders.marginMode, setting, inForce: marginMode }
+  return checkBatch({ contract, ticker, leverage, available, orders: orders.orders, slippage, limits })
 }
 
 /** The orders of a preview, as typed. */
