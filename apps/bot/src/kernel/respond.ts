@@ -36,7 +36,7 @@ export interface Deps {
   readonly confirmations: Confirmations
   /** show `typing…` when an exchange call takes longer than this */
   readonly typingDelayMs: number
-  /** the exchange is the embedded simulator: welcomes, help, previews and results say so (`withSimulatorLine`) */
+  /** the exchange is the embedded simulator: welcomes, help, order previews and results and the confirmations of single writes say so (`withSimulatorLine`) */
   readonly simulator: boolean
   readonly now: () => number
 }

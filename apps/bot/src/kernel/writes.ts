@@ -11,6 +11,7 @@ import { bold, fmt } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { WriteFeature } from "./CallbackData.js"
 import type { NotClaimed, Settlement } from "./Confirmations.js"
+import { withSimulatorLine } from "./messages.js"
 import type { BotError } from "./messages.js"
 import { answerPress } from "./middleware.js"
 import type { Services } from "./BotRuntime.js"
@@ -132,7 +133,7 @@ export const singleWrite = <W, I>(deps: Deps, spec: SingleWrite<W, I>) => {
       return reply(ctx, notRecordedAskView())
     }
     ctx.note("ask", `${made.right.id} ${what}`)
-    return reply(ctx, confirm(made.right.id))
+    return reply(ctx, withSimulatorLine(deps.simulator, confirm(made.right.id)))
   }
 
   const presses: Middleware<BotContext> = async (ctx, next) => {
