@@ -87,6 +87,8 @@ const startBot = async (dataDir: string | undefined) => {
     access: { readers: new Set(), traders: new Set([TRADER.id]), publicMarket: false },
     logger: silent,
     pacing: { perChatIntervalMs: 0, groupIntervalMs: 0 },
+    // one trader confirming back to back: the per-user command limit is not what is measured
+    userCommandsPerMinute: Number.POSITIVE_INFINITY,
     orders: { priceTolerance: defaults.confirmPriceTolerance, slippage: defaults.marketSlippage }
   })
   const running = await startPolling(trade, (error) => console.error(error))
