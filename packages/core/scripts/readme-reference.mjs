@@ -19,9 +19,10 @@ const READERS = {
   maybeDecimal: "decimal string, `undefined` for `\"\"`/`null`",
   optionalDecimal: "decimal string, `undefined` when absent",
   timestamp: "epoch ms → `Date`",
-  maybeTimestamp: "epoch ms → `Date`, `undefined` for `\"\"`/`null`",
+  maybeTimestamp: "epoch ms → `Date`, `undefined` for `0`/`\"0\"`/`\"\"`/`null`",
   millis: "epoch ms → `Date`",
   id: "id: exact digits as a string",
+  integer: "number (sent as a number or its digits)",
   textOrEmpty: "string, `\"\"` when absent"
 }
 

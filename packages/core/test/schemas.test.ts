@@ -6,6 +6,8 @@ import * as Decimal from "../src/Decimal.js"
 import * as PlanOrder from "../src/orders/PlanOrder.js"
 import * as SpotBill from "../src/account/SpotBill.js"
 import * as Ticker from "../src/market/Ticker.js"
+import * as V3Account from "../src/v3/account.js"
+import * as OrderWrites from "../src/v3/orderWrites.js"
 import { DEFAULT_LIMITS, INVALID } from "../src/internal/wireRecord.js"
 import { fixture } from "./loopback.js"
 
@@ -112,7 +114,10 @@ const codecs = {
   planOrders: PlanOrder.PlanOrderList,
   spotBills: SpotBill.SpotBillList,
   batchOrders: BatchOrder.BatchOrdersResult,
-  affiliatePage: AffiliateUserStats.AffiliatePageResult
+  affiliatePage: AffiliateUserStats.AffiliatePageResult,
+  // V3: whole numbers and times as numbers or digits, a list bare or in `orderList`
+  spotBillsV3: V3Account.spotBills.response,
+  cancelOrdersV3: OrderWrites.cancelChunk.response
 } as const
 
 /** Strings that sit on the edges of the decimal and time rules. */

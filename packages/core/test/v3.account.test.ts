@@ -355,6 +355,30 @@ describe("the account services over V3 against a loopback exchange", () => {
     expect(JSON.parse(walk[1]!.body)).toEqual({ limit: 1, before: 1764505800124 })
   })
 
+  it("reads a live spot bill whose coinId came as the digits \"82\": the page is read, through the service and the Promise client", async () => {
+    const live = await fixture("v3/account/spotBills.live.json")
+    holder.server.handle = () => ({ body: live })
+    const page = Either.getOrThrow(await run(Effect.flatMap(SpotBills, (service) => service.list({ limit: 10 }))))
+    expect(page.map((bill) => [bill.billId, bill.coinId, bill.coinName])).toEqual([["736825748291061726", 82, "DOGE"]])
+    const client = createClient({ apiVersion: "v3", futuresBaseUrl: holder.server.url, spotBaseUrl: holder.server.url, ...CREDENTIALS, syncClock: false, ...BUDGETS_GIVEN })
+    try {
+      expect(await client.spotBills()).toEqual([{
+        billId: "736825748291061726",
+        coinId: 82,
+        coinName: "DOGE",
+        bizType: "trade_in",
+        fillSize: "100",
+        fillValue: "2.00000",
+        deltaAmount: "100.00000000",
+        afterAmount: "100.00000000",
+        fees: "0.00000000",
+        createdAt: new Date(1775672947953)
+      }])
+    } finally {
+      await client.close()
+    }
+  })
+
   it("pages affiliate statistics from bare pages and wrapped ones alike", async () => {
     const bare = await sample("affiliate.json")
     holder.server.handle = (request) => {

@@ -69,6 +69,24 @@ describe("V3 order reads against a loopback exchange", () => {
     expect(holder.server.requests.at(-1)!.query).toBe("symbol=BTCUSDT&limit=10")
   })
 
+  it("reads the live untriggered algo order's triggerTime \"0\" (and 0) as not triggered, on the services and the Promise client", async () => {
+    const live = await fixture("v3/reads/openAlgoOrdersLive.json")
+    const quoted = live.replace("\"triggerTime\": 0", "\"triggerTime\": \"0\"")
+    expect(quoted).toContain("\"triggerTime\": \"0\"")
+    holder.server.handle = () => ({ body: `[${quoted},${live}]` })
+    const plans = await run(Effect.flatMap(PlanOrders, (service) => service.list({ symbol: "cmt_dogeusdt" })))
+    expect(plans.map((plan) => [plan.orderId, plan.status, plan.triggeredAt])).toEqual([
+      ["737074389748547944", "pending", Option.none()],
+      ["737074389748547944", "pending", Option.none()]
+    ])
+    const client = createClient({ apiVersion: "v3", futuresBaseUrl: holder.server.url, ...CREDENTIALS, syncClock: false, readRetries: 0, rateLimit: V3.rateLimit })
+    try {
+      expect((await client.planOrders({ symbol: "cmt_dogeusdt" })).map((plan) => plan.triggeredAt)).toEqual([undefined, undefined])
+    } finally {
+      await client.close()
+    }
+  })
+
   it("refuses a plan-order lookup by id before sending: V3 has no such filter", async () => {
     const result = await runAgainst(holder.server, Effect.flatMap(PlanOrders, (plans) => plans.list({ orderId: "812345678901234567" })), V3)
     expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "InputError", field: "orderId" })

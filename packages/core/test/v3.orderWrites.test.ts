@@ -91,6 +91,42 @@ describe("cancels, closes and plan orders (official samples)", () => {
     expect(signedAsSent(sent!)).toBe(true)
   })
 
+  it("cancelOrders answered as the live service answers, {\"orderList\": [...]}: each order's result, not an unknown outcome", async () => {
+    await answer("writes.cancelOrders.live.json")
+    const result = await ok(orders((o) => o.cancelOrders({ orderIds: ["702345678901234567", "702345678901234568"] })))
+    expect(result).toEqual({
+      accepted: false,
+      results: [
+        { orderId: "702345678901234567", clientOid: "", cancelled: true, errorMessage: "", errorCode: "" },
+        { orderId: "702345678901234568", clientOid: "", cancelled: false, errorMessage: "orderId not exist", errorCode: "ORDER_NOT_FOUND" }
+      ],
+      failures: [{ orderId: "702345678901234568", clientOid: "", cancelled: false, errorMessage: "orderId not exist", errorCode: "ORDER_NOT_FOUND" }]
+    })
+    expect(requests()).toHaveLength(1)
+  })
+
+  it("cancelOrders: the ids of either form read exactly, as strings or as JSON numbers above 2^53, bare or wrapped", async () => {
+    const live = await fixture("v3/writes.cancelOrders.live.json")
+    const official = await fixture("v3/writes.cancelOrders.json")
+    const unquoted = (text: string) => text.replace(/"orderId": "(\d+)"/g, "\"orderId\": $1")
+    for (const body of [live, unquoted(live), official, unquoted(official)]) {
+      loopback.server.handle = () => ({ body })
+      const result = await ok(orders((o) => o.cancelOrders({ orderIds: ["702345678901234567", "702345678901234568"] })))
+      expect(result.results.map((item) => [item.orderId, item.cancelled, item.errorCode])).toEqual([
+        ["702345678901234567", true, ""],
+        ["702345678901234568", false, "ORDER_NOT_FOUND"]
+      ])
+    }
+  })
+
+  it("cancelOrders: a wrapper without its list is an unknown outcome, never read as nothing to cancel", async () => {
+    for (const body of [{}, { orderList: null }, { orders: [] }]) {
+      loopback.server.handle = () => json(body)
+      const error = await failure(orders((o) => o.cancelOrders({ orderIds: ["702345678901234567"] })))
+      expect(error).toMatchObject({ _tag: "OutcomeUnknownError", endpoint: "cancelOrders", orderIds: ["702345678901234567"] })
+    }
+  })
+
   it("the sheet's signing vector of a batch cancel: the body the endpoint writes signs to the published value", () => {
     // the wire form the transport writes with jsonText
     const body = jsonText(Schema.encodeSync(OrderWrites.cancelChunk.request)({ orderIds: ["702345678901234567", "702345678901234568"] }))
@@ -102,10 +138,13 @@ describe("cancels, closes and plan orders (official samples)", () => {
   it("cancelOrders: 23 ids and 3 client oids go out as chunks of 10, 10, 3 and then 3, one after another, each id once", async () => {
     loopback.server.handle = (request) => {
       const body = JSON.parse(request.body.replace(/(\d{16,})/g, "\"$1\"")) as { orderIdList?: Array<string>; origClientOrderIdList?: Array<string> }
-      return json([
-        ...(body.orderIdList ?? []).map((orderId) => ({ orderId, origClientOrderId: "", success: true, errorCode: "", errorMessage: "" })),
-        ...(body.origClientOrderIdList ?? []).map((cid) => ({ orderId: "1", origClientOrderId: cid, success: true, errorCode: "", errorMessage: "" }))
-      ])
+      // as the live service answers: the list in `orderList`
+      return json({
+        orderList: [
+          ...(body.orderIdList ?? []).map((orderId) => ({ orderId, origClientOrderId: "", success: true, errorCode: "", errorMessage: "" })),
+          ...(body.origClientOrderIdList ?? []).map((cid) => ({ orderId: "1", origClientOrderId: cid, success: true, errorCode: "", errorMessage: "" }))
+        ]
+      })
     }
     const ids = Array.from({ length: 23 }, (_, index) => String(702345678901234500n + BigInt(index)))
     const result = await ok(orders((o) => o.cancelOrders({ orderIds: ids, clientOids: ["c-1", "c-2", "c-3"] })))
@@ -127,7 +166,7 @@ describe("cancels, closes and plan orders (official samples)", () => {
       count += 1
       if (count === 2) return json({ code: -1141, msg: "PARAM_EMPTY" }, 400)
       const body = JSON.parse(request.body.replace(/(\d{16,})/g, "\"$1\"")) as { orderIdList: Array<string> }
-      return json(body.orderIdList.map((orderId) => ({ orderId, origClientOrderId: "", success: true, errorCode: "", errorMessage: "" })))
+      return json({ orderList: body.orderIdList.map((orderId) => ({ orderId, origClientOrderId: "", success: true, errorCode: "", errorMessage: "" })) })
     }
     const ids = Array.from({ length: 25 }, (_, index) => String(100 + index))
     const result = await ok(orders((o) => o.cancelOrders({ orderIds: ids })))

@@ -106,7 +106,10 @@ describe("V3 routes answer the official samples' field sets", () => {
     sameFields(canceled, "cancelOrder")
     expect(canceled).toMatchObject({ orderId: resting, origClientOrderId: "rest-1", success: true })
     const batch = okJson(await v3(fx, "/capi/v3/batchOrders", { method: "DELETE", body: `{"orderIdList":[${resting}]}` }))
-    sameFields(batch, "cancelOrders")
+    // answered as recorded live, `{"orderList": [...]}`, with the documented items
+    sameFields(batch, "cancelOrdersLive")
+    sameNested(batch, "cancelOrdersLive", "orderList")
+    sameFields(field(batch, "orderList"), "cancelOrders")
     const all = await v3(fx, "/capi/v3/allOpenOrders", { method: "DELETE", query: "symbol=BTCUSDT" })
     sameFields(okJson(all), "allOpenOrders")
     expect(all.text).toMatch(/"orderId":\d{17,},"success":true/)

@@ -118,6 +118,21 @@ export const V3_SAMPLES = {
     "errorMessage": "orderId not exist"
   }
 ]`,
+  /**
+   * Not an official sample: the form the live service answers a batch cancel with (docs/v3.md §7, recorded by a
+   * widely used client library), written here from that shape.
+   */
+  cancelOrdersLive: `{
+  "orderList": [
+    {
+      "orderId": "702345678901234567",
+      "origClientOrderId": "",
+      "success": true,
+      "errorCode": "",
+      "errorMessage": ""
+    }
+  ]
+}`,
   placeAlgoOrder: `{
   "orderId": "702345678901234700",
   "clientOrderId": "algo-20240201-1",

@@ -121,7 +121,32 @@ describe("the same program on V2 and V3 against the simulator", () => {
     // each version says maker or taker its own way (V2 in liquidateFee, V3 a flag): the same answer either way
     expect(v3.fills.fills.map(Fill.liquidity)).toEqual(v2.fills.fills.map(Fill.liquidity))
     expect(v3.fills.fills.map(Fill.liquidity)).not.toContain(undefined)
+    // V3's batch cancel is answered as the live service answers it ({"orderList": [...]}): each order's result
+    expect(v3.cancelledMany.accepted).toBe(true)
+    expect(v3.cancelledMany.results.map((result) => result.orderId)).toEqual(v3.batch.orders.slice(3, 6).map((order) => order.orderId))
     expect(comparable(v3)).toEqual(comparable(v2))
+  })
+
+  it("a V3 batch cancel answered {\"orderList\": [...]} gives each order's result through core, never an unknown outcome", async () => {
+    const { sim } = await start()
+    const client = createClient(optionsOf(sim, sim.accounts.trader, "v3"))
+    try {
+      const { last } = await client.ticker({ symbol: BTC })
+      const price = BigDecimal.format(BigDecimal.scale(BigDecimal.multiply(BigDecimal.unsafeFromString(last), BigDecimal.unsafeFromString("0.8")), 1))
+      const placed = await client.batchOrders({ symbol: BTC, orders: [{ clientOid: "live-cancel", type: "open_long", size: "0.01", price }] })
+      const resting = placed.orders[0]!.orderId
+      const unknown = String(BigInt(resting) + 1_000_000n)
+      const result = await client.cancelOrders({ orderIds: [resting, unknown] })
+      expect(result.results).toEqual([
+        { orderId: resting, clientOid: "live-cancel", cancelled: true, errorCode: "", errorMessage: "" },
+        { orderId: unknown, clientOid: "", cancelled: false, errorCode: "ORDER_NOT_FOUND", errorMessage: "orderId not exist" }
+      ])
+      expect(result.accepted).toBe(false)
+      expect(result.failures.map((failure) => failure.orderId)).toEqual([unknown])
+      expect((await client.openOrders({ symbol: BTC })).map((order) => order.orderId)).not.toContain(resting)
+    } finally {
+      await client.close()
+    }
   })
 
   it("the Effect services give the same domain values", async () => {

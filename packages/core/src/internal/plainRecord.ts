@@ -77,32 +77,24 @@ const plainDecimal = (wire: unknown, limits: W.DecodeLimits): string | W.Invalid
   return leadingZero || (first === 1 && !nonZero) ? canonical(wire, limits) : wire
 }
 
-/** The latest time a Date can hold (year 275760), as the domain decoder bounds it. */
-const MAX_MILLIS = 8_640_000_000_000_000
-
-/** Epoch milliseconds as 1 to 16 digits, under the domain decoder's rule, as a `Date` (no `DateTime` on the way). */
+/** Epoch milliseconds under the domain decoder's rule (`W.epochMillisOf`), as a `Date` (no `DateTime` on the way). */
 const plainDate = (wire: unknown): Date | W.Invalid => {
-  if (typeof wire !== "string") return W.INVALID
-  const length = wire.length
-  if (length === 0 || length > 16) return W.INVALID
-  let millis = 0
-  for (let i = 0; i < length; i++) {
-    const c = wire.charCodeAt(i)
-    if (c < ZERO || c > NINE) return W.INVALID
-    millis = millis * 10 + (c - ZERO)
-  }
-  return millis <= MAX_MILLIS ? new Date(millis) : W.INVALID
+  const millis = W.epochMillisOf(wire)
+  return millis === undefined ? W.INVALID : new Date(millis)
 }
 
 type Decoder = (wire: unknown, limits: W.DecodeLimits) => unknown
 
-/** A scalar's decoder under the field's presence: `maybe` reads `""` and `null` as none, `optional` absence and `null`. */
-const present = (read: Decoder, presence: "required" | "maybe" | "optional"): Decoder => {
+/**
+ * A scalar's decoder under the field's presence: `maybe` reads the kind's "no value" as none (`W.noValue`: `""`,
+ * `null`, and for a time `0`, `"0"`), `optional` absence and `null`.
+ */
+const present = (read: Decoder, presence: "required" | "maybe" | "optional", isNone: (wire: unknown) => boolean): Decoder => {
   switch (presence) {
     case "required":
       return read
     case "maybe":
-      return (wire, limits) => (wire === null || wire === "" ? undefined : read(wire, limits))
+      return (wire, limits) => (isNone(wire) ? undefined : read(wire, limits))
     case "optional":
       return (wire, limits) => (wire === undefined || wire === null ? undefined : read(wire, limits))
   }
@@ -121,8 +113,8 @@ const plainArray = (item: Decoder, wire: unknown, limits: W.DecodeLimits): Reado
 
 const fieldDecoder = (field: W.Field<Schema.Struct.Field, unknown>): Decoder => {
   const kind = field.kind
-  if (kind?._tag === "decimal") return present(plainDecimal, kind.presence)
-  if (kind?._tag === "epochMillis") return present(plainDate, kind.presence)
+  if (kind?._tag === "decimal") return present(plainDecimal, kind.presence, W.noValue.decimal)
+  if (kind?._tag === "epochMillis") return present(plainDate, kind.presence, W.noValue.epochMillis)
   if (kind?._tag === "records") {
     const item = recordDecoder(kind.fields)
     return (wire, limits) => plainArray(item, wire, limits)
@@ -178,7 +170,8 @@ export const plainCodec = <A, I>(codec: W.Codec<A, I>): W.Codec<Plain<A>, I> => 
   const record = recordDecoder(layout.fields)
   const fast = (layout.shape === "one"
     ? record
-    : (wire: unknown, limits: W.DecodeLimits) => (wire === null || wire === undefined ? [] : plainArray(record, wire, limits))) as (
+    : (wire: unknown, limits: W.DecodeLimits) =>
+      wire === null || wire === undefined ? [] : plainArray(record, W.listOf(wire, layout.wrappedIn), limits)) as (
       wire: unknown,
       limits: W.DecodeLimits
     ) => Plain<A> | W.Invalid

@@ -41,8 +41,9 @@ type AnyField = Field<Schema.Struct.Field, unknown>
 
 /**
  * What a field holds, for decoders that read the same tables into other values under the same rules (the Promise
- * facade's plain records): an exact decimal or epoch milliseconds as a digit string (present, `maybe` or `optional`
- * as on the wire), or a nested list of records. A field without a kind is read by its own decoder.
+ * facade's plain records): an exact decimal string or epoch milliseconds (present, `maybe` or `optional` as on the
+ * wire; `noValue` says what a `maybe` field's "none" is), or a nested list of records. A field without a kind is read
+ * by its own decoder.
  */
 export type FieldKind =
   | { readonly _tag: "decimal"; readonly presence: "required" | "maybe" | "optional" }
@@ -52,60 +53,95 @@ export type FieldKind =
 export const renamed = <S extends Schema.Schema.All>(schema: S, wireKey: string) =>
   Schema.propertySignature(schema).pipe(Schema.fromKey(wireKey))
 
-/** A UTC time from the epoch on (for property tests: the wire has no negative times). */
+/**
+ * A UTC time from the epoch on, for property tests: the wire has no negative times, and they start at 1 ms because
+ * `0` is the exchange's "no time" where a time may be missing (`maybeTimestamp`).
+ */
 const UtcValue = Schema.DateTimeUtcFromSelf.annotations({
-  arbitrary: () => (fc) => fc.integer({ min: 0, max: 4_102_444_800_000 }).map((millis) => DateTime.unsafeMake(millis))
+  arbitrary: () => (fc) => fc.integer({ min: 1, max: 4_102_444_800_000 }).map((millis) => DateTime.unsafeMake(millis))
 })
 
 /** The latest time a Date can hold (year 275760); beyond it there is no date to make. */
 const MAX_MILLIS = 8_640_000_000_000_000
 
-/** Digits only, at most 16 of them; the sum is exact up to 2^53, beyond MAX_MILLIS. */
-const parseMillis = (text: string): DateTime.Utc | undefined => {
-  const length = text.length
+/**
+ * Epoch milliseconds as the wire sends them: a JSON number or its digits (both seen live, docs/v3.md §1.8), from 0 to
+ * the latest time a Date holds; `undefined` for anything else. Digits only, at most 16 of them: the sum is exact up
+ * to 2^53, beyond MAX_MILLIS. Exported for the Promise facade's plain records, which make a `Date` of it.
+ */
+export const epochMillisOf = (wire: unknown): number | undefined => {
+  if (typeof wire === "number") return Number.isSafeInteger(wire) && wire >= 0 && wire <= MAX_MILLIS ? wire : undefined
+  if (typeof wire !== "string") return undefined
+  const length = wire.length
   if (length === 0 || length > 16) return undefined
   let millis = 0
   for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i)
+    const c = wire.charCodeAt(i)
     if (c < 48 || c > 57) return undefined
     millis = millis * 10 + (c - 48)
   }
-  return millis <= MAX_MILLIS ? DateTime.unsafeMake(millis) : undefined
+  return millis <= MAX_MILLIS ? millis : undefined
 }
 
-/** Epoch milliseconds as a digit string on the wire, a UTC date-time in the domain. */
-export const EpochMillisString: Schema.Schema<DateTime.Utc, string> = Schema.transformOrFail(
-  Schema.String,
-  UtcValue,
-  {
+const utcOf = (wire: unknown): DateTime.Utc | undefined => {
+  const millis = epochMillisOf(wire)
+  return millis === undefined ? undefined : DateTime.unsafeMake(millis)
+}
+
+/**
+ * Epoch milliseconds on the wire (a JSON number or its digits, read alike), a UTC date-time in the domain, encoded in
+ * the one form `emit` names.
+ */
+export const EpochMillis = (emit: "string" | "number"): Schema.Schema<DateTime.Utc, string | number> =>
+  Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), UtcValue, {
     strict: true,
-    decode: (text, _, ast) => {
-      const value = parseMillis(text)
+    decode: (wire, _, ast) => {
+      const value = utcOf(wire)
       return value === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, text, `Expected epoch milliseconds as digits, got ${JSON.stringify(text)}`))
+        ? ParseResult.fail(new ParseResult.Type(ast, wire, `Expected epoch milliseconds (a whole number or its digits), got ${JSON.stringify(wire)}`))
         : ParseResult.succeed(value)
     },
-    encode: (value) => ParseResult.succeed(String(DateTime.toEpochMillis(value)))
-  }
-).annotations({ identifier: "EpochMillisString" })
+    encode: (value) => {
+      const epochMillis = DateTime.toEpochMillis(value)
+      return ParseResult.succeed(emit === "number" ? epochMillis : String(epochMillis))
+    }
+  }).annotations({ identifier: "EpochMillis" })
 
-/** A value the wire carries as a string: its schema, and the same rule as a plain function for the fast path. */
-interface Scalar<A> {
-  readonly schema: (limits: DecodeLimits) => Schema.Schema<A, string>
-  readonly parse: (text: string, limits: DecodeLimits) => A | undefined
+/** Epoch milliseconds, written as a digit string (V2's form); a JSON number is read too. */
+export const EpochMillisString = EpochMillis("string")
+
+/**
+ * How a field says it has no value (yet), when it may (`maybe…` fields): `""` or `null`. A time says it also with
+ * `0` or `"0"` (an untriggered V3 algo order's `triggerTime`, both forms seen live): none, never 1970-01-01.
+ */
+const isEmpty = (wire: unknown): boolean => wire === null || wire === ""
+const isNoTime = (wire: unknown): boolean => wire === null || wire === "" || wire === 0 || wire === "0"
+
+/** The "no value" rule of each kind of `maybe` field, for decoders that read the same tables (the plain records). */
+export const noValue: { readonly decimal: (wire: unknown) => boolean; readonly epochMillis: (wire: unknown) => boolean } = {
+  decimal: isEmpty,
+  epochMillis: isNoTime
 }
 
-const DecimalScalar: Scalar<BigDecimal.BigDecimal> = {
+/** A value of one rule: its schema, the same rule as a plain function for the fast path, and how it says "none". */
+interface Scalar<A, I> {
+  readonly schema: (limits: DecodeLimits) => Schema.Schema<A, I>
+  readonly parse: (wire: unknown, limits: DecodeLimits) => A | undefined
+  /** the wire's "no value" in a `maybe` field */
+  readonly isNone: (wire: unknown) => boolean
+}
+
+const DecimalScalar: Scalar<BigDecimal.BigDecimal, string> = {
   schema: (limits) => Decimal.decimalFromString(limits.maxDecimalLength),
-  parse: (text, limits) => Decimal.parse(text, limits.maxDecimalLength)
+  parse: (wire, limits) => (typeof wire === "string" ? Decimal.parse(wire, limits.maxDecimalLength) : undefined),
+  isNone: noValue.decimal
 }
-const MillisScalar: Scalar<DateTime.Utc> = { schema: () => EpochMillisString, parse: parseMillis }
+const MillisScalar: Scalar<DateTime.Utc, string | number> = { schema: () => EpochMillisString, parse: utcOf, isNone: noValue.epochMillis }
 
-const fastScalar = <A>(scalar: Scalar<A>) => (wire: unknown, limits: DecodeLimits): A | Invalid =>
-  typeof wire === "string" ? (scalar.parse(wire, limits) ?? INVALID) : INVALID
+const fastScalar = <A, I>(scalar: Scalar<A, I>) => (wire: unknown, limits: DecodeLimits): A | Invalid => scalar.parse(wire, limits) ?? INVALID
 
 /** Always present. */
-const required = <A>(scalar: Scalar<A>) => {
+const required = <A, I>(scalar: Scalar<A, I>) => {
   const fast = fastScalar(scalar)
   return (wireKey: string) => ({
     wireKey,
@@ -114,34 +150,41 @@ const required = <A>(scalar: Scalar<A>) => {
   })
 }
 
-/** `""` or `null` on the wire when there is no value (yet): none in the domain, and none encodes as `""`. */
-const emptyAsNone = <A>(schema: Schema.Schema<A, string>): Schema.Schema<Option.Option<A>, string | null> =>
-  Schema.transformOrFail(Schema.NullOr(Schema.String), Schema.OptionFromSelf(Schema.typeSchema(schema)), {
-    strict: true,
-    decode: (wire, options) =>
-      wire === null || wire === ""
-        ? ParseResult.succeed(Option.none())
-        : ParseResult.map(ParseResult.decodeUnknown(schema)(wire, options), Option.some),
-    encode: (value, options) =>
-      Option.match(value, { onNone: () => ParseResult.succeed(""), onSome: (a) => ParseResult.encodeUnknown(schema)(a, options) })
-  })
+/** The scalar's "no value" on the wire (`""`, `null`, …): none in the domain, and none encodes as `""`. */
+const emptyAsNone = <A, I>(scalar: Scalar<A, I>, schema: Schema.Schema<A, I>): Schema.Schema<Option.Option<A>, I | "" | null> =>
+  Schema.transformOrFail(
+    Schema.Union(Schema.Null, Schema.Literal(""), Schema.encodedSchema(schema)),
+    Schema.OptionFromSelf(Schema.typeSchema(schema)),
+    {
+      strict: true,
+      decode: (wire, options) =>
+        scalar.isNone(wire)
+          ? ParseResult.succeed(Option.none())
+          : ParseResult.map(ParseResult.decodeUnknown(schema)(wire, options), Option.some),
+      encode: (value, options) =>
+        Option.match(value, {
+          onNone: () => ParseResult.succeed<I | "" | null>(""),
+          onSome: (a) => ParseResult.encodeUnknown(schema)(a, options)
+        })
+    }
+  )
 
-const maybe = <A>(scalar: Scalar<A>) => {
+const maybe = <A, I>(scalar: Scalar<A, I>) => {
   const present = fastScalar(scalar)
   const fast = (wire: unknown, limits: DecodeLimits): Option.Option<A> | Invalid => {
-    if (wire === null || wire === "") return Option.none()
+    if (scalar.isNone(wire)) return Option.none()
     const value = present(wire, limits)
     return value === INVALID ? INVALID : Option.some(value)
   }
   return (wireKey: string) => ({
     wireKey,
-    signature: (limits: DecodeLimits) => renamed(emptyAsNone(scalar.schema(limits)), wireKey),
+    signature: (limits: DecodeLimits) => renamed(emptyAsNone(scalar, scalar.schema(limits)), wireKey),
     fast
   })
 }
 
 /** Missing (or `null`) on the wire when there is no value: none in the domain, and none encodes as absent. */
-const optional = <A>(scalar: Scalar<A>) => {
+const optional = <A, I>(scalar: Scalar<A, I>) => {
   const present = fastScalar(scalar)
   const fast = (wire: unknown, limits: DecodeLimits): Option.Option<A> | Invalid => {
     if (wire === undefined || wire === null) return Option.none()
@@ -189,9 +232,37 @@ export const textOrEmpty = (wireKey: string) =>
     (wire): string | Invalid => (wire === undefined || wire === null ? "" : typeof wire === "string" ? wire : INVALID)
   )
 
-export const integer = (wireKey: string) =>
-  plain(wireKey, renamed(Schema.Int, wireKey), (wire): number | Invalid =>
-    typeof wire === "number" && Number.isSafeInteger(wire) ? wire : INVALID)
+/** An optional minus and at most 16 digits: every safe integer, and no more text than one needs. */
+const INTEGER_DIGITS = /^-?\d{1,16}$/
+
+/**
+ * A whole number as the wire sends it: a JSON number, or its digits with an optional minus (the live service quotes
+ * some, e.g. a spot bill's `"coinId": "82"`, docs/v3.md §1.8), within ±(2^53 − 1). The number in the domain (`-0` as
+ * `0`); anything else refused.
+ */
+export const integerOf = (wire: unknown): number | Invalid => {
+  const value = typeof wire === "number" ? wire : typeof wire === "string" && INTEGER_DIGITS.test(wire) ? Number(wire) : Number.NaN
+  return Number.isSafeInteger(value) ? value + 0 : INVALID
+}
+
+/** A whole number on the wire (a JSON number or its digits), a number in the domain, encoded as a JSON number. */
+export const IntegerFromWire: Schema.Schema<number, number | string> = Schema.transformOrFail(
+  Schema.Union(Schema.Number, Schema.String),
+  Schema.Int.pipe(Schema.between(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)),
+  {
+    strict: true,
+    decode: (wire, _, ast) => {
+      const value = integerOf(wire)
+      return value === INVALID
+        ? ParseResult.fail(new ParseResult.Type(ast, wire, `Expected a whole number (or its digits) within 2^53, got ${JSON.stringify(wire)}`))
+        : ParseResult.succeed(value)
+    },
+    encode: ParseResult.succeed
+  }
+).annotations({ identifier: "Integer" })
+
+/** A whole number, always present: a JSON number or its digits on the wire. */
+export const integer = (wireKey: string) => plain(wireKey, renamed(IntegerFromWire, wireKey), integerOf)
 
 export const boolean = (wireKey: string) =>
   plain(wireKey, renamed(Schema.Boolean, wireKey), (wire): boolean | Invalid => (typeof wire === "boolean" ? wire : INVALID))
@@ -204,9 +275,12 @@ export const decimal = withKind(required(DecimalScalar), { _tag: "decimal", pres
 export const maybeDecimal = withKind(maybe(DecimalScalar), { _tag: "decimal", presence: "maybe" })
 /** A decimal the exchange may omit altogether (or send as `null`), e.g. a ticker's mark price. */
 export const optionalDecimal = withKind(optional(DecimalScalar), { _tag: "decimal", presence: "optional" })
-/** Epoch milliseconds, always present. */
+/** Epoch milliseconds (digits, or a JSON number), always present. */
 export const timestamp = withKind(required(MillisScalar), { _tag: "epochMillis", presence: "required" })
-/** A time the exchange sends as `""` (or `null`) until the event happened, e.g. when a plan order triggered. */
+/**
+ * A time the exchange sends as `""` (or `null`, `0`, `"0"`) until the event happened, e.g. when a plan order
+ * triggered: none then, never 1970-01-01.
+ */
 export const maybeTimestamp = withKind(maybe(MillisScalar), { _tag: "epochMillis", presence: "maybe" })
 
 /** A message listing the allowed values, in place of Schema's "Expected <first value>". */
@@ -257,6 +331,15 @@ export const records = <S extends Schema.Schema.Any, A>(wireKey: string, codec: 
   signature: (limits: DecodeLimits) => renamed(Schema.Array(codec.schemaWith(limits)), wireKey),
   fast: (wire: unknown, limits: DecodeLimits): ReadonlyArray<A> | Invalid => fastArray(codec.fast, wire, limits)
 })
+
+/**
+ * The list of a body that may come bare or as the one list of an object (`{"orderList": [...]}`: the live service
+ * answers a V3 batch cancel so, its documentation shows the bare list, docs/v3.md §7). With `wrappedIn`, an object
+ * gives its list under that key (`undefined` when it has none, which no list decoder accepts); anything else is
+ * passed on as it is. Exported for the decoders that read the same layouts (the plain records).
+ */
+export const listOf = (wire: unknown, wrappedIn: string | undefined): unknown =>
+  wrappedIn !== undefined && Predicate.isRecord(wire) ? wire[wrappedIn] : wire
 
 const fastArray = <A>(
   item: (wire: unknown, limits: DecodeLimits) => A | Invalid,
@@ -329,8 +412,11 @@ export type Codec<A, I> = {
    * The limits default to `DEFAULT_LIMITS`.
    */
   readonly decode: (wire: unknown, limits?: DecodeLimits) => Either.Either<A, ParseResult.ParseError>
-  /** for a body of records (`one` or `many`): its layout and field table, for decoders of other values */
-  readonly layout?: { readonly shape: "one" | "many"; readonly fields: Record<string, AnyField> }
+  /**
+   * for a body of records (`one` or `many`): its layout and field table, for decoders of other values; `wrappedIn`
+   * as given to `many`
+   */
+  readonly layout?: { readonly shape: "one" | "many"; readonly fields: Record<string, AnyField>; readonly wrappedIn?: string | undefined }
 }
 
 const withFallback = <A, I>(
@@ -362,30 +448,64 @@ export const one = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec
   layout: codec.fields === undefined ? undefined : { shape: "one" as const, fields: codec.fields }
 })
 
-/** A response body that is an array of records; `null` (or nothing) reads as an empty list. */
-export const many = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) => {
-  const list = withFallback<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>>(
-    (limits) => Schema.Array(codec.schemaWith(limits) as Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>),
-    (wire, limits) => fastArray(codec.fast, wire, limits)
+/** A list as the one list of an object, e.g. `{"orderList": [...]}`. */
+export type Wrapped<I> = { readonly [key: string]: ReadonlyArray<I> }
+
+/** The list bare, or as the one list of an object under `key` (`listOf`'s rule as a Schema); encodes wrapped. */
+const bareOrWrapped = <A, I>(list: Schema.Schema<ReadonlyArray<A>, ReadonlyArray<I>>, key: string): Schema.Schema<ReadonlyArray<A>, ReadonlyArray<I> | Wrapped<I>> =>
+  Schema.Union(
+    Schema.transform(Schema.Struct({ list: Schema.propertySignature(list).pipe(Schema.fromKey(key)) }), Schema.typeSchema(list), {
+      strict: true,
+      decode: (wrapped) => wrapped.list,
+      encode: (items) => ({ list: items })
+    }),
+    list
   )
+
+/**
+ * A response body that is an array of records; `null` (or nothing) reads as an empty list.
+ *
+ * With `wrappedIn` (e.g. `"orderList"`), the array may also come as the one list of an object,
+ * `{"orderList": [...]}`, read alike on both decode paths and encoded so (the form seen live); an object without
+ * that list is refused, never read as an empty list.
+ */
+export function many<S extends Schema.Schema<any, any, never>>(
+  codec: RecordCodec<S, Schema.Schema.Type<S>>
+): Codec<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>>
+export function many<S extends Schema.Schema<any, any, never>>(
+  codec: RecordCodec<S, Schema.Schema.Type<S>>,
+  options: { readonly wrappedIn: string }
+): Codec<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>> | Wrapped<Schema.Schema.Encoded<S>>>
+export function many<S extends Schema.Schema<any, any, never>>(
+  codec: RecordCodec<S, Schema.Schema.Type<S>>,
+  options?: { readonly wrappedIn: string }
+): Codec<ReadonlyArray<Schema.Schema.Type<S>>, any> {
+  type A = Schema.Schema.Type<S>
+  type I = Schema.Schema.Encoded<S>
+  const wrappedIn = options?.wrappedIn
+  const bare = (limits: DecodeLimits) => Schema.Array(codec.schemaWith(limits) as Schema.Schema<A, I>)
+  const fast = (wire: unknown, limits: DecodeLimits) => fastArray(codec.fast, listOf(wire, wrappedIn), limits)
+  const list: Codec<ReadonlyArray<A>, any> = wrappedIn === undefined
+    ? withFallback(bare, fast)
+    : withFallback((limits) => bareOrWrapped(bare(limits), wrappedIn), fast)
   return {
     ...list,
     decode: (wire: unknown, limits?: DecodeLimits) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire, limits)),
-    layout: codec.fields === undefined ? undefined : { shape: "many" as const, fields: codec.fields }
+    layout: codec.fields === undefined ? undefined : { shape: "many" as const, fields: codec.fields, wrappedIn }
   }
 }
 
 const ID_DIGITS = /^\d{1,30}$/
 
 /** An id as exact digits: a digit string as sent, or a JSON number within 2^53 written out. */
-const idOf = (wire: unknown): string | Invalid =>
+export const idOf = (wire: unknown): string | Invalid =>
   typeof wire === "string"
     ? (ID_DIGITS.test(wire) ? wire : INVALID)
     : Number.isSafeInteger(wire) && (wire as number) >= 0
     ? String(wire)
     : INVALID
 
-const IdFromWire: Schema.Schema<string, string | number> = Schema.transformOrFail(
+export const IdFromWire: Schema.Schema<string, string | number> = Schema.transformOrFail(
   Schema.Union(Schema.String, Schema.Number),
   Schema.String,
   {
@@ -409,26 +529,8 @@ const IdFromWire: Schema.Schema<string, string | number> = Schema.transformOrFai
 export const id = (wireKey: string) => plain(wireKey, renamed(IdFromWire, wireKey), idOf)
 
 /** Epoch milliseconds sent as a digit string or as a JSON number (samples show both): a UTC time, encoded as `emit`. */
-export const millis = (wireKey: string, emit: "string" | "number") => {
-  const fast = (wire: unknown): DateTime.Utc | Invalid => {
-    if (typeof wire === "string") return parseMillis(wire) ?? INVALID
-    return Number.isSafeInteger(wire) && (wire as number) >= 0 && (wire as number) <= MAX_MILLIS ? DateTime.unsafeMake(wire as number) : INVALID
-  }
-  const schema: Schema.Schema<DateTime.Utc, string | number> = Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), UtcValue, {
-    strict: true,
-    decode: (wire, _, ast) => {
-      const value = fast(wire)
-      return value === INVALID
-        ? ParseResult.fail(new ParseResult.Type(ast, wire, `Expected epoch milliseconds, got ${JSON.stringify(wire)}`))
-        : ParseResult.succeed(value)
-    },
-    encode: (value) => {
-      const epochMillis = DateTime.toEpochMillis(value)
-      return ParseResult.succeed(emit === "number" ? epochMillis : String(epochMillis))
-    }
-  })
-  return plain(wireKey, renamed(schema, wireKey), fast)
-}
+export const millis = (wireKey: string, emit: "string" | "number") =>
+  plain(wireKey, renamed(EpochMillis(emit), wireKey), (wire): DateTime.Utc | Invalid => utcOf(wire) ?? INVALID)
 
 /**
  * A field of a rarer shape (a list of strings, a nested object, a number read as a decimal), decoded by its own

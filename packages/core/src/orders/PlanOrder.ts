@@ -70,7 +70,7 @@ const record = W.record({
   triggerPrice: W.decimal("triggerPrice"),
   /** wire `triggerPriceType`: not enumerated by the service (`LIMIT`, `""` seen), kept as sent */
   triggerPriceType: W.textOrEmpty("triggerPriceType"),
-  /** wire `triggerTime`: empty until the order triggered */
+  /** wire `triggerTime`: empty (V3: `0`, also sent as `"0"`) until the order triggered */
   triggeredAt: W.maybeTimestamp("triggerTime")
 })
 

@@ -22,7 +22,6 @@ import { DecimalFromString } from "../Decimal.js"
 import type { Endpoint } from "../Endpoints.js"
 import { DecodeError } from "../Errors.js"
 import * as W from "../internal/wireRecord.js"
-import { EpochMillisString } from "../internal/wireRecord.js"
 import * as Candle from "../market/Candle.js"
 import * as Contract from "../market/Contract.js"
 import * as Depth from "../market/Depth.js"
@@ -213,17 +212,7 @@ export const depth: Composite<Depth.DepthRequest, Depth.Depth> = {
 // Candles (§21)
 
 /** Epoch milliseconds: a JSON number on V3 (a digit string read too, as elsewhere on V3). */
-const WireMillis = Schema.Union(
-  Schema.transformOrFail(Schema.Number, Schema.DateTimeUtcFromSelf, {
-    strict: true,
-    decode: (wire, _, ast) =>
-      Number.isSafeInteger(wire) && wire >= 0
-        ? ParseResult.succeed(DateTime.unsafeMake(wire))
-        : ParseResult.fail(new ParseResult.Type(ast, wire, `Expected epoch milliseconds, got ${wire}`)),
-    encode: (time) => ParseResult.succeed(DateTime.toEpochMillis(time))
-  }),
-  EpochMillisString
-)
+const WireMillis = W.EpochMillis("number")
 
 /**
  * A kline row: `[open time, open, high, low, close, base volume, close time, quote volume, trades, taker base, taker
@@ -319,9 +308,6 @@ const NumberOrDecimal: Schema.Schema<BigDecimal.BigDecimal, number | string> = S
   }
 )
 
-/** A whole number sent as a JSON number or as its digits (live answers quote them). */
-const NumberOrDigits = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.compose(Schema.Int)))
-
 /** `true`/`false`, or their words. */
 const BooleanOrWord = Schema.Union(Schema.Boolean, Schema.transform(Schema.Literal("true", "false"), Schema.Boolean, {
   strict: true,
@@ -362,8 +348,10 @@ const contractRecord = W.record({
   priceEndStep: Contract.optionalStep("priceEndStep"),
   /** wire `forwardContractFlag` */
   usdtMargined: W.field("forwardContractFlag", BooleanOrWord),
-  minLeverage: W.field("minLeverage", NumberOrDigits),
-  maxLeverage: W.field("maxLeverage", NumberOrDigits),
+  /** a JSON number or its digits (live answers quote them) */
+  minLeverage: W.integer("minLeverage"),
+  /** a JSON number or its digits (live answers quote them) */
+  maxLeverage: W.integer("maxLeverage"),
   buyLimitPriceRatio: W.field("buyLimitPriceRatio", NumberOrDecimal),
   sellLimitPriceRatio: W.field("sellLimitPriceRatio", NumberOrDecimal),
   makerFeeRate: W.field("makerFeeRate", NumberOrDecimal),

@@ -186,19 +186,17 @@ const planRecord = W.record({
   triggerPrice: W.decimal("triggerPrice"),
   /** wire `workingType` (`CONTRACT_PRICE`, `MARK_PRICE`) */
   triggerPriceType: W.textOrEmpty("workingType"),
-  /** wire `triggerTime`: 0 until the order triggered */
-  triggeredAt: W.maybeTimestamp("triggeredAt")
+  /** wire `triggerTime`: `0` until the order triggered (also sent as `"0"`): none then */
+  triggeredAt: W.maybeTimestamp("triggerTime")
 })
 
 const preparePlan = (item: Readonly<Record<string, unknown>>) => {
   const direction = directionOf(item["side"], item["positionSide"])
-  const triggerTime = item["triggerTime"]
   return {
     ...item,
     status: typeof item["algoStatus"] === "string" ? PLAN_STATUS[item["algoStatus"]] : undefined,
     type: direction === undefined ? undefined : PLAN_TYPE[direction],
-    execution: typeof item["timeInForce"] === "string" ? PLAN_EXECUTION[item["timeInForce"]] : undefined,
-    triggeredAt: triggerTime === 0 || triggerTime === null || triggerTime === undefined ? "" : String(triggerTime)
+    execution: typeof item["timeInForce"] === "string" ? PLAN_EXECUTION[item["timeInForce"]] : undefined
   }
 }
 

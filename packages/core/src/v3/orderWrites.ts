@@ -397,7 +397,11 @@ const CancelBody = Schema.transformOrFail(
   }
 )
 
-/** `DELETE /capi/v3/batchOrders` with a JSON body: up to 10 orders (docs/v3.md §7). */
+/**
+ * `DELETE /capi/v3/batchOrders` with a JSON body: up to 10 orders (docs/v3.md §7). The live service answers
+ * `{"orderList": [...]}`, the documentation a bare list: both are read (a write's answer that cannot be read is an
+ * unknown outcome).
+ */
 export const cancelChunk: Endpoint<Cancel.CancelOrdersRequest, ReadonlyArray<Cancel.CancelResult>> = {
   name: "cancelOrders",
   method: "DELETE",
@@ -406,7 +410,7 @@ export const cancelChunk: Endpoint<Cancel.CancelOrdersRequest, ReadonlyArray<Can
   write: { clientOids: (request) => request.clientOids ?? [], orderIds: (request) => request.orderIds ?? [] },
   location: "body",
   request: CancelBody,
-  response: W.many(cancelRecord),
+  response: W.many(cancelRecord, { wrappedIn: "orderList" }),
   ...cancelling
 }
 

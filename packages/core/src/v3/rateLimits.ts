@@ -23,8 +23,9 @@ const MAX_INTERVALS = 1000
 const KeptLimit = Schema.Struct({
   rateLimitType: Schema.Literal("REQUEST_WEIGHT", "ORDERS"),
   interval: Schema.Literal("SECOND", "MINUTE", "HOUR", "DAY"),
-  intervalNum: Schema.Int.pipe(Schema.between(1, MAX_INTERVALS)),
-  limit: Schema.Int.pipe(Schema.positive())
+  /** a JSON number or its digits, as every whole number on the wire */
+  intervalNum: W.IntegerFromWire.pipe(Schema.between(1, MAX_INTERVALS)),
+  limit: W.IntegerFromWire.pipe(Schema.positive())
 })
 
 /** Another kind of limit (the exchange may add some): read past. */

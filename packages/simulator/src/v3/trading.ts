@@ -209,7 +209,11 @@ export class TradingV3 {
     })
   }
 
-  /** `DELETE /capi/v3/batchOrders` with a JSON body: `orderIdList` (unquoted numbers) or `origClientOrderIdList`, at most 10 each. */
+  /**
+   * `DELETE /capi/v3/batchOrders` with a JSON body: `orderIdList` (unquoted numbers) or `origClientOrderIdList`, at
+   * most 10 each. Answered as the live service answers, `{"orderList": [...]}` (docs/v3.md §7; its documentation shows
+   * the bare list).
+   */
   cancelOrders(call: Call, account: DemoAccount): Answer {
     return withBody(call, (fields) => {
       const ids = listParam(fields, "orderIdList", MAX_BATCH_CANCELS, "id")
@@ -224,7 +228,7 @@ export class TradingV3 {
           ? { orderId: orderId ?? "", origClientOrderId: clientOid ?? "", success: false, errorCode: "ORDER_NOT_FOUND", errorMessage: "orderId not exist" }
           : canceledRecord(canceled)
       }
-      return stringify([...(ids ?? []).map((id) => one(id, undefined)), ...(clientOids ?? []).map((cid) => one(undefined, cid))])
+      return stringify({ orderList: [...(ids ?? []).map((id) => one(id, undefined)), ...(clientOids ?? []).map((cid) => one(undefined, cid))] })
     })
   }
 
