@@ -127,6 +127,15 @@ describe("cancels, closes and plan orders (official samples)", () => {
     }
   })
 
+  it("cancelOrders: an answer that leaves orders out (null, an empty list, fewer than sent) is an unknown outcome", async () => {
+    const one = { orderId: "702345678901234567", origClientOrderId: "", success: true, errorCode: "", errorMessage: "" }
+    for (const body of [null, [], { orderList: [] }, { orderList: [one] }]) {
+      loopback.server.handle = () => json(body)
+      const error = await failure(orders((o) => o.cancelOrders({ orderIds: ["702345678901234567", "702345678901234568"] })))
+      expect(error).toMatchObject({ _tag: "OutcomeUnknownError", endpoint: "cancelOrders", orderIds: ["702345678901234567", "702345678901234568"] })
+    }
+  })
+
   it("the sheet's signing vector of a batch cancel: the body the endpoint writes signs to the published value", () => {
     // the wire form the transport writes with jsonText
     const body = jsonText(Schema.encodeSync(OrderWrites.cancelChunk.request)({ orderIds: ["702345678901234567", "702345678901234568"] }))

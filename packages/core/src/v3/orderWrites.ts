@@ -433,6 +433,12 @@ const cancelBatch = (call: Call, request: Cancel.CancelOrdersRequest): Effect.Ef
     for (const part of parts) {
       const sent = yield* Effect.either(call(cancelChunk, part))
       if (Either.isRight(sent)) {
+        const asked = (part.orderIds?.length ?? 0) + (part.clientOids?.length ?? 0)
+        // an answer that leaves orders out (an empty or null list) says nothing of them: they may have been cancelled
+        if (sent.right.length < asked) {
+          const detail = `the answer lists ${sent.right.length} of the ${asked} orders sent`
+          return yield* new OutcomeUnknownError({ endpoint: "cancelOrders", clientOids, orderIds, failure: new DecodeError({ endpoint: "cancelOrders", detail, bodyExcerpt: "" }) })
+        }
         results.push(...sent.right)
         continue
       }
