@@ -14,6 +14,9 @@ import { FuturesSymbol } from "./Params.js"
 import * as Candle from "./market/Candle.js"
 import * as Contract from "./market/Contract.js"
 import * as Depth from "./market/Depth.js"
+import * as FundingHistory from "./market/FundingHistory.js"
+import * as MarketTrade from "./market/MarketTrade.js"
+import * as OpenInterest from "./market/OpenInterest.js"
 import * as AccountInfo from "./account/AccountInfo.js"
 import * as Asset from "./account/Asset.js"
 import * as FuturesBill from "./account/FuturesBill.js"
@@ -418,6 +421,55 @@ export const candles: Endpoint<Candle.CandlesRequest, ReadonlyArray<Candle.Candl
   response: Candle.CandleList
 }
 
+/** `[{ symbol, amount, base_volume, target_volume, timestamp, forwardContractFlag }]`: the asked symbol's record. */
+export const openInterest: Endpoint<OpenInterest.OpenInterestRequest, OpenInterest.OpenInterest> = {
+  name: "openInterest",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/open_interest",
+  signed: false,
+  ipWeight: 2,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: OpenInterest.OpenInterestRequest,
+  response: OpenInterest.OpenInterestAnswer
+}
+
+export const marketTrades: Endpoint<MarketTrade.MarketTradesRequest, ReadonlyArray<MarketTrade.MarketTrade>> = {
+  name: "marketTrades",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/trades",
+  signed: false,
+  ipWeight: 5,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: MarketTrade.MarketTradesRequest,
+  response: MarketTrade.MarketTradeList
+}
+
+export const fundingHistory: Endpoint<FundingHistory.FundingHistoryRequest, ReadonlyArray<FundingHistory.FundingSettlement>> = {
+  name: "fundingHistory",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/getHistoryFundRate",
+  signed: false,
+  ipWeight: 5,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: FundingHistory.V2FundingHistoryRequest,
+  response: FundingHistory.FundingHistoryList
+}
+
 // Account (docs/trading.md §6, §8, §11): signed
 
 /** An acknowledgement with nothing to read: a write's `{ code: "200", msg: "success" }`, whatever else it holds. */
@@ -609,5 +661,16 @@ export const table: WireTable = {
   futuresBills,
   spotAssets,
   positions,
-  position
+  position,
+  openInterest,
+  marketTrades,
+  fundingHistory,
+  // V2 spreads it over three requests (currentFundRate, funding_time, ticker) answered at different times
+  fundingRate: {
+    _tag: "Unsupported",
+    name: "fundingRate",
+    reason:
+      "V2 has no one request for the funding rate with its next funding time and mark and index price; " +
+      "use apiVersion \"v3\" (GET /capi/v3/market/premiumIndex)"
+  }
 }

@@ -39,7 +39,11 @@ export const EndpointName = Schema.Literal(
   "futuresBills",
   "spotAssets",
   "positions",
-  "position"
+  "position",
+  "fundingRate",
+  "openInterest",
+  "marketTrades",
+  "fundingHistory"
 )
 export type EndpointName = Schema.Schema.Type<typeof EndpointName>
 

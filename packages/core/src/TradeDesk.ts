@@ -17,6 +17,7 @@ import * as TradeDeskConfig from "./TradeDeskConfig.js"
 import * as TradingHttp from "./TradingHttp.js"
 import * as UndiciHttpClient from "./UndiciHttpClient.js"
 import * as Market from "./market/Market.js"
+import * as MarketStats from "./market/MarketStats.js"
 import * as Account from "./account/Account.js"
 import * as Positions from "./positions/Positions.js"
 
@@ -29,6 +30,7 @@ export type Services =
   | ServerTime.ServerTime
   | Orders.Orders
   | Market.Market
+  | MarketStats.MarketStats
   | Account.Account
   | Positions.Positions
 
@@ -41,6 +43,7 @@ const services = Layer.mergeAll(
   ServerTime.layer,
   Orders.layer,
   Market.layer,
+  MarketStats.layer,
   Account.layer,
   Positions.layer
 )

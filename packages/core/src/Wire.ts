@@ -8,6 +8,7 @@ import type * as Effect from "effect/Effect"
 import type { Endpoint } from "./Endpoints.js"
 import type * as V2 from "./Endpoints.js"
 import type { ApiVersion, EndpointName, TradeDeskError } from "./Errors.js"
+import type * as FundingRate from "./market/FundingRate.js"
 
 /** Sends one request of the table's version through the transport (limiter, signing, decoding, error mapping). */
 export type Call = <P, A>(endpoint: Endpoint<P, A>, params: P) => Effect.Effect<A, TradeDeskError>
@@ -33,11 +34,22 @@ export type Operation<P, A> = Endpoint<P, A> | Composite<P, A> | Unsupported
 
 type OperationOf<E> = E extends Endpoint<infer P, infer A> ? Operation<P, A> : never
 
-/** The operations every version's table holds: the names of the V2 table, each with its caller's types. */
-export type OperationName = Exclude<keyof typeof V2, "serverTime" | "table">
+/**
+ * The operations V2 has no one request for, with their caller's types: V2's table holds them as `Unsupported`, later
+ * versions as requests.
+ */
+export interface BeyondV2 {
+  readonly fundingRate: Endpoint<FundingRate.FundingRateRequest, FundingRate.FundingRate>
+}
+
+/** Every operation's caller's types: those of the V2 table's requests, then those beyond V2. */
+type Declared = Omit<typeof V2, "serverTime" | "table"> & BeyondV2
+
+/** The operations every version's table holds: the names of the V2 table and those beyond it, each with its caller's types. */
+export type OperationName = keyof Declared
 
 export type WireTable =
-  & { readonly [K in OperationName]: OperationOf<(typeof V2)[K]> }
+  & { readonly [K in OperationName]: OperationOf<Declared[K]> }
   & {
     readonly version: ApiVersion
     /** the exchange's clock, for the clock offset of signed requests: one request in every version */
@@ -45,9 +57,9 @@ export type WireTable =
   }
 
 /** The caller's parameters of an operation. */
-export type ParamsOf<K extends OperationName> = (typeof V2)[K] extends Endpoint<infer P, any> ? P : never
+export type ParamsOf<K extends OperationName> = Declared[K] extends Endpoint<infer P, any> ? P : never
 /** The domain answer of an operation. */
-export type ResultOf<K extends OperationName> = (typeof V2)[K] extends Endpoint<any, infer A> ? A : never
+export type ResultOf<K extends OperationName> = Declared[K] extends Endpoint<any, infer A> ? A : never
 
 /** Each operation once: the compiler checks the list is whole. */
 const EVERY_OPERATION: { readonly [K in OperationName]: null } = {
@@ -79,7 +91,11 @@ const EVERY_OPERATION: { readonly [K in OperationName]: null } = {
   futuresBills: null,
   spotAssets: null,
   positions: null,
-  position: null
+  position: null,
+  openInterest: null,
+  marketTrades: null,
+  fundingHistory: null,
+  fundingRate: null
 }
 
 /** Every operation name, in the V2 table's order. */

@@ -39,6 +39,10 @@ import type { Plain as PlainOf } from "./internal/plainRecord.js"
 import type { CandlesRequest } from "./market/Candle.js"
 import type { ContractsRequest } from "./market/Contract.js"
 import type { DepthRequest } from "./market/Depth.js"
+import type { FundingHistoryRequest } from "./market/FundingHistory.js"
+import type { FundingRateRequest } from "./market/FundingRate.js"
+import type { MarketTradesRequest } from "./market/MarketTrade.js"
+import type { OpenInterestRequest } from "./market/OpenInterest.js"
 import { Market } from "./market/Market.js"
 import type { OrderInput } from "./orders/BatchOrder.js"
 import type { BatchOrdersInput as DomainBatchOrdersInput } from "./orders/BatchOrder.js"
@@ -118,6 +122,14 @@ export interface TradeDeskClient {
   readonly ticker: (params: { readonly symbol: string }, options?: CallOptions) => Promise<Plain.Ticker>
   readonly depth: (params: DepthRequest, options?: CallOptions) => Promise<Plain.Depth>
   readonly candles: (params: CandlesRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Candle>>
+  /** one symbol's funding now: rate, next funding time, mark and index price (V3; UnsupportedOperationError on V2) */
+  readonly fundingRate: (params: FundingRateRequest, options?: CallOptions) => Promise<Plain.FundingRate>
+  /** one symbol's open interest */
+  readonly openInterest: (params: OpenInterestRequest, options?: CallOptions) => Promise<Plain.OpenInterest>
+  /** one symbol's most recent trades by anyone (up to 1000, 100 when `limit` is omitted) */
+  readonly marketTrades: (params: MarketTradesRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.MarketTrade>>
+  /** the funding rates one symbol was last settled at (up to 100; the mark price at each on V3 only) */
+  readonly fundingHistory: (params: FundingHistoryRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.FundingSettlement>>
   readonly futuresAssets: (options?: CallOptions) => Promise<ReadonlyArray<Plain.FuturesAsset>>
   readonly accounts: (options?: CallOptions) => Promise<Plain.AccountInfo>
   readonly accountSettings: (params?: AccountSettingsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.LeverageSetting>>
@@ -366,6 +378,10 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     ticker: (params, options) => call("ticker", params, options),
     depth: (params, options) => call("depth", params, options),
     candles: (params, options) => call("candles", params, options),
+    fundingRate: (params, options) => call("fundingRate", params, options),
+    openInterest: (params, options) => call("openInterest", params, options),
+    marketTrades: (params, options) => call("marketTrades", params, options),
+    fundingHistory: (params, options) => call("fundingHistory", params, options),
     futuresAssets: (options) => call("futuresAssets", {}, options),
     accounts: (options) => call("accounts", {}, options),
     accountSettings: (params, options) => call("accountSettings", params ?? {}, options),

@@ -23,7 +23,8 @@ const HISTORY_DAYS = 60
 /** chance per live tick that an account does something on its own */
 const EVENT_CHANCE = 1 / 30
 const MAJORS = ["BTC", "ETH", "SOL", "BNB", "XRP", "DOGE"]
-const SPOT_FEE_BPS = 10n
+/** the spot fee of a trade, 0.1 % of its value (also what V3's spot exchangeInfo publishes) */
+export const SPOT_FEE_BPS = 10n
 const CENT = 10n ** BigInt(AMOUNT_SCALE - 2)
 const UNIT = 100n * CENT
 /** what an account holds at least when the simulator starts: USDT, and the worth of each major coin in USDT */

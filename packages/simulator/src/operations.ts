@@ -8,6 +8,9 @@ import type { EndpointName } from "@tradedesk/core"
 import type { Call, Exchange } from "./Exchange.js"
 import type { Failure } from "./failures.js"
 import { candles, contracts, depth, ticker } from "./marketData.js"
+import { fundingHistoryV2 } from "./fundingHistory.js"
+import { marketTradesV2 } from "./marketTrades.js"
+import { openInterestV2 } from "./openInterest.js"
 import type { Trading } from "./Trading.js"
 import type { DemoAccount, OperationName } from "./types.js"
 import { v3Operations } from "./v3/operations.js"
@@ -136,7 +139,10 @@ const v2Operations: ReadonlyArray<Operation> = [
   pub("contracts", "GET", "/capi/v2/market/contracts", 10, (exchange, call) => contracts(exchange.market, call)),
   pub("ticker", "GET", "/capi/v2/market/ticker", 1, (exchange, call) => ticker(exchange.market, call)),
   pub("depth", "GET", "/capi/v2/market/depth", 1, (exchange, call) => depth(exchange.market, call)),
-  pub("candles", "GET", "/capi/v2/market/candles", 1, (exchange, call) => candles(exchange.market, call))
+  pub("candles", "GET", "/capi/v2/market/candles", 1, (exchange, call) => candles(exchange.market, call)),
+  pub("openInterest", "GET", "/capi/v2/market/open_interest", 2, (exchange, call) => openInterestV2(exchange.market, call)),
+  pub("marketTrades", "GET", "/capi/v2/market/trades", 5, (exchange, call) => marketTradesV2(exchange.market, call)),
+  pub("fundingHistory", "GET", "/capi/v2/market/getHistoryFundRate", 5, (exchange, call) => fundingHistoryV2(exchange.market, call))
 ]
 
 /** V2's operations, then V3's: a V3 route shares the name of the V2 operation it stands for (its counter and faults). */

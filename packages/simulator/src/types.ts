@@ -41,9 +41,16 @@ export type OperationName =
   | "depth"
   | "candles"
   | "placeOrder"
+  | "fundingRate"
+  | "openInterest"
+  | "marketTrades"
+  | "fundingHistory"
   | "apiTradingSymbols"
   | "bookTicker"
   | "commissionRate"
+  | "coins"
+  | "spotExchangeInfo"
+  | "ping"
 
 /** `times`: the fault applies to the next N requests of the operation only, then clears itself. */
 export type Fault = (

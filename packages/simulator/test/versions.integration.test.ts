@@ -5,7 +5,7 @@
  */
 import { BigDecimal, Chunk, DateTime, Effect, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { BatchOrders, createClient, Fill, Market, Orders, TradeDesk } from "@tradedesk/core"
+import { BatchOrders, createClient, Fill, Market, MarketStats, Orders, TradeDesk } from "@tradedesk/core"
 import type { TradeDeskClient, TradeDeskConfig } from "@tradedesk/core"
 import type { DemoAccount, RunningSimulator } from "../src/index.js"
 import { start } from "./helpers.js"
@@ -58,6 +58,9 @@ const V3_LACKS: Readonly<Record<string, ReadonlyArray<string>>> = {
   depth: ["timestamp"],
   // the plan orders looked back on: as the current ones
   planHistory: ["filledQty", "fee", "totalProfits", "priceAvg", "triggerPriceType"],
+  // the mark price at a settlement is V3's alone
+  latest: ["markPrice"],
+  three: ["markPrice"],
   // V3's fills name no margin or liquidation details, and V3 does not count them; V2 has no maker flag or fee coin
   fills: ["marginMode", "separatedMode", "liquidateFee", "liquidateType", "total", "maker", "feeCoin"]
 }
@@ -209,6 +212,89 @@ describe("the same program on V2 and V3 against the simulator", () => {
     })
     expect(v2).toEqual({ afterSmallRise: ["dip", "take-profit"], afterDip: ["take-profit"], afterRise: [] })
     expect(v3).toEqual(v2)
+  })
+
+  it("the funding rate now: V3 reads premiumIndex (mark and index as its ticker's); V2 rejects it naming V3's way", async () => {
+    const { sim } = await start()
+    const [v2, v3] = (["v2", "v3"] as const).map((version) => createClient(optionsOf(sim, sim.accounts.trader, version)))
+    try {
+      const [funding, ticker] = [await v3!.fundingRate({ symbol: BTC }), await v3!.ticker({ symbol: "BTCUSDT" })]
+      expect(funding.symbol).toBe(BTC)
+      expect([funding.markPrice, funding.indexPrice]).toEqual([ticker.markPrice, ticker.indexPrice])
+      // the premium of the mark over the index, to 8 decimals
+      const [mark, index] = [BigDecimal.unsafeFromString(funding.markPrice), BigDecimal.unsafeFromString(funding.indexPrice)]
+      const premium = BigDecimal.unsafeDivide(BigDecimal.subtract(mark, index), index)
+      expect(BigDecimal.format(BigDecimal.round(premium, { scale: 8 }))).toBe(BigDecimal.format(BigDecimal.unsafeFromString(funding.fundingRate)))
+      // the next of 00:00, 08:00 and 16:00 UTC
+      const next = funding.nextFundingTime!.getTime()
+      expect(next % (8 * 3_600_000)).toBe(0)
+      expect(next - funding.timestamp.getTime()).toBeGreaterThan(0)
+      expect(next - funding.timestamp.getTime()).toBeLessThanOrEqual(8 * 3_600_000)
+      // mark and index on the last price: no premium
+      sim.setPrice(BTC, "65000.0")
+      expect(await v3!.fundingRate({ symbol: "BTCUSDT" })).toMatchObject({ markPrice: "65000.0", indexPrice: "65000.0", fundingRate: "0.00000000" })
+      await expect(v2!.fundingRate({ symbol: BTC })).rejects.toMatchObject({
+        _tag: "UnsupportedOperationError",
+        endpoint: "fundingRate",
+        apiVersion: "v2",
+        reason: expect.stringContaining("/capi/v3/market/premiumIndex")
+      })
+    } finally {
+      await Promise.all([v2!.close(), v3!.close()])
+    }
+  })
+
+  it("open interest: the same record on both versions (V2 open_interest, V3 openInterest)", async () => {
+    const { v2, v3 } = await runBoth((sim) => sim.accounts.trader, (client) => client.openInterest({ symbol: BTC }))
+    expect(v3).toEqual(v2)
+    expect(v3.symbol).toBe(BTC)
+    expect(BigDecimal.greaterThan(BigDecimal.unsafeFromString(v3.openInterest), BigDecimal.fromBigInt(0n))).toBe(true)
+  })
+
+  it("market trades: the same trades on both versions but for the id's form (V3 a UUID, as live), oldest first", async () => {
+    const { v2, v3 } = await runBoth((sim) => sim.accounts.trader, (client) => client.marketTrades({ symbol: BTC, limit: 30 }))
+    expect(v3.length).toBeGreaterThan(0)
+    expect(v3.length).toBeLessThanOrEqual(30)
+    expect(v3.map(({ tradeId: _, ...trade }) => trade)).toEqual(v2.map(({ tradeId: _, ...trade }) => trade))
+    expect(v3[0]!.tradeId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(v2[0]!.tradeId).toMatch(/^\d+$/)
+    const times = v3.map((trade) => trade.time.getTime())
+    expect([...times].sort((a, b) => a - b)).toEqual(times)
+  })
+
+  it("funding history: the same settlements on both versions, every 8 hours up to now, V3 with a mark price", async () => {
+    const { v2, v3 } = await runBoth((sim) => sim.accounts.trader, async (client) => ({
+      latest: await client.fundingHistory({ symbol: BTC }),
+      three: await client.fundingHistory({ symbol: BTC, limit: 3 })
+    }))
+    expect(v3.latest).toHaveLength(100)
+    expect(v3.three).toEqual(v3.latest.slice(-3))
+    expect(comparable(v3)).toEqual(comparable(v2))
+    const times = v3.latest.map((settlement) => settlement.fundingTime.getTime())
+    expect(times.every((time, i) => time % (8 * 3_600_000) === 0 && (i === 0 || time - times[i - 1]! === 8 * 3_600_000))).toBe(true)
+    expect(v3.latest.every((settlement) => settlement.markPrice !== undefined)).toBe(true)
+    expect(v2.latest.every((settlement) => settlement.markPrice === undefined)).toBe(true)
+  })
+
+  it("the MarketStats service gives the same domain values on both versions (but V3's trade ids and mark prices)", async () => {
+    const program = Effect.flatMap(MarketStats.MarketStats, (stats) =>
+      Effect.all({
+        openInterest: stats.openInterest({ symbol: BTC }),
+        trades: Effect.map(stats.marketTrades({ symbol: BTC, limit: 10 }), (trades) => trades.map(({ tradeId: _, ...trade }) => trade)),
+        history: Effect.map(stats.fundingHistory({ symbol: BTC, limit: 5 }), (list) => list.map(({ markPrice: _, ...settlement }) => settlement)),
+        fundingRate: Effect.either(stats.fundingRate({ symbol: BTC }))
+      }))
+    const answers: Partial<Record<Version, Effect.Effect.Success<typeof program>>> = {}
+    for (const version of ["v2", "v3"] as const) {
+      const { sim } = await start()
+      answers[version] = await Effect.runPromise(Effect.provide(program, TradeDesk.layer(optionsOf(sim, sim.accounts.trader, version))))
+    }
+    const { fundingRate: v2Funding, ...v2 } = answers.v2!
+    const { fundingRate: v3Funding, ...v3 } = answers.v3!
+    expect(v3).toEqual(v2)
+    expect(v3.history).toHaveLength(5)
+    expect(v2Funding._tag === "Left" && v2Funding.left._tag).toBe("UnsupportedOperationError")
+    expect(v3Funding._tag === "Right" && v3Funding.right.symbol).toBe(BTC)
   })
 
   it("an affiliate's reads (spot bills, invited users' statistics) give the same answers", async () => {

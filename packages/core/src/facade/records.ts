@@ -13,6 +13,10 @@ import type { Plain } from "../internal/plainRecord.js"
 import type { Candle as CandleRecord } from "../market/Candle.js"
 import type { Contract as ContractRecord } from "../market/Contract.js"
 import type { Depth as DepthRecord, Level as LevelRecord } from "../market/Depth.js"
+import type { FundingSettlement as FundingSettlementRecord } from "../market/FundingHistory.js"
+import type { FundingRate as FundingRateRecord } from "../market/FundingRate.js"
+import type { MarketTrade as MarketTradeRecord } from "../market/MarketTrade.js"
+import type { OpenInterest as OpenInterestRecord } from "../market/OpenInterest.js"
 import type { Ticker as TickerRecord } from "../market/Ticker.js"
 import type { BatchOrdersResponse as BatchOrdersResponseRecord, OrderResult as OrderResultRecord } from "../orders/BatchOrder.js"
 import type {
@@ -34,6 +38,10 @@ export type Contract = Plain<ContractRecord>
 export type Depth = Plain<DepthRecord>
 export type Level = Plain<LevelRecord>
 export type Candle = Plain<CandleRecord>
+export type FundingRate = Plain<FundingRateRecord>
+export type FundingSettlement = Plain<FundingSettlementRecord>
+export type OpenInterest = Plain<OpenInterestRecord>
+export type MarketTrade = Plain<MarketTradeRecord>
 
 export type Order = Plain<OrderRecord>
 export type Fill = Plain<FillRecord>

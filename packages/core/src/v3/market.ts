@@ -25,6 +25,10 @@ import * as W from "../internal/wireRecord.js"
 import * as Candle from "../market/Candle.js"
 import * as Contract from "../market/Contract.js"
 import * as Depth from "../market/Depth.js"
+import * as FundingHistory from "../market/FundingHistory.js"
+import * as FundingRate from "../market/FundingRate.js"
+import * as MarketTrade from "../market/MarketTrade.js"
+import * as OpenInterest from "../market/OpenInterest.js"
 import type * as Ticker from "../market/Ticker.js"
 import { IntQuery, specSymbol } from "../Params.js"
 import type { Composite, WireTable } from "../Wire.js"
@@ -399,10 +403,115 @@ export const contracts: Composite<Contract.ContractsRequest, ReadonlyArray<Contr
     })
 }
 
-export const operations: Pick<WireTable, "tickers" | "ticker" | "depth" | "candles" | "contracts"> = {
+// Funding now (§19a)
+
+/**
+ * `GET /capi/v3/market/premiumIndex?symbol=`, public, IP 1: an array (of one symbol when one is asked), or one record
+ * as a single-symbol answer may come.
+ */
+export const premiumIndex: Endpoint<FundingRate.FundingRateRequest, ReadonlyArray<FundingRate.FundingRate>> = {
+  ...publicRead,
+  name: "fundingRate",
+  method: "GET",
+  path: "/capi/v3/market/premiumIndex",
+  ipWeight: 1,
+  request: SymbolQuery,
+  response: listOrOne(FundingRate.record)
+}
+
+/** The asked symbol's funding out of the answer; an answer without it is a DecodeError. */
+export const fundingRate: Composite<FundingRate.FundingRateRequest, FundingRate.FundingRate> = {
+  _tag: "Composite",
+  name: "fundingRate",
+  write: false,
+  run: (call, params) =>
+    Effect.flatMap(call(premiumIndex, params), (list) => {
+      const wanted = specSymbol(params.symbol)
+      const found = list.find((funding) => funding.symbol === wanted)
+      return found === undefined
+        ? Effect.fail(new DecodeError({ endpoint: "fundingRate", detail: `premiumIndex has no funding for ${wanted}`, bodyExcerpt: "" }))
+        : Effect.succeed(found)
+    })
+}
+
+// Open interest (§21b)
+
+const openInterestRecord = W.record({
+  symbol: symbol("symbol"),
+  /** wire `openInterest`: in the unit the page names (contracts), as sent */
+  openInterest: W.decimal("openInterest"),
+  /** wire `time`: the matching engine's time */
+  timestamp: W.timestamp("time")
+})
+
+/** `GET /capi/v3/market/openInterest?symbol=`, public, IP 2: one record (an array of one read too). */
+export const openInterest: Endpoint<OpenInterest.OpenInterestRequest, OpenInterest.OpenInterest> = {
+  ...publicRead,
+  name: "openInterest",
+  method: "GET",
+  path: "/capi/v3/market/openInterest",
+  ipWeight: 2,
+  request: SymbolQuery,
+  response: OpenInterest.onlyRecord(W.many(openInterestRecord))
+}
+
+// Market trades (§21c)
+
+const tradeRecord = W.record({
+  /** wire `id`: a UUID on the live service, digits in the samples; kept as sent */
+  tradeId: W.text("id"),
+  time: W.timestamp("time"),
+  price: W.decimal("price"),
+  /** wire `qty`: in the base coin */
+  size: W.decimal("qty"),
+  /** wire `quoteQty`: in the quote coin */
+  value: W.decimal("quoteQty"),
+  buyerIsMaker: W.boolean("isBuyerMaker")
+})
+
+/** `GET /capi/v3/market/trades?symbol=[&limit=]`, public, IP 5: a bare array. */
+export const marketTrades: Endpoint<MarketTrade.MarketTradesRequest, ReadonlyArray<MarketTrade.MarketTrade>> = {
+  ...publicRead,
+  name: "marketTrades",
+  method: "GET",
+  path: "/capi/v3/market/trades",
+  ipWeight: 5,
+  request: Schema.Struct({ symbol: SymbolParam, limit: Schema.optional(IntQuery(1, MarketTrade.MAX_TRADES_LIMIT)) }),
+  response: W.many(tradeRecord)
+}
+
+// Funding history (§21d)
+
+const settlementRecord = W.record({
+  symbol: symbol("symbol"),
+  fundingRate: W.decimal("fundingRate"),
+  fundingTime: W.timestamp("fundingTime"),
+  /** wire `markPrice`: the mark price at the settlement */
+  markPrice: W.optionalDecimal("markPrice")
+})
+
+/** `GET /capi/v3/market/fundingRate?symbol=[&limit=]`, public, IP 5: a bare array (no time range asked: the latest). */
+export const fundingHistory: Endpoint<FundingHistory.FundingHistoryRequest, ReadonlyArray<FundingHistory.FundingSettlement>> = {
+  ...publicRead,
+  name: "fundingHistory",
+  method: "GET",
+  path: "/capi/v3/market/fundingRate",
+  ipWeight: 5,
+  request: Schema.Struct({ symbol: SymbolParam, limit: Schema.optional(IntQuery(1, FundingHistory.MAX_FUNDING_HISTORY_LIMIT)) }),
+  response: W.many(settlementRecord)
+}
+
+export const operations: Pick<
+  WireTable,
+  "tickers" | "ticker" | "depth" | "candles" | "contracts" | "fundingRate" | "openInterest" | "marketTrades" | "fundingHistory"
+> = {
   tickers,
   ticker,
   depth,
   candles,
-  contracts
+  contracts,
+  fundingRate,
+  openInterest,
+  marketTrades,
+  fundingHistory
 }

@@ -2,13 +2,19 @@
  * The V3 routes (docs/v3.md) as data: method, path, host and the V3 weights of §1.6 — IP weight for everything but
  * placement, which costs the account's ORDERS budget instead (an order 1, a batch 5, an algo order 1). Each shares the
  * name of the V2 operation it stands for, so a counter or a fault covers both versions; `placeOrder`,
- * `apiTradingSymbols`, `bookTicker` and `commissionRate` have no V2 counterpart here.
+ * `apiTradingSymbols`, `bookTicker`, `commissionRate`, `coins`, `spotExchangeInfo` and `ping` have no V2 counterpart here.
  */
 import type { Call, Exchange } from "../Exchange.js"
 import type { Failure } from "../failures.js"
 import type { Operation } from "../operations.js"
 import type { DemoAccount, OperationName } from "../types.js"
+import { fundingHistoryV3 } from "../fundingHistory.js"
+import { marketTradesV3 } from "../marketTrades.js"
+import { openInterestV3 } from "../openInterest.js"
+import { premiumIndex } from "./funding.js"
 import type { MarketV3 } from "./market.js"
+import * as PositionModes from "./positionModes.js"
+import { coins, ping, spotExchangeInfo } from "./startup.js"
 import type { TradingV3 } from "./trading.js"
 
 type Answer = string | Failure
@@ -22,14 +28,29 @@ const pub = (name: OperationName, path: string, ipWeight: number, run: (market: 
   ...common(name, "GET", path, ipWeight), signed: false, run: (exchange, call) => run(exchange.marketV3, call)
 })
 
+/** A signed futures operation over more of the exchange than the trading endpoints (the position modes). */
+const signedOn = (
+  name: OperationName,
+  method: Method,
+  path: string,
+  ipWeight: number,
+  run: (exchange: Exchange, call: Call, account: DemoAccount) => Answer
+): Operation => ({ ...common(name, method, path, ipWeight), signed: true, agentOnly: false, run })
+
 const signed = (
   name: OperationName,
   method: Method,
   path: string,
   ipWeight: number,
   run: (trading: TradingV3, call: Call, account: DemoAccount) => Answer
-): Operation => ({
-  ...common(name, method, path, ipWeight), signed: true, agentOnly: false, run: (exchange, call, account) => run(exchange.tradingV3, call, account)
+): Operation => signedOn(name, method, path, ipWeight, (exchange, call, account) => run(exchange.tradingV3, call, account))
+
+/**
+ * What a client asks the spot host at start (startup.ts), public; the weights are a third-party client library's
+ * costs of them divided by its factor of 5 for public endpoints (no official page states them).
+ */
+const spotPub = (name: OperationName, path: string, ipWeight: number, run: (exchange: Exchange, call: Call) => Answer): Operation => ({
+  ...common(name, "GET", path, ipWeight), api: "spot", signed: false, run
 })
 
 /** Placement: no IP weight, `orderUnits` of the ORDERS budget. */
@@ -55,6 +76,10 @@ export const v3Operations: ReadonlyArray<Operation> = [
   pub("bookTicker", "/capi/v3/market/ticker/bookTicker", 1, (market, call) => market.bookTicker(call)),
   pub("depth", "/capi/v3/market/depth", 1, (market, call) => market.depth(call)),
   pub("candles", "/capi/v3/market/klines", 1, (market, call) => market.klines(call)),
+  { ...common("fundingRate", "GET", "/capi/v3/market/premiumIndex", 1), signed: false, run: (exchange, call) => premiumIndex(exchange.market, call) },
+  { ...common("openInterest", "GET", "/capi/v3/market/openInterest", 2), signed: false, run: (exchange, call) => openInterestV3(exchange.market, call) },
+  { ...common("marketTrades", "GET", "/capi/v3/market/trades", 5), signed: false, run: (exchange, call) => marketTradesV3(exchange.market, call) },
+  { ...common("fundingHistory", "GET", "/capi/v3/market/fundingRate", 5), signed: false, run: (exchange, call) => fundingHistoryV3(exchange.market, call) },
   placing("placeOrder", "/capi/v3/order", 1, (trading, call, account) => trading.placeOrder(call, account)),
   placing("batchOrders", "/capi/v3/batchOrders", 5, (trading, call, account) => trading.batchOrders(call, account)),
   placing("placePlanOrder", "/capi/v3/algoOrder", 1, (trading, call, account) => trading.placeAlgoOrder(call, account)),
@@ -74,11 +99,15 @@ export const v3Operations: ReadonlyArray<Operation> = [
   signed("position", "GET", "/capi/v3/account/position/singlePosition", 2, (trading, call, account) => trading.position(call, account)),
   signed("futuresAssets", "GET", "/capi/v3/account/balance", 5, (trading, call, account) => trading.balance(call, account)),
   signed("accounts", "GET", "/capi/v3/account/accountConfig", 5, (trading, call, account) => trading.accountConfig(call, account)),
-  signed("accountSettings", "GET", "/capi/v3/account/symbolConfig", 5, (trading, call, account) => trading.symbolConfig(call, account)),
+  signedOn("accountSettings", "GET", "/capi/v3/account/symbolConfig", 5, PositionModes.symbolConfig),
   signed("commissionRate", "GET", "/capi/v3/account/commissionRate", 5, (trading, call) => trading.commissionRate(call)),
   signed("setLeverage", "POST", "/capi/v3/account/leverage", 10, (trading, call, account) => trading.setLeverage(call, account)),
-  signed("setMarginMode", "POST", "/capi/v3/account/marginType", 20, (trading, call, account) => trading.setMarginType(call, account)),
+  signedOn("setMarginMode", "POST", "/capi/v3/account/marginType", 20, PositionModes.setMarginType),
   signed("futuresBills", "POST", "/capi/v3/account/income", 2, (trading, call, account) => trading.income(call, account)),
+  spotPub("coins", "/api/v3/coins", 5, (exchange) => coins(exchange)),
+  spotPub("spotExchangeInfo", "/api/v3/exchangeInfo", 20, (exchange, call) => spotExchangeInfo(exchange, call)),
+  spotPub("time", "/api/v3/time", 1, (exchange, call) => exchange.marketV3.time(call)),
+  spotPub("ping", "/api/v3/ping", 1, () => ping()),
   spot("spotAssets", "GET", "/api/v3/account/", 5, (exchange, call, account) => exchange.spotAccountV3(call, account)),
   spot("spotBills", "POST", "/api/v3/account/bills", 5, (exchange, call, account) => exchange.spotBillsV3(call, account)),
   spot("affiliateStats", "GET", "/api/v3/rebate/affiliate/getChannelUserTradeAndAsset", 20, (exchange, call, account) => exchange.affiliateStatsV3(call, account), true)

@@ -1,0 +1,47 @@
+/**
+ * The futures trader's market reads the simulator serves on both versions (funding now, open interest, market
+ * trades, funding history): their refusals, and the V3 answers' field sets as the exchange's pages show them.
+ */
+import { describe, expect, it } from "vitest"
+import { send, start } from "./helpers.js"
+import { expectError, okJson, v3Public } from "./v3.helpers.js"
+
+const keysOf = (value: unknown) => Object.keys(value as object).sort()
+
+describe("market reads: funding, open interest, trades", () => {
+  it("V3 answers carry the documented fields", async () => {
+    const fx = await start()
+    const [funding] = okJson(await v3Public(fx, "/capi/v3/market/premiumIndex", "symbol=BTCUSDT")) as ReadonlyArray<unknown>
+    expect(keysOf(funding)).toEqual(["collectCycle", "forecastFundingRate", "indexPrice", "interestRate", "lastFundingRate", "markPrice", "nextFundingTime", "symbol", "time"])
+    expect((okJson(await v3Public(fx, "/capi/v3/market/premiumIndex")) as ReadonlyArray<unknown>).length).toBeGreaterThan(1)
+    expect(keysOf(okJson(await v3Public(fx, "/capi/v3/market/openInterest", "symbol=BTCUSDT")))).toEqual(["openInterest", "symbol", "time"])
+    const [trade] = okJson(await v3Public(fx, "/capi/v3/market/trades", "symbol=BTCUSDT&limit=5")) as ReadonlyArray<unknown>
+    expect(keysOf(trade)).toEqual(["id", "isBestMatch", "isBuyerMaker", "price", "qty", "quoteQty", "time"])
+    const settlements = okJson(await v3Public(fx, "/capi/v3/market/fundingRate", "symbol=BTCUSDT&limit=2")) as ReadonlyArray<unknown>
+    expect(settlements).toHaveLength(2)
+    expect(keysOf(settlements[0])).toEqual(["fundingRate", "fundingTime", "markPrice", "symbol"])
+  })
+
+  it("V3 refuses an unknown symbol, a missing one, a limit out of range and a window over 7 days", async () => {
+    const fx = await start()
+    expectError(await v3Public(fx, "/capi/v3/market/premiumIndex", "symbol=NOPEUSDT"), 400, -1121)
+    expectError(await v3Public(fx, "/capi/v3/market/openInterest"), 400, -1141)
+    expectError(await v3Public(fx, "/capi/v3/market/trades", "symbol=BTCUSDT&limit=1001"), 400, -1140)
+    expectError(await v3Public(fx, "/capi/v3/market/fundingRate", `symbol=BTCUSDT&startTime=0&endTime=${8 * 86_400_000}`), 400, -1170)
+  })
+
+  it("V2 requires the funding history's limit and a symbol for open interest and trades", async () => {
+    const fx = await start()
+    const v2 = (path: string, query: string) => send(fx.sim.futuresBaseUrl, path, { query })
+    for (const [path, query] of [
+      ["/capi/v2/market/getHistoryFundRate", "symbol=cmt_btcusdt"],
+      ["/capi/v2/market/open_interest", ""],
+      ["/capi/v2/market/trades", "limit=5"]
+    ] as const) {
+      const answer = await v2(path, query)
+      expect([answer.status, JSON.parse(answer.text).code]).toEqual([400, "40017"])
+    }
+    const history = JSON.parse((await v2("/capi/v2/market/getHistoryFundRate", "symbol=cmt_btcusdt&limit=2")).text)
+    expect(history.map((settlement: object) => keysOf(settlement))).toEqual([["fundingRate", "fundingTime", "symbol"], ["fundingRate", "fundingTime", "symbol"]])
+  })
+})
