@@ -13,6 +13,7 @@ import {
   BatchOrders,
   Decimal,
   Market,
+  MarketStats,
   Orders,
   PlanOrders,
   Positions,
@@ -174,6 +175,10 @@ describe("every endpoint of core's table against the simulator", () => {
       expect(format(yield* Effect.map(market.ticker({ symbol: BTC }), (ticker) => ticker.last))).toBe("65000.0")
       expect((yield* market.depth({ symbol: BTC })).bids.length).toBe(15)
       expect((yield* market.candles({ symbol: BTC, granularity: "1m", limit: 5 })).length).toBe(5)
+      const stats = yield* MarketStats.MarketStats
+      expect((yield* stats.openInterest({ symbol: BTC })).symbol).toBe(BTC)
+      expect((yield* stats.marketTrades({ symbol: BTC, limit: 5 })).length).toBeGreaterThan(0)
+      expect((yield* stats.fundingHistory({ symbol: BTC, limit: 5 })).length).toBeGreaterThan(0)
 
       expect((yield* account.futuresAssets()).map((asset) => asset.coin)).toEqual(["USDT"])
       expect((yield* account.accounts()).collateral.length).toBeGreaterThan(0)
@@ -188,8 +193,9 @@ describe("every endpoint of core's table against the simulator", () => {
     const page = await ok(sim, Effect.flatMap(AffiliateStats.AffiliateStats, (service) => service.page({ pageSize: 5 })), sim.accounts.agent)
     expect(page.records.length).toBeGreaterThan(0)
 
-    // the five operations of docs/interface.md, the server time and the 24 of the trading interface
-    expect(endpoints).toHaveLength(30)
+    // the five operations of docs/interface.md, the server time, the 24 of the trading interface and 3 market reads
+    // (open interest, market trades, funding history; the funding rate now is V3's alone)
+    expect(endpoints).toHaveLength(33)
     const after = sim.counters()
     const unserved = endpoints.map((endpoint) => operationOf(endpoint)).filter((name) => after[name] === before[name])
     expect(unserved).toEqual([])
