@@ -99,14 +99,14 @@ describe.each(backends)("the %s confirmation store", (_name, make) => {
       { state: "waiting", liveAt: 301_001 }
     ] as const
     for (const expect_ of stale) {
-      expect(Either.getOrThrow(await run(store.transition("abc123", expect_, claim)))).toEqual({ _tag: "Stale", current: Option.some(record("abc123")) })
+      expect(Either.getOrThrow(await run(store.transition("abc123", expect_, { ...claim, flush: true })))).toEqual({ _tag: "Stale", current: Option.some(record("abc123")) })
     }
-    const moved = Either.getOrThrow(await run(store.transition("abc123", { state: "waiting", kind: "batch", owner: 100, liveAt: 301_000 }, claim)))
+    const moved = Either.getOrThrow(await run(store.transition("abc123", { state: "waiting", kind: "batch", owner: 100, liveAt: 301_000 }, { ...claim, flush: false })))
     expect(moved).toEqual({ _tag: "Moved", before: record("abc123"), after: record("abc123", claim) })
     // a claimant is dropped when the record moves on
-    const settled = Either.getOrThrow(await run(store.transition("abc123", { state: "claimed" }, { state: "sent", at: 3_000, claimedBy: undefined })))
+    const settled = Either.getOrThrow(await run(store.transition("abc123", { state: "claimed" }, { state: "sent", at: 3_000, claimedBy: undefined, flush: true })))
     expect(settled._tag === "Moved" && settled.after).toEqual(record("abc123", { state: "sent", at: 3_000 }))
-    expect(Either.getOrThrow(await run(store.transition("missing1", { state: "waiting" }, claim)))).toEqual({ _tag: "Stale", current: Option.none() })
+    expect(Either.getOrThrow(await run(store.transition("missing1", { state: "waiting" }, { ...claim, flush: true })))).toEqual({ _tag: "Stale", current: Option.none() })
     // the move is durable: another instance over the same storage sees it
     if (reopen !== undefined) {
       expect(Option.map(Either.getOrThrow(await run(get(await reopen(), "abc123"))), (found) => found.state)).toEqual(Option.some("sent"))
@@ -119,7 +119,7 @@ describe.each(backends)("the %s confirmation store", (_name, make) => {
       const id = `race${round}`
       await run(store.insert(record(id)))
       const results = await Promise.all(Array.from({ length: 20 }, (_, caller) =>
-        run(store.transition(id, { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: `caller${caller}` }))))
+        run(store.transition(id, { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: `caller${caller}`, flush: false }))))
       const winners = results.map(Either.getOrThrow).filter((result) => result._tag === "Moved")
       expect(winners).toHaveLength(1)
       const winner = winners[0]!._tag === "Moved" ? winners[0]!.after.claimedBy : undefined
@@ -139,7 +139,7 @@ describe.each(backends)("the %s confirmation store", (_name, make) => {
     for (const [id, text] of cases) {
       await corrupt(id, text)
       expect(await run(get(store, id))).toEqual(Either.right(Option.none()))
-      expect(Either.getOrThrow(await run(store.transition(id, { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: "run1" }))))
+      expect(Either.getOrThrow(await run(store.transition(id, { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: "run1", flush: true }))))
         .toEqual({ _tag: "Stale", current: Option.none() })
     }
     expect(Either.getOrThrow(await run(store.list)).map((found) => found.id)).toEqual(["good1"])
@@ -163,7 +163,7 @@ describe("the files confirmation store", () => {
     // the folder swapped for a file, as an operator's mistake or a full disk would make writes fail
     await rm(directory, { recursive: true })
     await writeFile(directory, "")
-    const moved = await run(store.transition("abc123", { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: "run1" }))
+    const moved = await run(store.transition("abc123", { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: "run1", flush: true }))
     expect(Either.isLeft(moved) && moved.left._tag).toBe("StoreError")
     const inserted = await run(store.insert(record("def456")))
     expect(Either.isLeft(inserted) && inserted.left._tag).toBe("StoreError")

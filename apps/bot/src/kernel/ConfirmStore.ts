@@ -64,11 +64,16 @@ export interface Expect {
   readonly liveAt?: number
 }
 
-/** What a compare-and-set writes: the new state, when it changed, and who claimed it (none: no claimant). */
+/**
+ * What a compare-and-set writes: the new state, when it changed, and who claimed it (none: no claimant). `flush`: the
+ * change must survive a crash or a power cut before the call returns — a write about to leave, a settlement, a call-off;
+ * a claim need not (lost in a crash, it leaves the record waiting: nothing was sent either way).
+ */
 export interface Change {
   readonly state: State
   readonly at: number
   readonly claimedBy: string | undefined
+  readonly flush: boolean
 }
 
 /** Whether `record` is as `expect` says. */
@@ -84,7 +89,7 @@ export type Transition =
   | { readonly _tag: "Stale"; readonly current: Option.Option<Confirmation> }
 
 export interface Backend {
-  /** Stores a new record; an id already taken fails. */
+  /** Stores a new record, not flushed (lost in a crash, it was never confirmable); an id already taken fails. */
   readonly insert: (record: Confirmation) => Effect.Effect<void, StoreError>
   /**
    * Applies `change` to the record if it is as `expect` says now, as one step: both are data, so a backend shared by
@@ -105,7 +110,7 @@ const RecordJson = Schema.parseJson(Confirmation)
 /** A store's raw texts by id, for a backend that serves one process: the locking and compare-and-set are shared. */
 interface Texts {
   readonly read: (id: string) => Promise<string | undefined>
-  readonly write: (id: string, text: string, fresh: boolean) => Promise<void>
+  readonly write: (id: string, text: string, fresh: boolean, flush: boolean) => Promise<void>
   readonly delete: (id: string) => Promise<void>
   readonly ids: () => Promise<ReadonlyArray<string>>
 }
@@ -141,13 +146,13 @@ const overTexts = (texts: Texts, log: Logger): Backend => {
 
   const read = (id: string) =>
     SHORT_ID.test(id) ? Effect.map(attempt(id, () => texts.read(id)), (text) => (text === undefined ? Option.none() : decode(id, text))) : Effect.succeedNone
-  const write = (record: Confirmation, fresh: boolean) =>
-    attempt(record.id, () => texts.write(record.id, JSON.stringify(Schema.encodeSync(Confirmation)(record)), fresh))
+  const write = (record: Confirmation, fresh: boolean, flush: boolean) =>
+    attempt(record.id, () => texts.write(record.id, JSON.stringify(Schema.encodeSync(Confirmation)(record)), fresh, flush))
 
   return {
     insert: (record) =>
       SHORT_ID.test(record.id)
-        ? locked(record.id, write(record, true))
+        ? locked(record.id, write(record, true, false))
         : Effect.fail(new StoreError({ key: `confirmation ${record.id}`, reason: "not an id the bot draws" })),
     transition: (id, expect, change) =>
       locked(
@@ -156,7 +161,7 @@ const overTexts = (texts: Texts, log: Logger): Backend => {
           if (Option.isNone(current) || !meets(current.value, expect)) return Effect.succeed({ _tag: "Stale", current })
           const { claimedBy, ...rest } = current.value
           const after: Confirmation = { ...rest, state: change.state, at: change.at, ...(change.claimedBy === undefined ? {} : { claimedBy: change.claimedBy }) }
-          return Effect.as(write(after, false), { _tag: "Moved", before: current.value, after })
+          return Effect.as(write(after, false, change.flush), { _tag: "Moved", before: current.value, after })
         })
       ),
     list: Effect.flatMap(
@@ -222,9 +227,9 @@ export const files = async (directory: string, log: Logger): Promise<Backend> =>
   const pathOf = (id: string) => join(directory, `${id}${SUFFIX}`)
   return overTexts({
     read: (id) => readCapped(pathOf(id)),
-    write: async (id, text, fresh) => {
+    write: async (id, text, fresh, flush) => {
       if (fresh && (await readCapped(pathOf(id))) !== undefined) throw new Error("the id is taken")
-      await writeAtomically(pathOf(id), text)
+      await writeAtomically(pathOf(id), text, flush)
     },
     delete: (id) => rm(pathOf(id), { force: true }),
     ids: async () => (await readdir(directory)).filter((name) => name.endsWith(SUFFIX)).map((name) => name.slice(0, -SUFFIX.length))

@@ -219,7 +219,7 @@ export class Confirmations {
   private async move(id: string, expect: Expect, to: State): Promise<boolean> {
     const at = this.now()
     const claimedBy = held(to) ? this.run : undefined
-    const moved = await this.perform(this.opened.transition(id, expect, { state: to, at, claimedBy }))
+    const moved = await this.perform(this.opened.transition(id, expect, { state: to, at, claimedBy, flush: to !== "claimed" }))
     if (Either.isLeft(moved)) {
       this.log.log("error", "confirmation_not_recorded", { id, from: expect.state, to, reason: moved.left })
       return false
@@ -293,7 +293,8 @@ export class Confirmations {
    */
   async take(kind: string, id: string, owner: number, madeAt: number | undefined, to: "claimed" | "dropped"): Promise<Claim<unknown>> {
     const at = this.now()
-    const change: Change = { state: to, at, claimedBy: to === "claimed" ? this.run : undefined }
+    // a claim only guards this process (its lock makes it atomic); the write's leaving is flushed before it leaves
+    const change: Change = { state: to, at, claimedBy: to === "claimed" ? this.run : undefined, flush: to === "dropped" }
     let moved = await this.perform(this.opened.transition(id, { state: "waiting", kind, owner, liveAt: at }, change))
     const stale = Either.isRight(moved) && moved.right._tag === "Stale" ? Option.getOrUndefined(moved.right.current) : undefined
     if (stale?.state === "claimed" && stale.claimedBy === this.run && !this.inFlight.has(id)) {

@@ -161,15 +161,16 @@ const systemError = (method: string, path: string, error: unknown) =>
   })
 
 /**
- * Writes `data` to a temporary file (0600), flushes it to disk, renames it over `path` and flushes the folder: once it
- * resolves, the new value survives a crash or a power cut.
+ * Writes `data` to a temporary file (0600) and renames it over `path`, so a reader finds the old value or the new one,
+ * never a torn file. With `flush` (the default), the file and then the folder are flushed to disk: once it resolves,
+ * the new value survives a crash or a power cut; without, a crash may leave the old value.
  */
-export const writeAtomically = async (path: string, data: string | Uint8Array): Promise<void> => {
+export const writeAtomically = async (path: string, data: string | Uint8Array, flush = true): Promise<void> => {
   const temporary = `${path}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`
   const file = await open(temporary, "wx", PRIVATE_FILE)
   try {
     await file.writeFile(data)
-    await file.sync()
+    if (flush) await file.sync()
   } finally {
     await file.close()
   }
@@ -179,7 +180,7 @@ export const writeAtomically = async (path: string, data: string | Uint8Array): 
     await rm(temporary, { force: true })
     throw error
   }
-  await syncFolder(dirname(path))
+  if (flush) await syncFolder(dirname(path))
 }
 
 /** A `KeyValueStore` of one file per key (the key percent-encoded) in `directory`, which must exist (`prepareFolder`). */
