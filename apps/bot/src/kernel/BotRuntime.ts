@@ -41,6 +41,11 @@ export interface CacheSettings {
 export interface StoreSettings {
   /** the data folder (made, and readable by its owner only, beforehand: `Store.prepareFolder`); none: in memory */
   readonly dataDir?: string
+  /**
+   * the confirmations in memory even with a data folder: what a durable claim costs is measured against it (the
+   * Confirm benchmark); a bot that must keep its promise across restarts never sets it
+   */
+  readonly confirmationsInMemory?: boolean
 }
 
 const silent: Log.Logger = { log: () => undefined }
@@ -49,7 +54,9 @@ const layer = (options: TradeDeskConfig.Options, caches: CacheSettings, storage:
   Layer.mergeAll(
     // the folder was prepared at start-up, where a problem is told by the variable that named it
     storage.dataDir === undefined ? Store.layerMemory(log) : Layer.orDie(Store.layerFileSystem(storage.dataDir, log)),
-    storage.dataDir === undefined ? ConfirmStore.layerMemory(log) : Layer.orDie(ConfirmStore.layerFiles(storage.dataDir, log)),
+    storage.dataDir === undefined || storage.confirmationsInMemory === true
+      ? ConfirmStore.layerMemory(log)
+      : Layer.orDie(ConfirmStore.layerFiles(storage.dataDir, log)),
     MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
     AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
     CoinDirectory.layer
