@@ -226,6 +226,15 @@ describe("on Telegram with TRADEDESK_SIMULATOR=true", () => {
         await until(() => api.botMessages(trader.id).length > before, `the answer to ${command}`)
         expect(api.botMessages(trader.id).at(-1)!.text, command).toContain(SIMULATOR_LINE)
       }
+      // an order's preview and its result say so too, above the buttons and in place of the preview
+      const before = api.botMessages(trader.id).length
+      api.sendText(trader, "/order btc open_long 0.001 market")
+      await until(() => api.botMessages(trader.id).length > before, "the preview")
+      const preview = api.botMessages(trader.id).at(-1)!
+      expect(preview.text).toContain(SIMULATOR_LINE)
+      api.press(trader, trader.id, preview.messageId, "✅ Confirm 1 order")
+      await until(() => api.message(trader.id, preview.messageId)!.text.includes("placed"), "the result")
+      expect(api.message(trader.id, preview.messageId)!.text).toContain(SIMULATOR_LINE)
     } finally {
       await app.stop()
       await api.close()
