@@ -1,6 +1,6 @@
 /**
- * What the bot keeps across restarts (alerts, notification settings, the watcher's last-seen state, pending order
- * confirmations and single writes), behind one interface over `@effect/platform`'s `KeyValueStore`.
+ * What the bot keeps across restarts (alerts, notification settings, the watcher's last-seen state), behind one
+ * interface over `@effect/platform`'s `KeyValueStore`. Confirmations are kept apart, record by record (ConfirmStore).
  *
  * Each entry is one key holding versioned JSON (`{"version":1,"value":…}`), decoded with its Schema on the way in: an
  * entry that is missing reads as none; one that cannot be read, is not JSON, has another version or does not decode
