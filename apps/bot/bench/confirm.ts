@@ -2,7 +2,7 @@
  * Confirm → request sent: how long from a trader's press on Confirm until the order's request reaches the exchange,
  * with the confirmations kept in memory (not durable: the baseline) and in the data folder (claimed, then flushed to
  * disk as leaving before anything is sent), in the same run, alternating rounds so the machine's noise falls on both
- * alike. Both bots keep everything else in a data folder (the watcher's state is flushed each round in both).
+ * alike. Both bots keep everything else in a data folder (the watcher's state too, flushed when it changes).
  *
  * The bot's own runtime and handlers poll a local Bot API; the simulator is the exchange behind a loopback relay that
  * notes when each batch request arrives. Every Confirm also re-reads the market and the account (the checks at

@@ -6,7 +6,7 @@
 import { createClient, Decimal } from "@tradedesk/core"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { BigDecimal } from "effect"
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises"
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
@@ -326,6 +326,25 @@ describe("notifications", () => {
     const cancels = r.api.botMessages(trader.id).filter((message) => /not through this bot|no longer (open|listed)/.test(message.text))
     expect(cancels.map((message) => message.text)).toEqual([expect.stringContaining(`id ${elsewhere}`)])
     expect(cancels[0]!.text).toMatch(/^✖ Order cancelled \(not through this bot\)/)
+  })
+
+  it("store the watcher's state when it changes, not after every quiet round", async () => {
+    const r = await open()
+    await r.say(trader, "/notify on")
+    await baseline(r)
+    const stateFile = async () => {
+      const name = (await readdir(dataDir)).find((file) => file.startsWith("watch-"))
+      if (name === undefined) throw new Error("no stored watcher state")
+      return readFile(join(dataDir, name), "utf8")
+    }
+    const quiet = await stateFile()
+    const rounds = r.simulator.counters().positions
+    await until(() => r.simulator.counters().positions >= rounds + 4, "four quiet rounds", 10_000)
+    expect(await stateFile()).toBe(quiet)
+
+    const orderId = await placeThroughBot(r, "open_long 0.01 market")
+    await until(() => fillMessages(r, orderId).length > 0, "the fill", 10_000)
+    expect(await stateFile()).not.toBe(quiet)
   })
 
   it("sum up once what happened while the bot was down, and tell nothing twice", async () => {

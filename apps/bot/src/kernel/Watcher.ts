@@ -15,8 +15,9 @@
  * a share of the read budget: after each round it waits as long as the weight the round spent takes to earn at that
  * share. With 500 weight per 10 s, a 10 % order reserve and a 15 % share, a round of 35 UID weight waits about 5.2 s.
  *
- * Restarts: what it saw last (with where the fills were read to) is stored after each round, before the round's
- * events are told, so an event is never told twice; the first round after a restart compares with the stored state
+ * Restarts: what it saw last (with where the fills were read to) is stored before a round's events are told, so an
+ * event is never told twice; a quiet round stores only what changed, and its time at most every 30 s (a flush per
+ * round would crowd the disk that Confirms flush to). The first round after a restart compares with the stored state
  * and reads the fills from where it stopped, and what happened while the bot was down is told once, as one summary.
  * The first round of all (nothing stored) only looks: no past fill is told. With nobody listening it stops polling and
  * forgets its state, so turning notifications on later starts from what is there then.
@@ -507,6 +508,17 @@ export interface WatchSettings {
   readonly minIntervalMs?: number
   /** how often it looks whether anyone listens, while nobody does (default 2 s) */
   readonly idleMs?: number
+  /**
+   * the longest a stored state lags behind while nothing changes (default 30 s): after a restart, fills are read
+   * again from that far back (those already told are known by id)
+   */
+  readonly storeRefreshMs?: number
+}
+
+/** What a state knows, apart from the times that move every round: a state that differs in it is stored at once. */
+const knownOf = (seen: Seen): string => {
+  const encoded = Schema.encodeSync(Seen)(seen)
+  return JSON.stringify([encoded.orders, encoded.plans, encoded.positions, encoded.marginWarned, encoded.fills?.ends, encoded.fills?.told])
 }
 
 /** The chats to tell, and how: `away` for what happened while the bot was down. */
@@ -541,29 +553,45 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
       onSome: (credentials) => RateLimit.accountKey(Redacted.value(credentials.apiKey))
     })
     const entry = Store.entry(`watch-${account}`, 1, Seen)
+    const refreshMillis = options.storeRefreshMs ?? 30_000
     // the first round after a start tells what it finds as one summary
     let away = true
     // unknown at the start: a state stored while someone listened, then nobody did, is forgotten once
     let idle: boolean | undefined
+    // the state of the last round, read from the store once, then kept here; stored when it differs in what it knows
+    // (`knownOf`) or when the stored one is `refreshMillis` old, so a quiet round costs the disk no flush
+    let last: Option.Option<Seen> | undefined
+    let stored = { known: "", at: 0 }
+    const keep = (seen: Seen, telling: boolean) =>
+      Effect.gen(function*() {
+        const known = knownOf(seen)
+        if (telling || known !== stored.known || seen.at - stored.at >= refreshMillis) {
+          yield* store.set(entry, seen)
+          stored = { known, at: seen.at }
+        }
+        last = Option.some(seen)
+      })
 
     const round = Effect.gen(function*() {
       const chats = yield* listeners.chats
       if (chats.length === 0) {
         if (idle !== true) yield* Effect.ignore(store.remove(entry.key))
         idle = true
+        last = Option.none()
+        stored = { known: "", at: 0 }
         away = false
         return Duration.millis(options.idleMs ?? 2_000)
       }
       idle = false
       const spent: Spent = { ip: 0, uid: 0 }
-      const before = yield* store.get(entry)
+      const before = last ?? (yield* store.get(entry))
       const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
       const next = yield* look(spent, now)
       // the fills up to the time after the look: a plan order it saw filled has its fills read with it
       const until = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
       if (Option.isNone(before)) {
         // no past fill is told: they are read from here on
-        yield* store.set(entry, { ...next, marginWarned: false, fills: fillsFrom(until) })
+        yield* keep({ ...next, marginWarned: false, fills: fillsFrom(until) }, false)
         log.log("info", "watch_baseline", { orders: next.orders.length, plans: next.plans.length, positions: next.positions.length })
       } else {
         // a state stored before fills were read: from its round on
@@ -573,7 +601,7 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
         const findings = { ...(yield* findOut(before.value, next, spent)), fills: walked.fills }
         const { events, marginWarned } = changes(before.value, { ...next, marginWarned: before.value.marginWarned }, findings, warningLevel)
         // stored before it is told: a crash between the two loses the telling, never tells twice
-        yield* store.set(entry, { ...next, marginWarned, fills: walked.cursor })
+        yield* keep({ ...next, marginWarned, fills: walked.cursor }, events.length > 0)
         if (events.length > 0) {
           log.log("info", "watch_events", { events: events.map((event) => event._tag), chats: chats.length, away })
           yield* listeners.tell(chats, events, away)
