@@ -2,15 +2,18 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import type { AffiliatePage, AffiliateStatsRequest, AffiliateUserStats } from "./AffiliateUserStats.js"
 import type { TradeDeskError } from "../Errors.js"
+import * as Paging from "../internal/paging.js"
 import { TradingHttp } from "../TradingHttp.js"
 
 export class AffiliateStats extends Context.Tag("@tradedesk/core/AffiliateStats")<AffiliateStats, {
   readonly page: (params?: AffiliateStatsRequest) => Effect.Effect<AffiliatePage, TradeDeskError>
-  /** Every record of every page from `params.page` (default 1) to the last page the exchange reports. */
+  /**
+   * Every record of every page from `params.page` (default 1) to the last page the exchange reports, each user once;
+   * a page with no user not given before ends the walk.
+   */
   readonly allRecords: (params?: AffiliateStatsRequest) => Stream.Stream<AffiliateUserStats, TradeDeskError>
 }>() {}
 
@@ -18,12 +21,12 @@ const make = Effect.map(TradingHttp, (http) => {
   const page = (params?: AffiliateStatsRequest) => http.call(http.wire.affiliateStats, params ?? {})
 
   const allRecords = (params: AffiliateStatsRequest = {}): Stream.Stream<AffiliateUserStats, TradeDeskError> =>
-    Stream.paginateEffect(params.page ?? 1, (number) =>
-      Effect.map(page({ ...params, page: number }), (result) => [
-        result.records,
-        number < result.pages && result.records.length > 0 ? Option.some(number + 1) : Option.none<number>()
-      ] as const)
-    ).pipe(Stream.flattenIterables)
+    Paging.pages({
+      first: params.page ?? 1,
+      fetch: (number) => Effect.map(page({ ...params, page: number }), (result) => ({ items: result.records, last: number >= result.pages })),
+      idOf: (record) => record.uid,
+      next: (number) => number + 1
+    })
 
   return AffiliateStats.of({ page, allRecords })
 })

@@ -7,14 +7,12 @@
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
-import { InputError, UnsupportedOperationError } from "../Errors.js"
-import type { ApiVersion, EndpointName, TradeDeskError } from "../Errors.js"
-import { TimeInput, toMillis } from "../Params.js"
+import type * as Stream from "effect/Stream"
+import type { TradeDeskError } from "../Errors.js"
+import * as Paging from "../internal/paging.js"
+import type { TimeRange } from "../internal/paging.js"
+import type { TimeInput } from "../Params.js"
 import type { PlanOrder } from "./PlanOrder.js"
 import { TradingHttp } from "../TradingHttp.js"
 import type {
@@ -35,16 +33,7 @@ import type { OpenOrdersRequest, Order, OrderDetailRequest, OrderHistoryRequest 
 import { MAX_PLAN_HISTORY_PAGE, MAX_PLAN_HISTORY_WINDOW_MILLIS, withDefaults } from "./PlanOrderPlacement.js"
 import type { PlacePlanOrderInput, PlanOrderAck, PlanOrderHistoryPage, PlanOrderHistoryRequest } from "./PlanOrderPlacement.js"
 
-/** A time window walked by a stream, oldest part first. */
-export interface TimeRange {
-  readonly startTime: TimeInput
-  readonly endTime: TimeInput
-  /**
-   * width of the first windows asked for (default one day, at most the widest window every API version takes); a
-   * window the exchange says holds more is split in two
-   */
-  readonly windowMillis?: number
-}
+export type { TimeRange } from "../internal/paging.js"
 
 export interface FillsRange extends TimeRange {
   readonly symbol?: string
@@ -89,64 +78,18 @@ export class Orders extends Context.Tag("@tradedesk/core/Orders")<Orders, {
   readonly planOrderHistoryInRange: (range: PlanOrderHistoryRange) => Stream.Stream<PlanOrder, TradeDeskError>
 }>() {}
 
-const DAY = 86_400_000
+const FILLS_IN_RANGE: Paging.WindowedStream<Fill> = {
+  name: "Orders.fillsInRange",
+  endpoint: "fills",
+  widest: MAX_FILLS_WINDOW_MILLIS,
+  idOf: (fill) => fill.tradeId
+}
 
-/** Keeps the first of each id: pages and windows that overlap give an item twice. */
-const onceEach = <A, E>(stream: Stream.Stream<A, E>, idOf: (item: A) => string): Stream.Stream<A, E> =>
-  Stream.suspend(() => {
-    const seen = new Set<string>()
-    return Stream.filter(stream, (item) => {
-      if (seen.has(idOf(item))) return false
-      seen.add(idOf(item))
-      return true
-    })
-  })
-
-/**
- * The items of a time range, asked for window by window, each window's items oldest first by `timeOf` (the exchange
- * answers newest first). Windows share their boundary millisecond, so an item there is found whether the exchange's
- * end is inclusive or not (`onceEach` drops the double); a window the exchange says holds more is split in two and
- * asked again, down to one millisecond. Neither version has a cursor: a millisecond that still holds more ends the
- * stream with an error after its items, rather than leave the rest out unsaid.
- */
-const windowed = <A>(
-  endpoint: EndpointName,
-  apiVersion: ApiVersion,
-  range: TimeRange,
-  widest: number,
-  timeOf: (item: A) => DateTime.Utc,
-  fetch: (from: number, to: number) => Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly more: boolean }, TradeDeskError>
-): Stream.Stream<A, TradeDeskError> => {
-  const oldestFirst = (items: ReadonlyArray<A>) => [...items].sort((a, b) => DateTime.toEpochMillis(timeOf(a)) - DateTime.toEpochMillis(timeOf(b)))
-  const bounds = Schema.decodeUnknownEither(Schema.Tuple(TimeInput, TimeInput))([range?.startTime, range?.endTime])
-  if (Either.isLeft(bounds)) {
-    return Stream.fail(new InputError({ endpoint, field: "range", reason: "startTime and endTime must be times (epoch milliseconds, a Date or a DateTime)" }))
-  }
-  const [start, end] = bounds.right.map(toMillis) as [number, number]
-  if (start > end) return Stream.fail(new InputError({ endpoint, field: "range", reason: "startTime must not be after endTime" }))
-  const width = Math.min(widest, Math.max(2, Math.floor(Number(range.windowMillis) || DAY)))
-  const windowItems = (from: number, to: number): Stream.Stream<A, TradeDeskError> =>
-    Stream.unwrap(Effect.map(fetch(from, to), ({ items, more }) => {
-      if (!more) return Stream.fromIterable(oldestFirst(items))
-      if (to === from) {
-        return Stream.concat(
-          Stream.fromIterable(oldestFirst(items)),
-          Stream.fail(new UnsupportedOperationError({
-            endpoint,
-            apiVersion,
-            reason: `the exchange has more than ${items.length} items at ${new Date(from).toISOString()} and no way to page within one millisecond: these may be incomplete`
-          }))
-        )
-      }
-      // halves share their boundary, so a window of two milliseconds is asked one millisecond at a time
-      const middle = from + Math.floor((to - from) / 2)
-      const [first, second] = to - from === 1 ? [[from, from], [to, to]] as const : [[from, middle], [middle, to]] as const
-      return Stream.concat(windowItems(...first), windowItems(...second))
-    }))
-  return Stream.iterate(start, (from) => from + width).pipe(
-    Stream.takeUntil((from) => from + width >= end),
-    Stream.flatMap((from) => windowItems(from, Math.min(end, from + width)))
-  )
+const PLAN_ORDER_HISTORY_IN_RANGE: Paging.WindowedStream<PlanOrder> = {
+  name: "Orders.planOrderHistoryInRange",
+  endpoint: "planOrderHistory",
+  widest: MAX_PLAN_HISTORY_WINDOW_MILLIS,
+  idOf: (order) => order.orderId
 }
 
 const make = Effect.map(TradingHttp, (http) => {
@@ -158,54 +101,39 @@ const make = Effect.map(TradingHttp, (http) => {
   /** Pages from 0 until a short page; a page with no order not seen before also ends it (the page ignored). */
   const allOpenOrders = (params: Omit<OpenOrdersRequest, "page"> = {}): Stream.Stream<Order, TradeDeskError> => {
     const pageSize = params?.pageSize ?? MAX_PAGE_SIZE
-    return Stream.suspend(() => {
-      const seen = new Set<string>()
-      return Stream.paginateEffect(0, (page) =>
-        Effect.map(openOrders({ ...params, page, pageSize }), (orders) => {
-          const fresh = orders.filter((order) => !seen.has(order.orderId))
-          for (const order of fresh) seen.add(order.orderId)
-          const next = orders.length < pageSize || fresh.length === 0 ? Option.none<number>() : Option.some(page + 1)
-          return [fresh, next] as const
-        })).pipe(Stream.flattenIterables)
+    return Paging.pages({
+      first: 0,
+      fetch: (page) => Effect.map(openOrders({ ...params, page, pageSize }), (orders) => ({ items: orders, last: orders.length < pageSize })),
+      idOf: (order) => order.orderId,
+      next: (page) => page + 1
     })
   }
 
   const orderHistoryFrom = (params: OrderHistoryRequest & { readonly since: TimeInput }): Stream.Stream<Order, TradeDeskError> => {
     const pageSize = params?.pageSize ?? MAX_PAGE_SIZE
-    return Stream.suspend(() => {
-      const seen = new Set<string>()
-      return Stream.paginateEffect(params?.since, (since) =>
-        Effect.map(orderHistory({ ...params, pageSize, since }), (orders) => {
-          const fresh = orders.filter((order) => !seen.has(order.orderId))
-          for (const order of fresh) seen.add(order.orderId)
-          if (orders.length < pageSize || fresh.length === 0) return [fresh, Option.none()] as const
-          // the newest time seen is asked again (inclusive or not): orders sharing it are not lost, and the ids seen drop the doubles
-          const newest = Math.max(...fresh.map((order) => DateTime.toEpochMillis(order.createdAt)))
-          return [fresh, Option.some<TimeInput>(newest)] as const
-        })).pipe(Stream.flattenIterables)
+    return Paging.pages({
+      first: params?.since,
+      fetch: (since) => Effect.map(orderHistory({ ...params, pageSize, since }), (orders) => ({ items: orders, last: orders.length < pageSize })),
+      idOf: (order) => order.orderId,
+      // the newest time seen is asked again (inclusive or not): orders sharing it are not lost, and the ids seen drop the doubles
+      next: (_since, _orders, fresh) => Math.max(...fresh.map((order) => DateTime.toEpochMillis(order.createdAt)))
     })
   }
 
   const fillsInRange = (range: FillsRange): Stream.Stream<Fill, TradeDeskError> =>
-    onceEach(
-      windowed("fills", http.wire.version, range, MAX_FILLS_WINDOW_MILLIS, (fill) => fill.createdAt, (startTime, endTime) =>
-        Effect.map(
-          fills({ symbol: range.symbol, orderId: range.orderId, startTime, endTime, limit: MAX_FILLS_LIMIT }),
-          (page) => ({ items: page.fills, more: page.more })
-        )),
-      (fill) => fill.tradeId
-    )
+    Paging.windows(FILLS_IN_RANGE, http.wire.version, range, (startTime, endTime) =>
+      Effect.map(
+        fills({ symbol: range.symbol, orderId: range.orderId, startTime, endTime, limit: MAX_FILLS_LIMIT }),
+        (page) => ({ items: page.fills, more: page.more })
+      ))
 
   const planOrderHistoryInRange = (range: PlanOrderHistoryRange): Stream.Stream<PlanOrder, TradeDeskError> =>
-    onceEach(
-      windowed("planOrderHistory", http.wire.version, range, MAX_PLAN_HISTORY_WINDOW_MILLIS, (order) => order.createdAt, (startTime, endTime) =>
-        Effect.map(
-          planOrderHistory({ symbol: range.symbol, startTime, endTime, type: range.type, pageSize: MAX_PLAN_HISTORY_PAGE }),
-          // a full page counts as more, whatever `nextPage` says: the flag is only in the sample
-          (page) => ({ items: page.orders, more: page.more || page.orders.length >= MAX_PLAN_HISTORY_PAGE })
-        )),
-      (order) => order.orderId
-    )
+    Paging.windows(PLAN_ORDER_HISTORY_IN_RANGE, http.wire.version, range, (startTime, endTime) =>
+      Effect.map(
+        planOrderHistory({ symbol: range.symbol, startTime, endTime, type: range.type, pageSize: MAX_PLAN_HISTORY_PAGE }),
+        // a full page counts as more, whatever `nextPage` says: the flag is only in the sample
+        (page) => ({ items: page.orders, more: page.more || page.orders.length >= MAX_PLAN_HISTORY_PAGE })
+      ))
 
   return Orders.of({
     openOrders,
