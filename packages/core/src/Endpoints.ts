@@ -3,11 +3,13 @@
  * schema (caller's parameters ⇄ wire query or body) and response decoder. Services pick their entry; only the
  * transport reads it. Besides the five operations of docs/interface.md: the exchange's server time.
  */
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as AffiliateUserStats from "./affiliate/AffiliateUserStats.js"
 import * as BatchOrder from "./orders/BatchOrder.js"
+import { DecodeError } from "./Errors.js"
 import type { EndpointName } from "./Errors.js"
-import type { WireTable } from "./Wire.js"
+import type { Composite, WireTable } from "./Wire.js"
 import * as W from "./internal/wireRecord.js"
 import type { Codec } from "./internal/wireRecord.js"
 import { FuturesSymbol } from "./Params.js"
@@ -15,9 +17,12 @@ import * as Candle from "./market/Candle.js"
 import * as Contract from "./market/Contract.js"
 import * as Depth from "./market/Depth.js"
 import * as FundingHistory from "./market/FundingHistory.js"
+import type * as FundingRate from "./market/FundingRate.js"
+import * as MarkPrice from "./market/MarkPrice.js"
 import * as MarketTrade from "./market/MarketTrade.js"
 import * as OpenInterest from "./market/OpenInterest.js"
 import * as AccountInfo from "./account/AccountInfo.js"
+import * as AdjustMargin from "./account/AdjustMargin.js"
 import * as Asset from "./account/Asset.js"
 import * as FuturesBill from "./account/FuturesBill.js"
 import * as Leverage from "./account/Leverage.js"
@@ -28,6 +33,7 @@ import * as Order from "./orders/Order.js"
 import * as PlanOrderPlacement from "./orders/PlanOrderPlacement.js"
 import * as PlanOrder from "./orders/PlanOrder.js"
 import * as SpotBill from "./account/SpotBill.js"
+import type * as TradingFees from "./account/TradingFees.js"
 import * as Ticker from "./market/Ticker.js"
 
 export interface Endpoint<Params, A> {
@@ -470,6 +476,98 @@ export const fundingHistory: Endpoint<FundingHistory.FundingHistoryRequest, Read
   response: FundingHistory.FundingHistoryList
 }
 
+/** The ticker (IP 1) read for its mark and index price (FACTS-trading §10.1 has both); a ticker without them is a DecodeError. */
+export const markPrice: Endpoint<MarkPrice.MarkPriceRequest, MarkPrice.MarkPrice> = {
+  name: "markPrice",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v2/market/ticker",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: MarkPrice.MarkPriceRequest,
+  response: MarkPrice.MarkPriceFromTicker
+}
+
+// The funding rate now: three public requests of IP 1 each (docs/trading.md §10.6), joined by symbol
+
+const publicFunding = {
+  name: "fundingRate",
+  method: "GET",
+  api: "futures",
+  signed: false,
+  ipWeight: 1,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: "query",
+  request: SymbolRequest
+} as const
+
+const currentFundRateRecord = W.record({
+  symbol: W.text("symbol"),
+  /** wire `fundingRate`: the rate of the current period */
+  fundingRate: W.decimal("fundingRate"),
+  /** wire `timestamp`: the exchange's time of the rate */
+  timestamp: W.timestamp("timestamp")
+})
+
+/** `GET /capi/v2/market/currentFundRate?symbol=`: `[{ symbol, fundingRate, collectCycle, timestamp }]` (one record read too). */
+const currentFundRate: Endpoint<{ readonly symbol: string }, ReadonlyArray<Schema.Schema.Type<typeof currentFundRateRecord.schema>>> = {
+  ...publicFunding,
+  path: "/capi/v2/market/currentFundRate",
+  response: W.listOrOne(currentFundRateRecord)
+}
+
+const fundingTimeRecord = W.record({
+  symbol: W.text("symbol"),
+  /** wire `fundingTime`: when the current period is settled; none when sent as `0`, `"0"`, `""` or `null` */
+  nextFundingTime: W.maybeTimestamp("fundingTime")
+})
+
+/** `GET /capi/v2/market/funding_time?symbol=`: `{ symbol, fundingTime }` (an array of one read too). */
+const fundingTime: Endpoint<{ readonly symbol: string }, ReadonlyArray<Schema.Schema.Type<typeof fundingTimeRecord.schema>>> = {
+  ...publicFunding,
+  path: "/capi/v2/market/funding_time",
+  response: W.listOrOne(fundingTimeRecord)
+}
+
+/** The asked symbol's record out of a list; a list without it is a DecodeError naming the request. */
+const recordOf = <A extends { readonly symbol: string }>(name: EndpointName, path: string, symbol: string) => (list: ReadonlyArray<A>) => {
+  const found = list.find((record) => record.symbol === symbol)
+  return found === undefined
+    ? Effect.fail(new DecodeError({ endpoint: name, detail: `${path} has nothing for ${symbol}`, bodyExcerpt: "" }))
+    : Effect.succeed(found)
+}
+
+/**
+ * The rate and its time (`currentFundRate`), the next funding time (`funding_time`), then mark and index (the ticker),
+ * one after another: three answers of moments apart, each of the same symbol.
+ */
+const fundingRate: Composite<FundingRate.FundingRateRequest, FundingRate.FundingRate> = {
+  _tag: "Composite",
+  name: "fundingRate",
+  write: false,
+  run: (call, params) =>
+    Effect.all({
+      rate: Effect.flatMap(call(currentFundRate, params), recordOf("fundingRate", currentFundRate.path, params.symbol)),
+      next: Effect.flatMap(call(fundingTime, params), recordOf("fundingRate", fundingTime.path, params.symbol)),
+      prices: call({ ...markPrice, name: "fundingRate" }, params)
+    }).pipe(Effect.map(({ next, prices, rate }) => ({
+      symbol: params.symbol,
+      fundingRate: rate.fundingRate,
+      nextFundingTime: next.nextFundingTime,
+      markPrice: prices.markPrice,
+      indexPrice: prices.indexPrice,
+      timestamp: rate.timestamp
+    })))
+}
+
 // Account (docs/trading.md §6, §8, §11): signed
 
 /** An acknowledgement with nothing to read: a write's `{ code: "200", msg: "success" }`, whatever else it holds. */
@@ -559,6 +657,35 @@ export const setMarginMode: Endpoint<Leverage.SetMarginModeRequest, void> = {
   response: Acknowledged
 }
 
+/** Answers the `{ code: "200", msg: "success" }` status body, as a leverage change. */
+export const adjustMargin: Endpoint<AdjustMargin.AdjustMarginRequest, void> = {
+  name: "adjustMargin",
+  method: "POST",
+  api: "futures",
+  path: "/capi/v2/account/adjustMargin",
+  signed: true,
+  ipWeight: 15,
+  uidWeight: 30,
+  placesOrders: false,
+  write: accountWrite,
+  envelope: "affiliate",
+  location: "body",
+  request: AdjustMargin.V2AdjustMarginBody,
+  response: Acknowledged
+}
+
+/** The symbol's own rates of the account overview (`feeSetting`), else the account's default ones (IP 5, UID 5). */
+const tradingFees: Composite<TradingFees.TradingFeesRequest, TradingFees.TradingFees> = {
+  _tag: "Composite",
+  name: "tradingFees",
+  write: false,
+  run: (call, params) =>
+    Effect.map(call({ ...accounts, name: "tradingFees" }, {}), ({ account }) => {
+      const rates = account.fees.find((fees) => fees.symbol === params.symbol) ?? account.defaultFees
+      return { symbol: params.symbol, makerFeeRate: rates.makerFeeRate, takerFeeRate: rates.takerFeeRate }
+    })
+}
+
 export const futuresBills: Endpoint<FuturesBill.FuturesBillsRequest, FuturesBill.FuturesBillPage> = {
   name: "futuresBills",
   method: "POST",
@@ -629,7 +756,7 @@ export const position: Endpoint<Position.PositionRequest, ReadonlyArray<Position
   response: Position.PositionList
 }
 
-/** Every operation of V2, each one request. */
+/** Every operation of V2: one request each, but the funding rate (three) and the trading fees (read out of the account overview). */
 export const table: WireTable = {
   version: "v2",
   serverTime,
@@ -665,12 +792,8 @@ export const table: WireTable = {
   openInterest,
   marketTrades,
   fundingHistory,
-  // V2 spreads it over three requests (currentFundRate, funding_time, ticker) answered at different times
-  fundingRate: {
-    _tag: "Unsupported",
-    name: "fundingRate",
-    reason:
-      "V2 has no one request for the funding rate with its next funding time and mark and index price; " +
-      "use apiVersion \"v3\" (GET /capi/v3/market/premiumIndex)"
-  }
+  fundingRate,
+  markPrice,
+  tradingFees,
+  adjustMargin
 }

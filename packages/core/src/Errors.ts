@@ -43,7 +43,10 @@ export const EndpointName = Schema.Literal(
   "fundingRate",
   "openInterest",
   "marketTrades",
-  "fundingHistory"
+  "fundingHistory",
+  "markPrice",
+  "tradingFees",
+  "adjustMargin"
 )
 export type EndpointName = Schema.Schema.Type<typeof EndpointName>
 
@@ -223,9 +226,15 @@ const CATEGORY_BY_CODE: Readonly<Record<string, ApiErrorCategory>> = {
   "-3613": "server"
 }
 
-/** The category of an exchange code; an unlisted code in a 5xx answer is the server's trouble. */
-export const categoryOf = (code: string, status: number): ApiErrorCategory =>
-  CATEGORY_BY_CODE[code] ?? (status >= 500 ? "server" : "unknown")
+/**
+ * A `-1054` whose message names a failed precondition (`FAILED_PRECONDITION: Move margin available amount not
+ * enough…`, seen live for a margin move, docs/v3.md §1.5): the check of the request's state refused it before acting.
+ */
+const FAILED_PRECONDITION = /^FAILED_PRECONDITION\b/
+
+/** The category of an exchange code (and message); an unlisted code in a 5xx answer is the server's trouble. */
+export const categoryOf = (code: string, status: number, msg = ""): ApiErrorCategory =>
+  code === "-1054" && FAILED_PRECONDITION.test(msg) ? "rejected" : CATEGORY_BY_CODE[code] ?? (status >= 500 ? "server" : "unknown")
 
 /** Categories by which the exchange says it refused the request before acting on it. */
 const REFUSALS: ReadonlySet<ApiErrorCategory> = new Set(["auth", "clock", "permission", "parameter", "not_found", "rejected", "rate_limit"])
@@ -365,6 +374,13 @@ const WRITE_DID: Partial<Record<EndpointName, string>> = {
   closePositions: "closed"
 }
 
+/** The account writes, by where their change can be read back: they carry no ids to look up. */
+const SETTING_READ: Partial<Record<EndpointName, string>> = {
+  setLeverage: "the symbol's leverage (accountSettings)",
+  setMarginMode: "the symbol's margin mode (accountSettings)",
+  adjustMargin: "the position's margin (positions)"
+}
+
 /**
  * A write (order placement, a cancel, a close) whose request may have reached the exchange and been acted on, but
  * whose answer was lost or unreadable: timeout, connection reset after sending, a 5xx or an exchange error that does
@@ -389,6 +405,8 @@ export class OutcomeUnknownError extends Schema.TaggedError<OutcomeUnknownError>
   }
   override get message() {
     const head = `${this.endpoint}: outcome unknown: ${this.happened}.`
+    const setting = SETTING_READ[this.endpoint]
+    if (setting !== undefined) return `${head} The change may have been made: read ${setting} before sending it again`
     const did = WRITE_DID[this.endpoint]
     if (did === undefined) {
       return `${head} The orders may have been placed: look for client_oid ${

@@ -60,6 +60,8 @@ export interface RateLimitSettings {
 export interface Settings {
   /** the exchange API spoken (default `v2`, the specification's; the exchange is retiring V2: docs/v3.md) */
   readonly apiVersion: ApiVersion
+  /** trade the exchange's demo money (V3's `/capi/v3/sim/…`, asset `SUSDT`; docs/v3.md "Demo trading") */
+  readonly demo: boolean
   readonly futuresBaseUrl: string
   readonly spotBaseUrl: string
   readonly credentials: Option.Option<Credentials>
@@ -82,8 +84,10 @@ export interface Settings {
 
 /** The options shape shared by `layer` and the Promise facade's `createClient`. */
 export interface Options {
-  /** `"v2"` (default) or `"v3"` */
+  /** `"v2"` (default) or `"v3"`; `"v3"` when `demo` is set */
   readonly apiVersion?: ApiVersion
+  /** default false; true trades the exchange's demo money through its V3 demo endpoints (not with `apiVersion: "v2"`) */
+  readonly demo?: boolean
   readonly futuresBaseUrl?: string
   readonly spotBaseUrl?: string
   readonly apiKey?: string | Redacted.Redacted<string>
@@ -187,10 +191,13 @@ const MAX_DECIMAL_LENGTH_LIMIT = 100_000
 /** The ORDERS budget of V3 per window when none is given: the exchange's published sample (docs/v3.md §1.6). */
 export const DEFAULT_V3_ORDERS_PER_WINDOW = 5
 
-const apiVersion = (value: unknown): Checked<ApiVersion> =>
-  value === undefined || value === "v2" || value === "v3"
-    ? Either.right(value ?? "v2")
-    : invalid("apiVersion", `must be "v2" or "v3", got ${shown(value)}`)
+/** The version spoken: V2 unless told, V3 for the demo, whose endpoints only V3 has. */
+const apiVersion = (value: unknown, demo: boolean): Checked<ApiVersion> => {
+  if (value !== undefined && value !== "v2" && value !== "v3") return invalid("apiVersion", `must be "v2" or "v3", got ${shown(value)}`)
+  // no lower-case option names in the reason but those meant: namingVariable renames them for the environment
+  if (demo && value === "v2") return invalid("demo", `needs V3 (the exchange serves it under /capi/v3/sim/ only), but apiVersion is "v2": leave apiVersion out or set it to "v3"`)
+  return Either.right(value ?? (demo ? "v3" : "v2"))
+}
 
 const rateLimitSettings = (limits: Options["rateLimit"], version: ApiVersion): Checked<RateLimitSettings | false> =>
   Either.gen(function*() {
@@ -235,9 +242,11 @@ export const validate = (options: Options): Checked<Settings> =>
       return yield* invalid(missing[0]!, `is missing: API credentials are all three or none (missing: ${missing.join(", ")})`)
     }
     if (options.locale !== undefined && typeof options.locale !== "string") return yield* invalid("locale", "must be a string")
-    const version = yield* apiVersion(options.apiVersion)
+    const demo = yield* flag("demo", options.demo, false)
+    const version = yield* apiVersion(options.apiVersion, demo)
     return {
       apiVersion: version,
+      demo,
       futuresBaseUrl: yield* baseUrl("futuresBaseUrl", options.futuresBaseUrl, PRODUCTION_FUTURES_BASE_URL),
       spotBaseUrl: yield* baseUrl("spotBaseUrl", options.spotBaseUrl, PRODUCTION_SPOT_BASE_URL),
       credentials: apiKey && apiSecret && apiPassphrase ? Option.some({ apiKey, apiSecret, apiPassphrase }) : Option.none(),
@@ -266,6 +275,7 @@ const optionalBoolean = (name: string) => Config.option(Config.boolean(name)).pi
 /** The environment variable of each option read from the environment, to name the variable in a ConfigError. */
 const VARIABLE_OF: Readonly<Record<string, string>> = {
   apiVersion: "TRADEDESK_API_VERSION",
+  demo: "TRADEDESK_DEMO",
   futuresBaseUrl: "TRADEDESK_FUTURES_BASE_URL",
   spotBaseUrl: "TRADEDESK_SPOT_BASE_URL",
   apiKey: "TRADEDESK_API_KEY",
@@ -286,7 +296,7 @@ const VARIABLE_OF: Readonly<Record<string, string>> = {
 }
 
 /**
- * Options from the environment: `TRADEDESK_API_VERSION` (`v2` or `v3`), `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
+ * Options from the environment: `TRADEDESK_API_VERSION` (`v2` or `v3`), `TRADEDESK_DEMO` (`true` or `false`), `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
  * `TRADEDESK_API_SECRET`, `TRADEDESK_API_PASSPHRASE`, `TRADEDESK_LOCALE`, `TRADEDESK_TIMEOUT_MS`,
  * `TRADEDESK_CLOCK_OFFSET_MS`, `TRADEDESK_SYNC_CLOCK`, `TRADEDESK_MAX_RESPONSE_BYTES`, `TRADEDESK_MAX_DECIMAL_LENGTH`,
  * `TRADEDESK_IP_WEIGHT_PER_WINDOW`, `TRADEDESK_UID_WEIGHT_PER_WINDOW`, `TRADEDESK_RATE_WINDOW_MS`,
@@ -294,6 +304,7 @@ const VARIABLE_OF: Readonly<Record<string, string>> = {
  */
 export const optionsFromEnv: Config.Config<Options> = Config.all({
   apiVersion: Config.option(Config.literal("v2", "v3")("TRADEDESK_API_VERSION")).pipe(Config.map(Option.getOrUndefined)),
+  demo: Config.option(Config.literal("true", "false")("TRADEDESK_DEMO")).pipe(Config.map(Option.match({ onNone: () => undefined, onSome: (value) => value === "true" }))),
   futuresBaseUrl: optionalString("TRADEDESK_FUTURES_BASE_URL"),
   spotBaseUrl: optionalString("TRADEDESK_SPOT_BASE_URL"),
   apiKey: optionalSecret("TRADEDESK_API_KEY"),

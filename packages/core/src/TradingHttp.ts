@@ -50,6 +50,8 @@ import { accountKey, RateLimit } from "./RateLimit.js"
 import type { Budget, PublishedBudgets } from "./RateLimit.js"
 import * as Signer from "./Signer.js"
 import { TradeDeskConfig } from "./TradeDeskConfig.js"
+import type { Settings } from "./TradeDeskConfig.js"
+import * as Demo from "./v3/demo.js"
 import * as V3Limits from "./v3/rateLimits.js"
 import * as V3 from "./v3/table.js"
 import type { Operation, WireTable } from "./Wire.js"
@@ -60,8 +62,9 @@ export class TradingHttp extends Context.Tag("@tradedesk/core/TradingHttp")<Trad
   readonly call: <P, A>(operation: Operation<P, A>, params: P) => Effect.Effect<A, TradeDeskError>
 }>() {}
 
-/** The table of an API version. */
-export const wireOf = (version: WireTable["version"]): WireTable => (version === "v3" ? V3.table : Endpoints.table)
+/** The table of the configured API version, or the demo's (V3 only) when demo trading is on. */
+export const wireOf = (settings: Pick<Settings, "apiVersion" | "demo">): WireTable =>
+  settings.demo ? Demo.table : settings.apiVersion === "v3" ? V3.table : Endpoints.table
 
 /**
  * Called when a write's request is handed to the HTTP client: from then on, until its answer is read, an interrupted
@@ -233,7 +236,7 @@ const make = Effect.gen(function*() {
   const account = Option.map(settings.credentials, (credentials) => accountKey(Redacted.value(credentials.apiKey)))
   const localeHeader = Option.match(settings.locale, { onNone: () => ({}), onSome: (locale) => ({ locale }) })
   const maxBytes = settings.maxResponseBytes
-  const table = wireOf(settings.apiVersion)
+  const table = wireOf(settings)
   const overCapDetail = new ResponseTooLarge(maxBytes).detail
 
   const tooLarge = (endpoint: Endpoint<any, any>, bodyExcerpt: string) => new DecodeError({ endpoint: endpoint.name, detail: overCapDetail, bodyExcerpt })
@@ -299,7 +302,7 @@ const make = Effect.gen(function*() {
     }
     const errorBody = parsed ? errorBodyOf(json) : undefined
     const refused = (body: ExchangeErrorBody) =>
-      Effect.fail(new ExchangeApiError({ endpoint: endpoint.name, status, code: body.code, msg: body.msg, category: categoryOf(body.code, status) }))
+      Effect.fail(new ExchangeApiError({ endpoint: endpoint.name, status, code: body.code, msg: body.msg, category: categoryOf(body.code, status, body.msg) }))
     if (status === 429 || errorBody?.code === "429") {
       return Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.flatMap(

@@ -8,6 +8,7 @@ import type * as Effect from "effect/Effect"
 import type { Endpoint } from "./Endpoints.js"
 import type * as V2 from "./Endpoints.js"
 import type { ApiVersion, EndpointName, TradeDeskError } from "./Errors.js"
+import type * as TradingFees from "./account/TradingFees.js"
 import type * as FundingRate from "./market/FundingRate.js"
 
 /** Sends one request of the table's version through the transport (limiter, signing, decoding, error mapping). */
@@ -35,11 +36,12 @@ export type Operation<P, A> = Endpoint<P, A> | Composite<P, A> | Unsupported
 type OperationOf<E> = E extends Endpoint<infer P, infer A> ? Operation<P, A> : never
 
 /**
- * The operations V2 has no one request for, with their caller's types: V2's table holds them as `Unsupported`, later
- * versions as requests.
+ * The operations V2 has no one request for, with their caller's types: V2's table holds them as composites of
+ * several requests (or as `Unsupported`), later versions as they carry them.
  */
 export interface BeyondV2 {
   readonly fundingRate: Endpoint<FundingRate.FundingRateRequest, FundingRate.FundingRate>
+  readonly tradingFees: Endpoint<TradingFees.TradingFeesRequest, TradingFees.TradingFees>
 }
 
 /** Every operation's caller's types: those of the V2 table's requests, then those beyond V2. */
@@ -95,7 +97,10 @@ const EVERY_OPERATION: { readonly [K in OperationName]: null } = {
   openInterest: null,
   marketTrades: null,
   fundingHistory: null,
-  fundingRate: null
+  fundingRate: null,
+  markPrice: null,
+  tradingFees: null,
+  adjustMargin: null
 }
 
 /** Every operation name, in the V2 table's order. */

@@ -19,10 +19,13 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { setMaxListeners } from "node:events"
+import { Account } from "./account/Account.js"
+import type { AdjustMarginRequest } from "./account/AdjustMargin.js"
 import type { AccountSettingsRequest, SetLeverageRequest, SetMarginModeRequest } from "./account/Leverage.js"
 import type { FuturesBillsRequest } from "./account/FuturesBill.js"
 import type { SpotBillsRequest } from "./account/SpotBill.js"
 import { SpotBills } from "./account/SpotBills.js"
+import type { TradingFeesRequest } from "./account/TradingFees.js"
 import { AffiliateStats } from "./affiliate/AffiliateStats.js"
 import type { AffiliateStatsRequest } from "./affiliate/AffiliateUserStats.js"
 import * as Endpoints from "./Endpoints.js"
@@ -41,6 +44,7 @@ import type { ContractsRequest } from "./market/Contract.js"
 import type { DepthRequest } from "./market/Depth.js"
 import type { FundingHistoryRequest } from "./market/FundingHistory.js"
 import type { FundingRateRequest } from "./market/FundingRate.js"
+import type { MarkPriceRequest } from "./market/MarkPrice.js"
 import type { MarketTradesRequest } from "./market/MarketTrade.js"
 import type { OpenInterestRequest } from "./market/OpenInterest.js"
 import { Market } from "./market/Market.js"
@@ -89,6 +93,9 @@ export interface BatchOrdersInput extends Omit<DomainBatchOrdersInput, "orders">
 /** A plan (trigger) order to place: size and prices as decimal strings, `BigDecimal`s or whole numbers. */
 export type PlacePlanOrderInput = WithDecimalInputs<DomainPlacePlanOrderInput>
 
+/** A margin move: the amount as a decimal string, a `BigDecimal` or a whole number. */
+export type AdjustMarginInput = WithDecimalInputs<AdjustMarginRequest>
+
 export interface TradeDeskClient {
   /** every futures ticker (weight IP 40) */
   readonly tickers: (options?: CallOptions) => Promise<ReadonlyArray<Plain.Ticker>>
@@ -122,7 +129,7 @@ export interface TradeDeskClient {
   readonly ticker: (params: { readonly symbol: string }, options?: CallOptions) => Promise<Plain.Ticker>
   readonly depth: (params: DepthRequest, options?: CallOptions) => Promise<Plain.Depth>
   readonly candles: (params: CandlesRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Candle>>
-  /** one symbol's funding now: rate, next funding time, mark and index price (V3; UnsupportedOperationError on V2) */
+  /** one symbol's funding now: rate, next funding time, mark and index price (V2 joins three requests) */
   readonly fundingRate: (params: FundingRateRequest, options?: CallOptions) => Promise<Plain.FundingRate>
   /** one symbol's open interest */
   readonly openInterest: (params: OpenInterestRequest, options?: CallOptions) => Promise<Plain.OpenInterest>
@@ -130,6 +137,8 @@ export interface TradeDeskClient {
   readonly marketTrades: (params: MarketTradesRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.MarketTrade>>
   /** the funding rates one symbol was last settled at (up to 100; the mark price at each on V3 only) */
   readonly fundingHistory: (params: FundingHistoryRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.FundingSettlement>>
+  /** one symbol's mark and index price */
+  readonly markPrice: (params: MarkPriceRequest, options?: CallOptions) => Promise<Plain.MarkPrice>
   readonly futuresAssets: (options?: CallOptions) => Promise<ReadonlyArray<Plain.FuturesAsset>>
   readonly accounts: (options?: CallOptions) => Promise<Plain.AccountInfo>
   readonly accountSettings: (params?: AccountSettingsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.LeverageSetting>>
@@ -137,6 +146,13 @@ export interface TradeDeskClient {
   readonly setLeverage: (params: SetLeverageRequest, options?: CallOptions) => Promise<void>
   /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accounts` to see */
   readonly setMarginMode: (params: SetMarginModeRequest, options?: CallOptions) => Promise<void>
+  /**
+   * moves margin into an isolated position or out of it; a write, never retried: a lost answer rejects with an
+   * OutcomeUnknownError; read `positions` to see
+   */
+  readonly adjustMargin: (params: AdjustMarginInput, options?: CallOptions) => Promise<void>
+  /** the maker and taker fee rates the account pays on one symbol */
+  readonly tradingFees: (params: TradingFeesRequest, options?: CallOptions) => Promise<Plain.TradingFees>
   readonly futuresBills: (params?: FuturesBillsRequest, options?: CallOptions) => Promise<Plain.FuturesBillPage>
   readonly spotAssets: (options?: CallOptions) => Promise<ReadonlyArray<Plain.SpotAsset>>
   readonly positions: (options?: CallOptions) => Promise<ReadonlyArray<Plain.Position>>
@@ -184,6 +200,7 @@ const clientLayer = (options: Options): Layer.Layer<Requirements, TradeDeskError
 
 const ORDER_DECIMALS = ["size", "price", "takeProfitPrice", "stopLossPrice"]
 const PLAN_ORDER_DECIMALS = ["size", "triggerPrice", "executePrice"]
+const MARGIN_DECIMALS = ["amount"]
 
 /** The batch with every order's decimals made `BigDecimal`s, or the InputError naming the first that is not exact. */
 const batchWithDecimals = (batch: BatchOrdersInput): Effect.Effect<unknown, InputError> =>
@@ -382,11 +399,23 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     openInterest: (params, options) => call("openInterest", params, options),
     marketTrades: (params, options) => call("marketTrades", params, options),
     fundingHistory: (params, options) => call("fundingHistory", params, options),
+    markPrice: (params, options) => call("markPrice", params, options),
     futuresAssets: (options) => call("futuresAssets", {}, options),
     accounts: (options) => call("accounts", {}, options),
     accountSettings: (params, options) => call("accountSettings", params ?? {}, options),
     setLeverage: (params, options) => call("setLeverage", params, options),
     setMarginMode: (params, options) => call("setMarginMode", params, options),
+    adjustMargin: (params, options) =>
+      viaService(
+        "adjustMargin",
+        Effect.flatMap(
+          withDecimals("adjustMargin", "", params, MARGIN_DECIMALS),
+          // its amount is a BigDecimal from here on: what the service's input type describes
+          (checked) => Effect.flatMap(Account, (service) => service.adjustMargin(checked as AdjustMarginRequest))
+        ),
+        options
+      ),
+    tradingFees: (params, options) => call("tradingFees", params, options),
     futuresBills: (params, options) => call("futuresBills", params ?? {}, options),
     spotAssets: (options) => call("spotAssets", {}, options),
     positions: (options) => call("positions", {}, options),

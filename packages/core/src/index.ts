@@ -1,7 +1,7 @@
 // The client: configuration, HTTP client, limiter, errors and the Promise facade (the transport's plumbing is in
 // transport.ts, the package's "./transport" entry).
 export { createClient } from "./client.js"
-export type { BatchOrdersInput, CallOptions, PlacePlanOrderInput, PlainOrderInput, TradeDeskClient } from "./client.js"
+export type { AdjustMarginInput, BatchOrdersInput, CallOptions, PlacePlanOrderInput, PlainOrderInput, TradeDeskClient } from "./client.js"
 export { AbortedError, isTradeDeskError, UnexpectedError } from "./facade/errors.js"
 export type { TradeDeskClientError } from "./facade/errors.js"
 export type { DecimalInput } from "./facade/inputs.js"
@@ -31,20 +31,23 @@ export * as ContractRules from "./market/ContractRules.js"
 export * as Depth from "./market/Depth.js"
 export * as FundingHistory from "./market/FundingHistory.js"
 export * as FundingRate from "./market/FundingRate.js"
+export * as MarkPrice from "./market/MarkPrice.js"
 export * as MarketTrade from "./market/MarketTrade.js"
 export * as OpenInterest from "./market/OpenInterest.js"
 export * as Market from "./market/Market.js"
 export * as MarketStats from "./market/MarketStats.js"
 export * as Ticker from "./market/Ticker.js"
 export * as Tickers from "./market/Tickers.js"
-// Accounts: futures and spot balances, settings, leverage, ledgers.
+// Accounts: futures and spot balances, settings, leverage, position margin, fees, ledgers.
 export * as Account from "./account/Account.js"
 export * as AccountInfo from "./account/AccountInfo.js"
+export * as AdjustMargin from "./account/AdjustMargin.js"
 export * as Asset from "./account/Asset.js"
 export * as FuturesBill from "./account/FuturesBill.js"
 export * as Leverage from "./account/Leverage.js"
 export * as SpotBill from "./account/SpotBill.js"
 export * as SpotBills from "./account/SpotBills.js"
+export * as TradingFees from "./account/TradingFees.js"
 // Positions.
 export * as Position from "./positions/Position.js"
 export * as Positions from "./positions/Positions.js"

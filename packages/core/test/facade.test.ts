@@ -18,6 +18,7 @@ import { AbortedError, isTradeDeskError } from "../src/facade/errors.js"
 import { plainCodec, toPlain } from "../src/internal/plainRecord.js"
 import type { Codec } from "../src/internal/wireRecord.js"
 import { Market } from "../src/market/Market.js"
+import { MarketStats } from "../src/market/MarketStats.js"
 import * as Ticker from "../src/market/Ticker.js"
 import { Tickers } from "../src/market/Tickers.js"
 import { BatchOrders } from "../src/orders/BatchOrders.js"
@@ -151,6 +152,16 @@ const KINDS: Record<string, Kind> = {
   cancelAllOrders: { fixture: "cancelAllOrders.json", facade: (c) => c.cancelAllOrders(), domain: Effect.flatMap(Orders, (s) => s.cancelAllOrders()) },
   futuresAssets: { fixture: "futuresAssets.json", facade: (c) => c.futuresAssets(), domain: Effect.flatMap(Account, (s) => s.futuresAssets()) },
   accounts: { fixture: "getAccounts.json", facade: (c) => c.accounts(), domain: Effect.flatMap(Account, (s) => s.accounts()) },
+  tradingFees: {
+    fixture: "getAccounts.json",
+    facade: (c) => c.tradingFees({ symbol: "cmt_btcusdt" }),
+    domain: Effect.flatMap(Account, (s) => s.tradingFees({ symbol: "cmt_btcusdt" }))
+  },
+  markPrice: {
+    fixture: "ticker.json",
+    facade: (c) => c.markPrice({ symbol: "cmt_btcusdt" }),
+    domain: Effect.flatMap(MarketStats, (s) => s.markPrice({ symbol: "cmt_btcusdt" }))
+  },
   accountSettings: { fixture: "accountSettings.json", facade: (c) => c.accountSettings(), domain: Effect.flatMap(Account, (s) => s.accountSettings()) },
   setLeverage: {
     fixture: "setLeverage.json",

@@ -53,7 +53,7 @@ describe("decoding V3 premiumIndex (the funding rate now)", () => {
   })
 })
 
-describe("the funding rate over V3 against a loopback exchange, and V2's answer", () => {
+describe("the funding rate over V3 against a loopback exchange, and over V2", () => {
   const holder = useLoopback()
   const run = <A>(program: Effect.Effect<A, TradeDeskError, TradeDesk.Services>, options = {}) =>
     runAgainst(holder.server, program, { apiVersion: "v3", ...options })
@@ -86,9 +86,20 @@ describe("the funding rate over V3 against a loopback exchange, and V2's answer"
     expect(holder.server.requests.filter((r) => r.path.includes("premiumIndex"))).toEqual([])
   })
 
-  it("the Promise facade: plain funding on V3; on V2 an UnsupportedOperationError naming V3's way, nothing sent", async () => {
-    const body = await fixture("v3/market/premiumIndex.json")
-    holder.server.handle = (request) => (request.path === "/capi/v3/market/premiumIndex" ? { body } : { status: 404, body: "not here" })
+  it("the Promise facade: plain funding on V3, and on V2 the same fields joined from three requests", async () => {
+    const [body, rate, time, ticker] = await Promise.all(
+      ["v3/market/premiumIndex.json", "currentFundRate.json", "fundingTime.json", "ticker.json"].map((name) => fixture(name))
+    )
+    const bodies: Record<string, string | undefined> = {
+      "/capi/v3/market/premiumIndex": body,
+      "/capi/v2/market/currentFundRate": rate,
+      "/capi/v2/market/funding_time": time,
+      "/capi/v2/market/ticker": ticker
+    }
+    holder.server.handle = (request) => {
+      const answer = bodies[request.path]
+      return answer === undefined ? { status: 404, body: "not here" } : { body: answer }
+    }
     const options = { futuresBaseUrl: holder.server.url, spotBaseUrl: holder.server.url, ...CREDENTIALS, syncClock: false }
     const v2 = createClient(options)
     const v3 = createClient({ ...options, apiVersion: "v3" })
@@ -101,14 +112,14 @@ describe("the funding rate over V3 against a loopback exchange, and V2's answer"
         indexPrice: "69347.9",
         timestamp: new Date(1764505777345)
       })
-      const before = holder.server.requests.length
-      await expect(v2.fundingRate({ symbol: "cmt_btcusdt" })).rejects.toMatchObject({
-        _tag: "UnsupportedOperationError",
-        endpoint: "fundingRate",
-        apiVersion: "v2",
-        reason: expect.stringContaining("/capi/v3/market/premiumIndex")
+      expect(await v2.fundingRate({ symbol: "cmt_btcusdt" })).toEqual({
+        symbol: "cmt_btcusdt",
+        fundingRate: "0.000125",
+        nextFundingTime: new Date(1764489600000),
+        markPrice: "90755.2",
+        indexPrice: "90797.161",
+        timestamp: new Date(1764482511000)
       })
-      expect(holder.server.requests.length).toBe(before)
     } finally {
       await Promise.all([v2.close(), v3.close()])
     }

@@ -19,6 +19,7 @@ import { planRecord } from "./records.js"
 import { Trading } from "./Trading.js"
 import type { BudgetSettings } from "./Budgets.js"
 import { stringify } from "./json.js"
+import { DemoV3 } from "./v3/demo.js"
 import { MarketV3 } from "./v3/market.js"
 import { TradingV3 } from "./v3/trading.js"
 import type { Fields } from "./requests.js"
@@ -96,6 +97,8 @@ export class Exchange {
   readonly trading: Trading
   readonly marketV3: MarketV3
   readonly tradingV3: TradingV3
+  /** the exchange's demo trading (`/capi/v3/sim/…`): a demo account per account */
+  readonly demoV3: DemoV3
   private readonly ledger: Ledger
   private readonly orders: Orders
   private readonly affiliate = new Affiliate()
@@ -109,6 +112,7 @@ export class Exchange {
     this.trading = new Trading(this.market, this.orders, this.ledger)
     this.marketV3 = new MarketV3(this.market, options.budgets)
     this.tradingV3 = new TradingV3(this.market, this.orders)
+    this.demoV3 = new DemoV3(this.tradingV3, this.orders.futures, options.accounts, options.now)
     this.activities = options.accounts.map((account): Activity => ({
       uid: account.uid,
       agent: account.agent,

@@ -67,6 +67,12 @@ export interface Position {
   updatedAt: number
 }
 
+/** Why a margin move was refused: no such position of the account, a cross one, or more than may move. */
+export interface MarginMoveRefusal {
+  readonly reason: "no position" | "not isolated" | "not enough"
+  readonly message: string
+}
+
 export interface Bill {
   readonly billId: bigint
   readonly symbol: string
@@ -253,6 +259,34 @@ export class Futures {
     const account = this.account(uid)
     if (this.positionsOf(uid, symbol).length > 0) return `the margin mode cannot change while ${symbol} has an open position`
     account.settings.set(symbol, { ...this.settings(uid, symbol), marginMode })
+    account.updatedAt = time
+    return undefined
+  }
+
+  /**
+   * `adjustMargin` (V2) and `positionMargin` (V3): moves `amount` (10^-8 USDT, above zero) from the available balance
+   * into an isolated position, or back out of it while it keeps the margin its size needs at its leverage after its
+   * unrealised loss (it could not be opened with less). A cross position has no margin of its own to move. Answers why
+   * not, or undefined when done.
+   */
+  adjustMargin(uid: string, positionId: string, direction: "add" | "reduce", amount: bigint, time: number): MarginMoveRefusal | undefined {
+    const account = this.account(uid)
+    const position = [...account.positions.values()].find((candidate) => candidate.id.toString() === positionId)
+    if (position === undefined) return { reason: "no position", message: `the account has no position ${positionId}` }
+    if (position.marginMode !== "isolated") {
+      return { reason: "not isolated", message: `position ${positionId} is cross: only an isolated position's margin can be adjusted` }
+    }
+    if (direction === "add") {
+      if (amount > this.free(account)) return { reason: "not enough", message: "Move margin available amount not enough" }
+      position.margin += amount
+    } else {
+      const unrealised = this.unrealised(position)
+      const needed = divide(toUsdt(position.openValue, position.instrument), BigInt(position.leverage))
+      const movable = position.margin + (unrealised < 0n ? unrealised : 0n) - needed
+      if (amount > movable) return { reason: "not enough", message: "Move margin available amount not enough" }
+      position.margin -= amount
+    }
+    position.updatedAt = time
     account.updatedAt = time
     return undefined
   }

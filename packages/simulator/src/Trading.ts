@@ -5,6 +5,7 @@
  * answers the wire JSON text shaped as the exchange's samples, or a refusal.
  */
 import { Schema } from "effect"
+import { Decimal } from "@tradedesk/core"
 import type { BatchOrder } from "@tradedesk/core"
 import { PlanOrder } from "@tradedesk/core"
 import type { Call } from "./Exchange.js"
@@ -33,7 +34,8 @@ import {
 import type { Fields } from "./requests.js"
 import { bodyFields, decodeBody, queryFields } from "./requests.js"
 import type { DemoAccount } from "./types.js"
-import { text } from "./units.js"
+import { text, toUnits } from "./units.js"
+import { quoteIntegers } from "./v3/params.js"
 
 type Answer = string | Failure
 
@@ -43,6 +45,9 @@ const MAX_HISTORY_DAYS = 90
 const DAY_MS = 86_400_000
 const DEFAULT_BILLS_LIMIT = 20
 const MARGIN_MODES: Readonly<Record<string, MarginMode>> = { "1": "cross", "3": "isolated" }
+/** The coin of the futures margin, and the only `coinId` a margin move takes. */
+const USDT_COIN_ID = 2
+const SIGNED_DECIMAL = /^-?\d{1,30}(\.\d{1,30})?$/
 const DELEGATE_TYPES: Readonly<Record<number, BatchOrder.NewOrderType>> = { 1: "open_long", 2: "open_short", 3: "close_long", 4: "close_short" }
 
 const encodePlan = Schema.encodeSync(PlanOrder.PlanOrder)
@@ -328,6 +333,30 @@ export class Trading {
       if (instrument === undefined) return unknownSymbol(symbol)
       const why = this.orders.futures.setLeverage(account.uid, instrument, modeOf(marginMode), num(long) ?? 0, num(short) ?? num(long) ?? 0, call.now)
       return why === undefined ? success(call.now) : badParameter(why)
+    })
+  }
+
+  /**
+   * `POST /capi/v2/account/adjustMargin` (docs/trading.md §8.4): `isolatedPositionId` (a JSON number, read exactly),
+   * `collateralAmount` (a decimal string, positive adds, negative reduces; at most 8 decimals), `coinId` 2 (USDT) if
+   * given. Refusals are 40017, the exchange's generic code (it documents none for this request).
+   */
+  adjustMargin(call: Call, account: DemoAccount): Answer {
+    return withFields(bodyFields(quoteIntegers(call.body)), (fields) => {
+      const positionId = idParam(fields, "isolatedPositionId")
+      const coinId = wholeParam(fields, "coinId", USDT_COIN_ID, USDT_COIN_ID)
+      if (isFailure(positionId)) return positionId
+      if (isFailure(coinId)) return coinId
+      if (positionId === undefined) return missing("isolatedPositionId")
+      const amount = fields["collateralAmount"]
+      if (amount === undefined || amount === null || amount === "") return missing("collateralAmount")
+      const parsed = typeof amount === "string" && SIGNED_DECIMAL.test(amount) ? Decimal.parse(amount) : undefined
+      const units = parsed === undefined ? undefined : toUnits(parsed, AMOUNT_SCALE)
+      if (units === undefined || units === 0n) {
+        return badParameter(`collateralAmount must be a non-zero decimal string with at most ${AMOUNT_SCALE} decimals, got ${JSON.stringify(amount)}`)
+      }
+      const why = this.orders.futures.adjustMargin(account.uid, positionId, units > 0n ? "add" : "reduce", units > 0n ? units : -units, call.now)
+      return why === undefined ? success(call.now) : badParameter(why.message)
     })
   }
 

@@ -8,6 +8,7 @@ import type { EndpointName } from "@tradedesk/core"
 import type { Call, Exchange } from "./Exchange.js"
 import type { Failure } from "./failures.js"
 import { candles, contracts, depth, ticker } from "./marketData.js"
+import { currentFundRate, fundingTime } from "./funding.js"
 import { fundingHistoryV2 } from "./fundingHistory.js"
 import { marketTradesV2 } from "./marketTrades.js"
 import { openInterestV2 } from "./openInterest.js"
@@ -129,6 +130,7 @@ const v2Operations: ReadonlyArray<Operation> = [
   signedOwn("accountSettings", "GET", "/capi/v2/account/settings", 1, 1, (trading, call, account) => trading.accountSettings(call, account)),
   signedOwn("setLeverage", "POST", "/capi/v2/account/leverage", 10, 20, (trading, call, account) => trading.setLeverage(call, account)),
   signedOwn("setMarginMode", "POST", "/capi/v2/account/position/changeHoldModel", 20, 50, (trading, call, account) => trading.setMarginMode(call, account)),
+  signedOwn("adjustMargin", "POST", "/capi/v2/account/adjustMargin", 15, 30, (trading, call, account) => trading.adjustMargin(call, account)),
   signedOwn("futuresBills", "POST", "/capi/v2/account/bills", 2, 5, (trading, call, account) => trading.futuresBills(call, account)),
   // the service states no weight for the spot balance: that of the spot bills
   {
@@ -142,7 +144,9 @@ const v2Operations: ReadonlyArray<Operation> = [
   pub("candles", "GET", "/capi/v2/market/candles", 1, (exchange, call) => candles(exchange.market, call)),
   pub("openInterest", "GET", "/capi/v2/market/open_interest", 2, (exchange, call) => openInterestV2(exchange.market, call)),
   pub("marketTrades", "GET", "/capi/v2/market/trades", 5, (exchange, call) => marketTradesV2(exchange.market, call)),
-  pub("fundingHistory", "GET", "/capi/v2/market/getHistoryFundRate", 5, (exchange, call) => fundingHistoryV2(exchange.market, call))
+  pub("fundingHistory", "GET", "/capi/v2/market/getHistoryFundRate", 5, (exchange, call) => fundingHistoryV2(exchange.market, call)),
+  pub("fundingRate", "GET", "/capi/v2/market/currentFundRate", 1, (exchange, call) => currentFundRate(exchange.market, call)),
+  pub("fundingRate", "GET", "/capi/v2/market/funding_time", 1, (exchange, call) => fundingTime(exchange.market, call))
 ]
 
 /** V2's operations, then V3's: a V3 route shares the name of the V2 operation it stands for (its counter and faults). */

@@ -45,6 +45,8 @@ export type OperationName =
   | "openInterest"
   | "marketTrades"
   | "fundingHistory"
+  | "markPrice"
+  | "adjustMargin"
   | "apiTradingSymbols"
   | "bookTicker"
   | "commissionRate"

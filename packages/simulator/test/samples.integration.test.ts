@@ -111,6 +111,8 @@ describe("every official sample decodes through core's services, ids exact", () 
     expect([setting!.symbol, format(setting!.cross)]).toEqual(["cmt_ethusdt", "20.00"])
     await answering("setLeverage", account((service) => service.setLeverage({ symbol: "cmt_bchusdt", marginMode: "cross", longLeverage: 2, shortLeverage: 2 })))
     await answering("setLeverage", account((service) => service.setMarginMode({ symbol: "cmt_bchusdt", marginMode: "cross" })))
+    // the margin move answers the same status body (docs/trading.md §8.4)
+    await answering("setLeverage", account((service) => service.adjustMargin({ positionId: "690800371848708186", direction: "add", amount: d("10") })))
     const spot = await answering("spotAssets", account((service) => service.spotAssets()))
     expect(spot.map((asset) => [Option.getOrUndefined(asset.coinId), asset.coin, format(asset.available)])).toEqual([[1, "BTC", "0.0040000000000000"], [2, "USDT", "10000999657.8927028500000000"]])
   })
@@ -179,6 +181,8 @@ describe("every endpoint of core's table against the simulator", () => {
       expect((yield* stats.openInterest({ symbol: BTC })).symbol).toBe(BTC)
       expect((yield* stats.marketTrades({ symbol: BTC, limit: 5 })).length).toBeGreaterThan(0)
       expect((yield* stats.fundingHistory({ symbol: BTC, limit: 5 })).length).toBeGreaterThan(0)
+      expect((yield* stats.fundingRate({ symbol: BTC })).symbol).toBe(BTC)
+      expect(format((yield* stats.markPrice({ symbol: BTC })).markPrice)).toBe("65000.0")
 
       expect((yield* account.futuresAssets()).map((asset) => asset.coin)).toEqual(["USDT"])
       expect((yield* account.accounts()).collateral.length).toBeGreaterThan(0)
@@ -186,6 +190,11 @@ describe("every endpoint of core's table against the simulator", () => {
       yield* account.setLeverage({ symbol: BTC, marginMode: "cross", longLeverage: 10, shortLeverage: 10 })
       // a symbol with no position and no open order, plan orders included
       yield* account.setMarginMode({ symbol: "cmt_dotusdt", marginMode: "isolated" })
+      yield* Effect.flatMap(BatchOrders.BatchOrders, (service) =>
+        service.place({ symbol: "cmt_dotusdt", orders: [{ clientOid: "rt-isolated", type: "open_long", size: d("10.0"), priceMode: "market" }] }))
+      const [isolated] = yield* positions.position({ symbol: "cmt_dotusdt" })
+      yield* account.adjustMargin({ positionId: isolated!.positionId, direction: "add", amount: d("1") })
+      expect(format((yield* account.tradingFees({ symbol: BTC })).takerFeeRate)).toMatch(/^0\.\d+$/)
       expect((yield* account.futuresBills({ symbol: BTC, limit: 5 })).bills.length).toBeGreaterThan(0)
       expect((yield* account.spotAssets()).map((asset) => asset.coin)).toContain("USDT")
     })
@@ -193,9 +202,10 @@ describe("every endpoint of core's table against the simulator", () => {
     const page = await ok(sim, Effect.flatMap(AffiliateStats.AffiliateStats, (service) => service.page({ pageSize: 5 })), sim.accounts.agent)
     expect(page.records.length).toBeGreaterThan(0)
 
-    // the five operations of docs/interface.md, the server time, the 24 of the trading interface and 3 market reads
-    // (open interest, market trades, funding history; the funding rate now is V3's alone)
-    expect(endpoints).toHaveLength(33)
+    // the five operations of docs/interface.md, the server time, the 24 of the trading interface, 4 market reads (open
+    // interest, market trades, funding history, the mark price) and the margin move; V2's funding rate now and trading
+    // fees are composites of these requests and of their own
+    expect(endpoints).toHaveLength(35)
     const after = sim.counters()
     const unserved = endpoints.map((endpoint) => operationOf(endpoint)).filter((name) => after[name] === before[name])
     expect(unserved).toEqual([])
@@ -216,11 +226,10 @@ describe("every endpoint of core's table against the simulator", () => {
   })
 })
 
-/** The simulator's name of a core endpoint: core's server time is its `time` operation. */
+/** The simulator's name of a core endpoint, by its path: core's server time is its `time`, the mark price (the ticker read) its `ticker`. */
 const operationOf = (endpoint: Described) => {
-  const name = endpoint.name === "serverTime" ? "time" : endpoint.name
-  const served = operations.find((operation) => operation.name === name)
-  if (served === undefined) throw new Error(`the simulator has no operation ${name}`)
+  const served = operations.find((operation) => operation.path === endpoint.path && operation.method === endpoint.method)
+  if (served === undefined) throw new Error(`the simulator serves no ${endpoint.method} ${endpoint.path}`)
   return served.name
 }
 

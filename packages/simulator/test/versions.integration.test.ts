@@ -214,7 +214,7 @@ describe("the same program on V2 and V3 against the simulator", () => {
     expect(v3).toEqual(v2)
   })
 
-  it("the funding rate now: V3 reads premiumIndex (mark and index as its ticker's); V2 rejects it naming V3's way", async () => {
+  it("the funding rate now: V3 reads premiumIndex (mark and index as its ticker's); V2 joins three reads into the same record", async () => {
     const { sim } = await start()
     const [v2, v3] = (["v2", "v3"] as const).map((version) => createClient(optionsOf(sim, sim.accounts.trader, version)))
     try {
@@ -233,12 +233,8 @@ describe("the same program on V2 and V3 against the simulator", () => {
       // mark and index on the last price: no premium
       sim.setPrice(BTC, "65000.0")
       expect(await v3!.fundingRate({ symbol: "BTCUSDT" })).toMatchObject({ markPrice: "65000.0", indexPrice: "65000.0", fundingRate: "0.00000000" })
-      await expect(v2!.fundingRate({ symbol: BTC })).rejects.toMatchObject({
-        _tag: "UnsupportedOperationError",
-        endpoint: "fundingRate",
-        apiVersion: "v2",
-        reason: expect.stringContaining("/capi/v3/market/premiumIndex")
-      })
+      // V2: currentFundRate, funding_time and the ticker, the same values
+      expect(await v2!.fundingRate({ symbol: BTC })).toEqual(await v3!.fundingRate({ symbol: BTC }))
     } finally {
       await Promise.all([v2!.close(), v3!.close()])
     }
@@ -276,25 +272,83 @@ describe("the same program on V2 and V3 against the simulator", () => {
     expect(v2.latest.every((settlement) => settlement.markPrice === undefined)).toBe(true)
   })
 
-  it("the MarketStats service gives the same domain values on both versions (but V3's trade ids and mark prices)", async () => {
+  it("the MarketStats service gives the same domain values on both versions (but V3's trade ids and settlement mark prices)", async () => {
     const program = Effect.flatMap(MarketStats.MarketStats, (stats) =>
       Effect.all({
         openInterest: stats.openInterest({ symbol: BTC }),
         trades: Effect.map(stats.marketTrades({ symbol: BTC, limit: 10 }), (trades) => trades.map(({ tradeId: _, ...trade }) => trade)),
         history: Effect.map(stats.fundingHistory({ symbol: BTC, limit: 5 }), (list) => list.map(({ markPrice: _, ...settlement }) => settlement)),
-        fundingRate: Effect.either(stats.fundingRate({ symbol: BTC }))
+        fundingRate: stats.fundingRate({ symbol: BTC }),
+        markPrice: stats.markPrice({ symbol: BTC })
       }))
     const answers: Partial<Record<Version, Effect.Effect.Success<typeof program>>> = {}
     for (const version of ["v2", "v3"] as const) {
       const { sim } = await start()
       answers[version] = await Effect.runPromise(Effect.provide(program, TradeDesk.layer(optionsOf(sim, sim.accounts.trader, version))))
     }
-    const { fundingRate: v2Funding, ...v2 } = answers.v2!
-    const { fundingRate: v3Funding, ...v3 } = answers.v3!
+    expect(answers.v3).toEqual(answers.v2)
+    expect(answers.v3!.history).toHaveLength(5)
+    expect(answers.v3!.fundingRate.symbol).toBe(BTC)
+    expect(answers.v3!.markPrice.symbol).toBe(BTC)
+  })
+
+  it("the mark price: V2's ticker and V3's symbolPrice give the same record, the ticker's mark and index", async () => {
+    const { v2, v3 } = await runBoth((sim) => sim.accounts.trader, async (client) => ({
+      mark: await client.markPrice({ symbol: BTC }),
+      ticker: await client.ticker({ symbol: BTC })
+    }))
     expect(v3).toEqual(v2)
-    expect(v3.history).toHaveLength(5)
-    expect(v2Funding._tag === "Left" && v2Funding.left._tag).toBe("UnsupportedOperationError")
-    expect(v3Funding._tag === "Right" && v3Funding.right.symbol).toBe(BTC)
+    expect([v3.mark.markPrice, v3.mark.indexPrice]).toEqual([v3.ticker.markPrice, v3.ticker.indexPrice])
+  })
+
+  it("mark and index candles: V3's markPriceKlines and indexPriceKlines give V2's candles of that price type", async () => {
+    const { v2, v3 } = await runBoth((sim) => sim.accounts.trader, async (client) => ({
+      mark: await client.candles({ symbol: BTC, granularity: "15m", limit: 4, priceType: "MARK" }),
+      index: await client.candles({ symbol: BTC, granularity: "1h", limit: 3, priceType: "INDEX" })
+    }))
+    expect(v3.mark).toHaveLength(4)
+    expect(v3.index).toHaveLength(3)
+    expect(comparable(v3)).toEqual(comparable(v2))
+  })
+
+  it("trading fees: V3's commissionRate and V2's account overview give the same rates", async () => {
+    const { v2, v3 } = await runBoth((sim) => sim.accounts.trader, (client) => client.tradingFees({ symbol: BTC }))
+    expect(comparable({ fees: v3 })).toEqual(comparable({ fees: v2 }))
+    expect(v3.symbol).toBe(BTC)
+  })
+
+  it("margin moves on an isolated position: added, reduced, refused beyond what may move and for a position not held, alike on both versions", async () => {
+    const DOT = "cmt_dotusdt"
+    let sim: RunningSimulator | undefined
+    const { v2, v3 } = await runBoth((started) => {
+      sim = started
+      return started.accounts.trader
+    }, async (client) => {
+      sim!.setPrice(DOT, "7.000")
+      await client.setMarginMode({ symbol: DOT, marginMode: "isolated" })
+      await client.batchOrders({ symbol: DOT, orders: [{ clientOid: "isolated-long", type: "open_long", size: "100.0", priceMode: "market" }] })
+      const margin = async () => {
+        const position = (await client.positions()).find((item) => item.symbol === DOT && item.marginMode === "isolated")
+        return { id: position!.positionId, margin: position!.isolatedMargin }
+      }
+      const opened = await margin()
+      await client.adjustMargin({ positionId: opened.id, direction: "add", amount: "100" })
+      const added = await margin()
+      await client.adjustMargin({ positionId: opened.id, direction: "reduce", amount: "40.5" })
+      const reduced = await margin()
+      const tooMuch = await client.adjustMargin({ positionId: opened.id, direction: "reduce", amount: "1000000" }).catch((error) => error)
+      const noSuch = await client.adjustMargin({ positionId: "1", direction: "add", amount: "1" }).catch((error) => error)
+      return {
+        moved: [opened.margin, added.margin, reduced.margin].map((value) => BigDecimal.unsafeFromString(value)),
+        refusals: [tooMuch, noSuch].map((error) => [error._tag, error.category, error.refusedBeforeActing])
+      }
+    })
+    const [opened, added, reduced] = v3.moved
+    expect(BigDecimal.format(BigDecimal.subtract(added!, opened!))).toBe("100")
+    expect(BigDecimal.format(BigDecimal.subtract(added!, reduced!))).toBe("40.5")
+    expect(v3.refusals).toEqual([["ExchangeApiError", "rejected", true], ["ExchangeApiError", "parameter", true]])
+    expect(v2.refusals).toEqual([["ExchangeApiError", "parameter", true], ["ExchangeApiError", "parameter", true]])
+    expect(v3.moved).toEqual(v2.moved)
   })
 
   it("an affiliate's reads (spot bills, invited users' statistics) give the same answers", async () => {

@@ -8,6 +8,7 @@ import type { FuturesAsset as FuturesAssetRecord, SpotAsset as SpotAssetRecord }
 import type { FuturesBill as FuturesBillRecord, FuturesBillPage as FuturesBillPageRecord } from "../account/FuturesBill.js"
 import type { LeverageSetting as LeverageSettingRecord } from "../account/Leverage.js"
 import type { SpotBill as SpotBillRecord } from "../account/SpotBill.js"
+import type { TradingFees as TradingFeesRecord } from "../account/TradingFees.js"
 import type { AffiliatePage as AffiliatePageRecord, AffiliateUserStats as AffiliateUserStatsRecord } from "../affiliate/AffiliateUserStats.js"
 import type { Plain } from "../internal/plainRecord.js"
 import type { Candle as CandleRecord } from "../market/Candle.js"
@@ -15,6 +16,7 @@ import type { Contract as ContractRecord } from "../market/Contract.js"
 import type { Depth as DepthRecord, Level as LevelRecord } from "../market/Depth.js"
 import type { FundingSettlement as FundingSettlementRecord } from "../market/FundingHistory.js"
 import type { FundingRate as FundingRateRecord } from "../market/FundingRate.js"
+import type { MarkPrice as MarkPriceRecord } from "../market/MarkPrice.js"
 import type { MarketTrade as MarketTradeRecord } from "../market/MarketTrade.js"
 import type { OpenInterest as OpenInterestRecord } from "../market/OpenInterest.js"
 import type { Ticker as TickerRecord } from "../market/Ticker.js"
@@ -42,6 +44,7 @@ export type FundingRate = Plain<FundingRateRecord>
 export type FundingSettlement = Plain<FundingSettlementRecord>
 export type OpenInterest = Plain<OpenInterestRecord>
 export type MarketTrade = Plain<MarketTradeRecord>
+export type MarkPrice = Plain<MarkPriceRecord>
 
 export type Order = Plain<OrderRecord>
 export type Fill = Plain<FillRecord>
@@ -64,6 +67,7 @@ export type LeverageSetting = Plain<LeverageSettingRecord>
 export type FuturesBill = Plain<FuturesBillRecord>
 export type FuturesBillPage = Plain<FuturesBillPageRecord>
 export type SpotBill = Plain<SpotBillRecord>
+export type TradingFees = Plain<TradingFeesRecord>
 
 export type AffiliateUserStats = Plain<AffiliateUserStatsRecord>
 export type AffiliatePage = Plain<AffiliatePageRecord>

@@ -549,3 +549,25 @@ export const fromSchema = <A, I>(schema: Schema.Schema<A, I>): Codec<A, I> => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "first" })
   return { schema, fast: (wire) => Either.getOrElse(decode(wire), (): A | Invalid => INVALID), decode: (wire) => decode(wire) }
 }
+
+const asList = (wire: unknown): unknown => (Array.isArray(wire) || wire === null || wire === undefined ? wire : [wire])
+
+/**
+ * A list, or one record where a list is documented (or the reverse): V3's single-symbol tickers are documented as
+ * arrays and read as single objects by other clients (docs/v3.md §19); V2's funding reads have both forms in their
+ * copies. Read as a list either way; encoded as the list.
+ */
+export const listOrOne = <A, I>(record: RecordCodec<Schema.Schema<A, I>, A>): Codec<ReadonlyArray<A>, ReadonlyArray<I> | I> => {
+  const list = many(record)
+  const single = Schema.transformOrFail(record.schema, Schema.Array(Schema.typeSchema(record.schema)), {
+    strict: true,
+    decode: (one) => ParseResult.succeed([one]),
+    encode: (records, _, ast) =>
+      records.length === 1 ? ParseResult.succeed(records[0]!) : ParseResult.fail(new ParseResult.Type(ast, records, "Expected one record"))
+  })
+  return {
+    schema: Schema.Union(list.schema, single),
+    fast: (wire, limits) => list.fast(asList(wire), limits),
+    decode: (wire, limits) => list.decode(asList(wire), limits)
+  }
+}

@@ -1,7 +1,8 @@
 /**
  * A futures market's own statistics, the daily reads of a futures trader: the funding rate now (with the next
- * funding time, mark and index price), the funding rates settled before, the open interest and the latest trades by
- * anyone (docs/v3.md §21a–§21d). Public reads, one request each; the funding rate now is V3's alone.
+ * funding time, mark and index price), the funding rates settled before, the open interest, the latest trades by
+ * anyone and the mark and index price (docs/v3.md §19a, §21a–§21d). Public reads; V2 joins three requests for the
+ * funding rate now, V3 two for the mark and index price.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -10,13 +11,14 @@ import type { TradeDeskError } from "../Errors.js"
 import { TradingHttp } from "../TradingHttp.js"
 import type { FundingHistoryRequest, FundingSettlement } from "./FundingHistory.js"
 import type { FundingRate, FundingRateRequest } from "./FundingRate.js"
+import type { MarkPrice, MarkPriceRequest } from "./MarkPrice.js"
 import type { MarketTrade, MarketTradesRequest } from "./MarketTrade.js"
 import type { OpenInterest, OpenInterestRequest } from "./OpenInterest.js"
 
 export class MarketStats extends Context.Tag("@tradedesk/core/MarketStats")<MarketStats, {
   /**
-   * one symbol's funding now: the current rate, the next funding time, mark and index price (V3 only, weight IP 1;
-   * an UnsupportedOperationError on V2, nothing sent)
+   * one symbol's funding now: the current rate, the next funding time, mark and index price (V3 weight IP 1; V2 three
+   * requests of IP 1: currentFundRate, funding_time and the ticker)
    */
   readonly fundingRate: (params: FundingRateRequest) => Effect.Effect<FundingRate, TradeDeskError>
   /** the funding rates one symbol was last settled at, in the exchange's order (weight IP 5) */
@@ -25,6 +27,8 @@ export class MarketStats extends Context.Tag("@tradedesk/core/MarketStats")<Mark
   readonly openInterest: (params: OpenInterestRequest) => Effect.Effect<OpenInterest, TradeDeskError>
   /** one symbol's most recent trades by anyone, in the exchange's order (weight IP 5) */
   readonly marketTrades: (params: MarketTradesRequest) => Effect.Effect<ReadonlyArray<MarketTrade>, TradeDeskError>
+  /** one symbol's mark and index price (V2 the ticker, IP 1; V3 symbolPrice twice, IP 1 each) */
+  readonly markPrice: (params: MarkPriceRequest) => Effect.Effect<MarkPrice, TradeDeskError>
 }>() {}
 
 const make = Effect.map(TradingHttp, (http) =>
@@ -32,7 +36,8 @@ const make = Effect.map(TradingHttp, (http) =>
     fundingRate: (params) => http.call(http.wire.fundingRate, params),
     fundingHistory: (params) => http.call(http.wire.fundingHistory, params),
     openInterest: (params) => http.call(http.wire.openInterest, params),
-    marketTrades: (params) => http.call(http.wire.marketTrades, params)
+    marketTrades: (params) => http.call(http.wire.marketTrades, params),
+    markPrice: (params) => http.call(http.wire.markPrice, params)
   }))
 
 export const layer: Layer.Layer<MarketStats, never, TradingHttp> = Layer.effect(MarketStats, make)

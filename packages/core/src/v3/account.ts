@@ -11,14 +11,17 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import * as AdjustMargin from "../account/AdjustMargin.js"
 import * as Asset from "../account/Asset.js"
 import * as FuturesBill from "../account/FuturesBill.js"
 import * as Leverage from "../account/Leverage.js"
 import { optionalCode, optionalId, optionalInteger } from "../account/optionalWire.js"
 import * as SpotBill from "../account/SpotBill.js"
+import * as TradingFees from "../account/TradingFees.js"
 import * as AffiliateUserStats from "../affiliate/AffiliateUserStats.js"
 import type { Endpoint } from "../Endpoints.js"
 import * as W from "../internal/wireRecord.js"
+import { DecimalFromString } from "../Decimal.js"
 import { MillisBody, specSymbol, TimeInput, toMillis } from "../Params.js"
 import * as Position from "../positions/Position.js"
 import type { Composite, WireTable } from "../Wire.js"
@@ -165,6 +168,51 @@ export const setMarginMode: Endpoint<Leverage.SetMarginModeRequest, void> = {
     /** wire `marginType` */
     marginMode: Schema.propertySignature(MarginType).pipe(Schema.fromKey("marginType"))
   }),
+  response: Acknowledged
+}
+
+// Trading fees (§14.2): `GET /capi/v3/account/commissionRate?symbol=` (symbol required)
+
+export const tradingFees: Endpoint<TradingFees.TradingFeesRequest, TradingFees.TradingFees> = {
+  name: "tradingFees",
+  method: "GET",
+  api: "futures",
+  path: "/capi/v3/account/commissionRate",
+  ...signed,
+  ipWeight: 5,
+  write: undefined,
+  location: "query",
+  request: Schema.Struct({ symbol: SymbolParam }),
+  response: W.one(TradingFees.record)
+}
+
+// Position margin (§14.3): `POST /capi/v3/account/positionMargin`
+
+/** V3's margin move types (docs/v3.md §14.3) by the domain's directions. */
+const MARGIN_MOVES = { add: 1, reduce: 2 } as const
+
+/** `{ isolatedPositionId (a JSON number), amount (above zero), type 1 add / 2 reduce }`: V2's signed amount split in two. */
+const PositionMarginBody = Schema.transform(
+  Schema.Struct({ isolatedPositionId: LongId, amount: DecimalFromString, type: Schema.Literal(MARGIN_MOVES.add, MARGIN_MOVES.reduce) }),
+  Schema.typeSchema(AdjustMargin.AdjustMarginRequest),
+  {
+    strict: true,
+    decode: (wire) => ({ positionId: wire.isolatedPositionId, direction: wire.type === MARGIN_MOVES.add ? "add" as const : "reduce" as const, amount: wire.amount }),
+    encode: (request) => ({ isolatedPositionId: request.positionId, amount: request.amount, type: MARGIN_MOVES[request.direction] })
+  }
+)
+
+/** Answers the `{ code: "200", msg: "success" }` status body; the domain answer is nothing, as on V2. */
+export const adjustMargin: Endpoint<AdjustMargin.AdjustMarginRequest, void> = {
+  name: "adjustMargin",
+  method: "POST",
+  api: "futures",
+  path: "/capi/v3/account/positionMargin",
+  ...signed,
+  ipWeight: 15,
+  write: accountWrite,
+  location: "body",
+  request: PositionMarginBody,
   response: Acknowledged
 }
 
@@ -488,13 +536,29 @@ export const affiliateStats: Endpoint<AffiliateUserStats.AffiliateStatsRequest, 
   response: AffiliatePageAnswer
 }
 
-export const operations: Pick<WireTable, "futuresAssets" | "accounts" | "accountSettings" | "setLeverage" | "setMarginMode" | "futuresBills" | "spotAssets" | "positions" | "position" | "spotBills" | "affiliateStats"> = {
+export const operations: Pick<
+  WireTable,
+  | "futuresAssets"
+  | "accounts"
+  | "accountSettings"
+  | "setLeverage"
+  | "setMarginMode"
+  | "futuresBills"
+  | "spotAssets"
+  | "positions"
+  | "position"
+  | "spotBills"
+  | "affiliateStats"
+  | "tradingFees"
+  | "adjustMargin"
+> = {
   futuresAssets,
   accounts: {
     _tag: "Unsupported",
     name: "accounts",
-    reason: "V3 has no account overview: its fees, collateral totals and order limits are gone (docs/v3.md §14.2); " +
-      "read margin mode and leverage per symbol with accountSettings and balances with futuresAssets"
+    reason: "V3 has no account overview: its collateral rows and running totals, default fees and order limits are gone " +
+      "(docs/v3.md §14.2); read margin mode and leverage per symbol with accountSettings, fee rates per symbol with " +
+      "tradingFees (GET /capi/v3/account/commissionRate) and balances with futuresAssets"
   },
   accountSettings,
   setLeverage,
@@ -504,5 +568,7 @@ export const operations: Pick<WireTable, "futuresAssets" | "accounts" | "account
   positions,
   position,
   spotBills,
-  affiliateStats
+  affiliateStats,
+  tradingFees,
+  adjustMargin
 }

@@ -1,5 +1,6 @@
 /**
- * V3 market data (docs/v3.md §18–§23): tickers, one ticker, the order book, candles, contract rules.
+ * V3 market data (docs/v3.md §18–§23): tickers, one ticker, the order book, candles, contract rules, and the futures
+ * trader's market reads (funding now, open interest, market trades, funding history, mark and index price).
  *
  * Tickers take two requests: `ticker/24hr` (prices and 24 h statistics) and `ticker/bookTicker` (best bid and ask),
  * joined by symbol. Both must answer: a ticker without its bid and ask is not V2's ticker, so a failed bookTicker fails
@@ -27,37 +28,16 @@ import * as Contract from "../market/Contract.js"
 import * as Depth from "../market/Depth.js"
 import * as FundingHistory from "../market/FundingHistory.js"
 import * as FundingRate from "../market/FundingRate.js"
+import type * as MarkPrice from "../market/MarkPrice.js"
 import * as MarketTrade from "../market/MarketTrade.js"
 import * as OpenInterest from "../market/OpenInterest.js"
 import type * as Ticker from "../market/Ticker.js"
 import { IntQuery, specSymbol } from "../Params.js"
-import type { Composite, WireTable } from "../Wire.js"
+import type { Call, Composite, WireTable } from "../Wire.js"
 import { symbol, SymbolParam } from "./wire.js"
 
 /** What every endpoint of this module shares: public, V3's envelope, weighed by IP only. */
 const publicRead = { api: "futures", signed: false, uidWeight: 0, placesOrders: false, write: undefined, envelope: "v3", location: "query" } as const
-
-/**
- * A list, or one record where a list is documented: the single-symbol tickers are documented as arrays, and read as
- * single objects by other clients (docs/v3.md §19).
- */
-const asList = (wire: unknown): unknown => (Array.isArray(wire) || wire === null || wire === undefined ? wire : [wire])
-
-const listOrOne = <A, I>(record: W.RecordCodec<Schema.Schema<A, I>, A>) => {
-  const list = W.many(record)
-  const single = Schema.transformOrFail(record.schema, Schema.Array(Schema.typeSchema(record.schema)), {
-    strict: true,
-    decode: (one) => ParseResult.succeed([one]),
-    encode: (list, _, ast) =>
-      list.length === 1 ? ParseResult.succeed(list[0]!) : ParseResult.fail(new ParseResult.Type(ast, list, "Expected one record"))
-  })
-  const codec: W.Codec<ReadonlyArray<A>, ReadonlyArray<I> | I> = {
-    schema: Schema.Union(list.schema, single),
-    fast: (wire, limits) => list.fast(asList(wire), limits),
-    decode: (wire, limits) => list.decode(asList(wire), limits)
-  }
-  return codec
-}
 
 // Tickers (§19, §23)
 
@@ -105,7 +85,7 @@ const dayStats = <P>(name: "tickers" | "ticker", request: Schema.Schema<P, any>)
   // one weight with or without a symbol (docs/v3.md §19)
   ipWeight: 40,
   request,
-  response: listOrOne(dayRecord)
+  response: W.listOrOne(dayRecord)
 })
 
 const bestPrices = <P>(name: "tickers" | "ticker", request: Schema.Schema<P, any>): Endpoint<P, ReadonlyArray<BestPrices>> => ({
@@ -115,7 +95,7 @@ const bestPrices = <P>(name: "tickers" | "ticker", request: Schema.Schema<P, any
   path: "/capi/v3/market/ticker/bookTicker",
   ipWeight: 1,
   request,
-  response: listOrOne(bookRecord)
+  response: W.listOrOne(bookRecord)
 })
 
 export const allDayStats = dayStats("tickers", NoParams)
@@ -416,7 +396,7 @@ export const premiumIndex: Endpoint<FundingRate.FundingRateRequest, ReadonlyArra
   path: "/capi/v3/market/premiumIndex",
   ipWeight: 1,
   request: SymbolQuery,
-  response: listOrOne(FundingRate.record)
+  response: W.listOrOne(FundingRate.record)
 }
 
 /** The asked symbol's funding out of the answer; an answer without it is a DecodeError. */
@@ -501,9 +481,58 @@ export const fundingHistory: Endpoint<FundingHistory.FundingHistoryRequest, Read
   response: W.many(settlementRecord)
 }
 
+// Mark and index price (§19a)
+
+const PRICE_TYPES = ["MARK", "INDEX"] as const
+
+const symbolPriceRecord = W.record({
+  symbol: symbol("symbol"),
+  /** wire `price`: the price of the type asked */
+  price: W.decimal("price"),
+  /** wire `time`: the exchange's time of the price */
+  timestamp: W.timestamp("time")
+})
+
+/** `GET /capi/v3/market/symbolPrice?symbol=&priceType=`, public, IP 1: one record (an array of one read too). */
+export const symbolPrice: Endpoint<
+  { readonly symbol: string; readonly priceType: typeof PRICE_TYPES[number] },
+  ReadonlyArray<Schema.Schema.Type<typeof symbolPriceRecord.schema>>
+> = {
+  ...publicRead,
+  name: "markPrice",
+  method: "GET",
+  path: "/capi/v3/market/symbolPrice",
+  ipWeight: 1,
+  request: Schema.Struct({ symbol: SymbolParam, priceType: Schema.Literal(...PRICE_TYPES) }),
+  response: W.listOrOne(symbolPriceRecord)
+}
+
+/** The asked symbol's price out of one answer; an answer without it is a DecodeError. */
+const priceOf = (call: Call, symbolAsked: string, priceType: typeof PRICE_TYPES[number]) =>
+  Effect.flatMap(call(symbolPrice, { symbol: symbolAsked, priceType }), (list) => {
+    const wanted = specSymbol(symbolAsked)
+    const found = list.find((price) => price.symbol === wanted)
+    return found === undefined
+      ? Effect.fail(new DecodeError({ endpoint: "markPrice", detail: `symbolPrice has no ${priceType} price for ${wanted}`, bodyExcerpt: "" }))
+      : Effect.succeed(found)
+  })
+
+/** Two requests, the mark price then the index price (IP 1 each); the time is the mark price's. */
+export const markPrice: Composite<MarkPrice.MarkPriceRequest, MarkPrice.MarkPrice> = {
+  _tag: "Composite",
+  name: "markPrice",
+  write: false,
+  run: (call, params) =>
+    Effect.zipWith(
+      priceOf(call, params.symbol, "MARK"),
+      priceOf(call, params.symbol, "INDEX"),
+      (mark, index) => ({ symbol: mark.symbol, markPrice: mark.price, indexPrice: index.price, timestamp: mark.timestamp })
+    )
+}
+
 export const operations: Pick<
   WireTable,
-  "tickers" | "ticker" | "depth" | "candles" | "contracts" | "fundingRate" | "openInterest" | "marketTrades" | "fundingHistory"
+  "tickers" | "ticker" | "depth" | "candles" | "contracts" | "fundingRate" | "openInterest" | "marketTrades" | "fundingHistory" | "markPrice"
 > = {
   tickers,
   ticker,
@@ -513,5 +542,6 @@ export const operations: Pick<
   fundingRate,
   openInterest,
   marketTrades,
-  fundingHistory
+  fundingHistory,
+  markPrice
 }

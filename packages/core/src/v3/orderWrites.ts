@@ -281,19 +281,24 @@ const failedPart = (orders: ReadonlyArray<OrderRequest>, error: TradeDeskError):
  * (outcome unknown, refused as a whole, not sent); the orders after it are not sent. If that is the very first
  * request, so that nothing is known of any order, the call fails with its error as V2's single request would: an
  * OutcomeUnknownError then names every order of the batch. Single orders (the fallback) refused one by one are that
- * order's answer, and the next is sent.
+ * order's answer, and the next is sent. Without a `chunk` endpoint every order goes alone (the demo's placement).
  */
-const placeBatch = (call: Call, batch: BatchOrdersRequest): Effect.Effect<BatchOrdersResponse, TradeDeskError> =>
+export const placeBatch = (endpoints: {
+  readonly chunk: Endpoint<Part, ReadonlyArray<Placement>> | undefined
+  readonly single: Endpoint<Part, Placement>
+}) =>
+(call: Call, batch: BatchOrdersRequest): Effect.Effect<BatchOrdersResponse, TradeDeskError> =>
   Effect.gen(function*() {
     yield* checked("batchOrders", BatchBody, batch)
     const { orders, symbol } = batch
     const results: Array<OrderResult> = []
-    let singles = false
+    const { chunk, single } = endpoints
+    let singles = chunk === undefined
     while (results.length < orders.length) {
       const part = orders.slice(results.length, results.length + (singles ? 1 : BATCH_CHUNK))
       const request = { batch: { symbol, orders: part }, earlier: orders.slice(0, results.length).map((order) => order.clientOid) }
       const sent = yield* Effect.either(
-        singles ? Effect.map(call(placeOne, request), (one) => [one]) : call(placeChunk, request)
+        singles || chunk === undefined ? Effect.map(call(single, request), (one) => [one]) : call(chunk, request)
       )
       if (Either.isRight(sent)) {
         const answered = part.map((order, index) => answerFor(sent.right, order, index))
@@ -327,7 +332,7 @@ const batchOrders: Composite<BatchOrdersRequest, BatchOrdersResponse> = {
   _tag: "Composite",
   name: "batchOrders",
   write: true,
-  run: placeBatch
+  run: placeBatch({ chunk: placeChunk, single: placeOne })
 }
 
 // ---- cancels (docs/v3.md §6, §7, §9, §13) ----

@@ -20,6 +20,8 @@ export const Codes = {
   API_AUTH_ERROR: -1047,
   API_KEY_OR_PASSPHRASE_INCORRECT: -1049,
   INSUFFICIENT_PERMISSIONS: -1052,
+  /** also what a margin move beyond the movable amount was seen answered (`FAILED_PRECONDITION: Move margin …`) */
+  SYSTEM_ERROR: -1054,
   ILLEGAL_IP: -1056,
   INVALID_TIME_IN_FORCE: -1115,
   INVALID_ORDER_TYPE: -1116,

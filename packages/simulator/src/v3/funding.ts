@@ -18,7 +18,7 @@ import { DAY_MS, instrumentParam, v3Symbol } from "./params.js"
 export const FUNDING_INTERVAL_MINUTES = (24 * 60) / FUNDING_TIMES.length
 const INTERVAL_MS = DAY_MS / FUNDING_TIMES.length
 /** The rate's decimals and its cap (0.0075) in units of them. */
-const RATE_SCALE = 8
+export const RATE_SCALE = 8
 const RATE_CAP = 750_000n
 
 /** The first funding time strictly after `now` (epoch ms). */

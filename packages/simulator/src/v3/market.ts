@@ -1,6 +1,7 @@
 /**
  * V3's public market reads (docs/v3.md §18–§23) over the same market as V2's: server time, exchangeInfo (with the
- * budgets the simulator enforces), the tradable symbols, 24 h tickers, best bid and ask, depth and candles.
+ * budgets the simulator enforces), the tradable symbols, 24 h tickers, best bid and ask, mark and index price, depth and
+ * candles (of the last, mark and index price, and within a window).
  */
 import type { BudgetSettings } from "../Budgets.js"
 import { FUNDING_TIMES, LIMIT_PRICE_RATIO_BPS, MAKER_FEE_BPS, maxPositionUnits, MIN_LEVERAGE, TAKER_FEE_BPS } from "../contracts.js"
@@ -10,14 +11,15 @@ import { isFailure } from "../failures.js"
 import type { Instrument } from "../instruments.js"
 import type { Json } from "../json.js"
 import { JsonNumber, stringify } from "../json.js"
-import type { Market } from "../Market.js"
+import type { Candle, Market } from "../Market.js"
 import { changeRatio, quoteVolume24h } from "../Market.js"
 import { DEPTH_LEVELS, GRANULARITIES, GRANULARITY_NAMES, orderBook } from "../marketData.js"
 import { queryFields } from "../requests.js"
 import { text, trimmed } from "../units.js"
 import { Decimal } from "@tradedesk/core"
 import { rateLimits } from "./limits.js"
-import { DAY_MS, instrumentParam, missing, requiredInstrument, v3Symbol, wholeParam, wordParam } from "./params.js"
+import { refusal } from "./errors.js"
+import { DAY_MS, firstFailure, instrumentParam, invalidSymbol, missing, ok, requiredInstrument, v3Symbol, wholeParam, wordParam } from "./params.js"
 
 type Answer = string | Failure
 
@@ -54,6 +56,25 @@ const symbolRecord = (instrument: Instrument): Json => ({
   // a market order opens at most what one order may
   marketOpenLimitSize: amount(instrument.maxSizeUnits, instrument)
 })
+
+/** One row of the klines (§21) of a candle of `minutes` minutes. */
+const klineRow = (instrument: Instrument, minutes: number, candle: Candle): Json => {
+  const price = (units: number) => text(units, instrument.priceDecimals)
+  const quoteScale = instrument.priceDecimals + instrument.sizeDecimals
+  return [
+    candle.time,
+    price(candle.open),
+    price(candle.high),
+    price(candle.low),
+    price(candle.close),
+    text(candle.baseVolume, instrument.sizeDecimals),
+    candle.time + minutes * 60_000,
+    text(candle.quoteVolume, quoteScale),
+    Number(candle.baseVolume / BigInt(instrument.minSizeUnits)),
+    text(candle.baseVolume / 2n, instrument.sizeDecimals),
+    text(candle.quoteVolume / 2n, quoteScale)
+  ]
+}
 
 /** The instruments a `symbol` parameter selects: all without it. */
 const selected = (market: Market, call: Call): ReadonlyArray<Instrument> | Failure => {
@@ -160,7 +181,8 @@ export class MarketV3 {
    * `GET /capi/v3/market/klines?symbol=&interval=[&limit=]` (§21): `[open time, open, high, low, close, base volume,
    * close time, quote volume, trade count, taker-buy base volume, taker-buy quote volume]`, oldest first, from the same
    * walk as V2's candles. The walk records no trades: the count is the base volume in minimum-size orders, and half
-   * the volume is taken as bought by takers.
+   * the volume is taken as bought by takers. `markPriceKlines` and `indexPriceKlines` answer the same rows, as V2's
+   * candles do for `priceType` MARK and INDEX (mark and index follow the last price closely in the walk).
    */
   klines(call: Call): Answer {
     const fields = queryFields(call.query)
@@ -173,20 +195,53 @@ export class MarketV3 {
     if (isFailure(limit)) return limit
     if (interval === undefined) return missing("interval")
     const minutes = GRANULARITIES[interval]
-    const price = (units: number) => text(units, instrument.priceDecimals)
-    const quoteScale = instrument.priceDecimals + instrument.sizeDecimals
-    return stringify(this.market.candles(instrument.symbol, minutes, limit ?? 100).map((candle): Json => [
-      candle.time,
-      price(candle.open),
-      price(candle.high),
-      price(candle.low),
-      price(candle.close),
-      text(candle.baseVolume, instrument.sizeDecimals),
-      candle.time + minutes * 60_000,
-      text(candle.quoteVolume, quoteScale),
-      Number(candle.baseVolume / BigInt(instrument.minSizeUnits)),
-      text(candle.baseVolume / 2n, instrument.sizeDecimals),
-      text(candle.quoteVolume / 2n, quoteScale)
-    ]))
+    return stringify(this.market.candles(instrument.symbol, minutes, limit ?? 100).map((candle) => klineRow(instrument, minutes, candle)))
+  }
+
+  /**
+   * `GET /capi/v3/market/historyKlines?symbol=&interval=[&startTime=&endTime=&limit=&priceType=]` (§21): the rows of
+   * `klines` whose open time lies within the window (both bounds honoured, inclusive), the last `limit` (1–100, 100)
+   * of them; `priceType` LAST, MARK or INDEX (the same walk). The simulator keeps one day of the walk: older windows
+   * are empty. An end before the start is -1171, a bound in the future -1140.
+   */
+  historyKlines(call: Call): Answer {
+    const fields = queryFields(call.query)
+    if (isFailure(fields)) return fields
+    const instrument = requiredInstrument(fields, "symbol", this.market)
+    const interval = wordParam(fields, "interval", GRANULARITY_NAMES)
+    const limit = wholeParam(fields, "limit", 1, 100)
+    const startTime = wholeParam(fields, "startTime", 0, Number.MAX_SAFE_INTEGER)
+    const endTime = wholeParam(fields, "endTime", 0, Number.MAX_SAFE_INTEGER)
+    const priceType = wordParam(fields, "priceType", ["LAST", "MARK", "INDEX"] as const)
+    if (isFailure(instrument)) return instrument
+    if (isFailure(interval)) return interval
+    const refused = firstFailure(limit, startTime, endTime, priceType)
+    if (refused) return refused
+    if (interval === undefined) return missing("interval")
+    const [start, end] = [ok(startTime), ok(endTime)]
+    if ((start ?? 0) > call.now || (end ?? 0) > call.now) return refusal("PARAM_VALIDATE_ERROR", "startTime and endTime must not be in the future")
+    if (start !== undefined && end !== undefined && start > end) return refusal("START_TIME_AFTER_END_TIME", "startTime must not be after endTime")
+    const minutes = GRANULARITIES[interval]
+    const within = this.market.candles(instrument.symbol, minutes, 1000)
+      .filter((candle) => (start === undefined || candle.time >= start) && (end === undefined || candle.time <= end))
+    return stringify(within.slice(-(ok(limit) ?? 100)).map((candle) => klineRow(instrument, minutes, candle)))
+  }
+
+  /**
+   * `GET /capi/v3/market/symbolPrice?symbol=[&priceType=MARK|INDEX]` (§19): `{ symbol, price, time }` of one symbol,
+   * the index price when no type is given (as the page says).
+   */
+  symbolPrice(call: Call): Answer {
+    const fields = queryFields(call.query)
+    if (isFailure(fields)) return fields
+    const instrument = requiredInstrument(fields, "symbol", this.market)
+    const priceType = wordParam(fields, "priceType", ["MARK", "INDEX"] as const)
+    if (isFailure(instrument)) return instrument
+    if (isFailure(priceType)) return priceType
+    const quote = this.market.quote(instrument.symbol)
+    if (quote === undefined) return invalidSymbol()
+    const units = priceType === "MARK" ? quote.mark : quote.index
+    return JSON.stringify({ symbol: v3Symbol(instrument.symbol), price: text(units, instrument.priceDecimals), time: this.market.time })
   }
 }
+

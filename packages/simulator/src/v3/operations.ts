@@ -2,7 +2,7 @@
  * The V3 routes (docs/v3.md) as data: method, path, host and the V3 weights of §1.6 — IP weight for everything but
  * placement, which costs the account's ORDERS budget instead (an order 1, a batch 5, an algo order 1). Each shares the
  * name of the V2 operation it stands for, so a counter or a fault covers both versions; `placeOrder`,
- * `apiTradingSymbols`, `bookTicker`, `commissionRate`, `coins`, `spotExchangeInfo` and `ping` have no V2 counterpart here.
+ * `markPrice`, `apiTradingSymbols`, `bookTicker`, `commissionRate`, `coins`, `spotExchangeInfo` and `ping` have no V2 counterpart here.
  */
 import type { Call, Exchange } from "../Exchange.js"
 import type { Failure } from "../failures.js"
@@ -76,6 +76,10 @@ export const v3Operations: ReadonlyArray<Operation> = [
   pub("bookTicker", "/capi/v3/market/ticker/bookTicker", 1, (market, call) => market.bookTicker(call)),
   pub("depth", "/capi/v3/market/depth", 1, (market, call) => market.depth(call)),
   pub("candles", "/capi/v3/market/klines", 1, (market, call) => market.klines(call)),
+  pub("candles", "/capi/v3/market/markPriceKlines", 1, (market, call) => market.klines(call)),
+  pub("candles", "/capi/v3/market/indexPriceKlines", 1, (market, call) => market.klines(call)),
+  pub("candles", "/capi/v3/market/historyKlines", 5, (market, call) => market.historyKlines(call)),
+  pub("markPrice", "/capi/v3/market/symbolPrice", 1, (market, call) => market.symbolPrice(call)),
   { ...common("fundingRate", "GET", "/capi/v3/market/premiumIndex", 1), signed: false, run: (exchange, call) => premiumIndex(exchange.market, call) },
   { ...common("openInterest", "GET", "/capi/v3/market/openInterest", 2), signed: false, run: (exchange, call) => openInterestV3(exchange.market, call) },
   { ...common("marketTrades", "GET", "/capi/v3/market/trades", 5), signed: false, run: (exchange, call) => marketTradesV3(exchange.market, call) },
@@ -103,7 +107,13 @@ export const v3Operations: ReadonlyArray<Operation> = [
   signed("commissionRate", "GET", "/capi/v3/account/commissionRate", 5, (trading, call) => trading.commissionRate(call)),
   signed("setLeverage", "POST", "/capi/v3/account/leverage", 10, (trading, call, account) => trading.setLeverage(call, account)),
   signedOn("setMarginMode", "POST", "/capi/v3/account/marginType", 20, PositionModes.setMarginType),
+  signed("adjustMargin", "POST", "/capi/v3/account/positionMargin", 15, (trading, call, account) => trading.positionMargin(call, account)),
   signed("futuresBills", "POST", "/capi/v3/account/income", 2, (trading, call, account) => trading.income(call, account)),
+  // the exchange's demo trading (demo.ts): its four endpoints, over each account's demo account
+  signedOn("futuresAssets", "GET", "/capi/v3/sim/balance", 5, (exchange, call, account) => exchange.demoV3.balance(call, account)),
+  signedOn("positions", "GET", "/capi/v3/sim/position/allPosition", 10, (exchange, call, account) => exchange.demoV3.positions(call, account)),
+  { ...signedOn("placeOrder", "POST", "/capi/v3/sim/order", 0, (exchange, call, account) => exchange.demoV3.placeOrder(call, account)), orderUnits: 1 },
+  signedOn("orderHistory", "GET", "/capi/v3/sim/order/history", 10, (exchange, call, account) => exchange.demoV3.orderHistory(call, account)),
   spotPub("coins", "/api/v3/coins", 5, (exchange) => coins(exchange)),
   spotPub("spotExchangeInfo", "/api/v3/exchangeInfo", 20, (exchange, call) => spotExchangeInfo(exchange, call)),
   spotPub("time", "/api/v3/time", 1, (exchange, call) => exchange.marketV3.time(call)),

@@ -20,7 +20,8 @@ import { MAKER_FEE_BPS, MIN_LEVERAGE, TAKER_FEE_BPS } from "../contracts.js"
 import type { Fields } from "../requests.js"
 import { isFields, queryFields } from "../requests.js"
 import type { DemoAccount } from "../types.js"
-import { trimmed } from "../units.js"
+import { toUnits, trimmed } from "../units.js"
+import { AMOUNT_SCALE } from "../Ledger.js"
 import { Decimal } from "@tradedesk/core"
 import { itemCode, refusal } from "./errors.js"
 import {
@@ -540,6 +541,30 @@ export class TradingV3 {
       if (this.orders.hasOpen(account.uid, instrument.symbol)) return refusal("PARAM_ERROR", `the margin mode cannot change while ${String(fields["symbol"])} has open orders`)
       const why = this.orders.futures.setMarginMode(account.uid, instrument.symbol, MARGIN_TYPES[mode], call.now)
       return why === undefined ? JSON.stringify({ code: "200", msg: "success", requestTime: call.now }) : refusal("PARAM_ERROR", why)
+    })
+  }
+
+  /**
+   * `POST /capi/v3/account/positionMargin` (§14.3): `isolatedPositionId` (a JSON number), `amount` (a positive decimal
+   * string, at most 8 decimals), `type` 1 (add) or 2 (reduce); a status body. More than may move is -1054 with the
+   * words a live answer had; no such position, or a cross one, -1142.
+   */
+  positionMargin(call: Call, account: DemoAccount): Answer {
+    return withBody(call, (fields) => {
+      const positionId = idParam(fields, "isolatedPositionId")
+      const amount = decimalParam(fields, "amount")
+      const type = wholeParam(fields, "type", 1, 2)
+      if (isFailure(positionId)) return positionId
+      if (isFailure(amount)) return amount
+      if (isFailure(type)) return type
+      if (positionId === undefined) return missing("isolatedPositionId")
+      if (amount === undefined) return missing("amount")
+      if (type === undefined) return missing("type")
+      const units = toUnits(amount, AMOUNT_SCALE)
+      if (units === undefined) return refusal("DECIMAL_PRECISION_ERROR", `amount must have at most ${AMOUNT_SCALE} decimals`)
+      const why = this.orders.futures.adjustMargin(account.uid, positionId, type === 1 ? "add" : "reduce", units, call.now)
+      if (why === undefined) return JSON.stringify({ code: "200", msg: "success", requestTime: call.now })
+      return why.reason === "not enough" ? refusal("SYSTEM_ERROR", `FAILED_PRECONDITION: ${why.message}`) : refusal("PARAM_ERROR", why.message)
     })
   }
 
