@@ -4,7 +4,7 @@
  * and a read share charts and bulk reads cannot exceed, so order previews stay checked.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Market, RateLimitError, Tickers, TradeDeskConfig } from "@tradedesk/core"
+import { Market, MarketStats, RateLimitError, Tickers, TradeDeskConfig } from "@tradedesk/core"
 import type { Candle } from "@tradedesk/core"
 import { Context, Effect, Fiber, Layer, TestClock } from "effect"
 import { Telegraf } from "telegraf"
@@ -165,6 +165,13 @@ describe("shared market data", () => {
                 ? Effect.fail(new RateLimitError({ endpoint: "candles", source: "server", budget: "ip", retryAfterMillis: 1_000 }))
                 : Effect.succeed([candle])
             }).pipe(Effect.delay("10 millis"))
+        })),
+        Layer.succeed(MarketStats.MarketStats, MarketStats.MarketStats.of({
+          fundingRate: () => Effect.die("not used"),
+          fundingHistory: () => Effect.die("not used"),
+          openInterest: () => Effect.die("not used"),
+          marketTrades: () => Effect.die("not used"),
+          markPrice: () => Effect.die("not used")
         })),
         Layer.succeed(ReadShare.ReadShare, share)
       ))

@@ -157,7 +157,8 @@ export const tradingLayer = (ttl: Duration.DurationInput): Layer.Layer<Trading, 
           accountSettings,
           spotAssets: () => spotAssets(undefined),
           setLeverage: write(account.setLeverage),
-          setMarginMode: write(account.setMarginMode)
+          setMarginMode: write(account.setMarginMode),
+          adjustMargin: write(account.adjustMargin)
         })
       ),
       Context.add(BatchOrders.BatchOrders, BatchOrders.BatchOrders.of({ ...batches, place: write(batches.place) }))

@@ -14,6 +14,8 @@ import { isPlainSymbol } from "./symbols.js"
 export type CallbackData =
   | { readonly _tag: "Tickers"; readonly sort: TickerSort; readonly page: number; readonly filter: string }
   | { readonly _tag: "Ticker"; readonly symbol: string }
+  /** one market's funding rate */
+  | { readonly _tag: "Funding"; readonly symbol: string }
   | { readonly _tag: "Orders"; readonly symbol: string | undefined; readonly page: number }
   | {
     readonly _tag: "Bills"
@@ -54,8 +56,8 @@ export type CallbackData =
   | { readonly _tag: "Help" }
   | { readonly _tag: "AlertDelete"; readonly id: string }
 
-/** Whose single write a Write button points to: open orders, plan orders, positions, leverage. */
-export const WRITE_FEATURES = ["open", "plan", "position", "leverage"] as const
+/** Whose single write a Write button points to: open orders, plan orders, positions, leverage, position margin. */
+export const WRITE_FEATURES = ["open", "plan", "position", "leverage", "margin"] as const
 export type WriteFeature = (typeof WRITE_FEATURES)[number]
 
 export const MAX_BYTES = 64
@@ -69,6 +71,8 @@ export const encode = (data: CallbackData): string => {
       return ["t", TICKER_SORTS.indexOf(data.sort), num(data.page), data.filter].join("|")
     case "Ticker":
       return ["k", data.symbol].join("|")
+    case "Funding":
+      return ["fr", data.symbol].join("|")
     case "Orders":
       return ["o", num(data.page), data.symbol ?? ""].join("|")
     case "Bills":
@@ -190,6 +194,10 @@ export const decode = (text: string): CallbackData | undefined => {
       const [symbol = ""] = fields
       return fields.length === 1 && isPlainSymbol(symbol) ? { _tag: "Ticker", symbol } : undefined
     }
+    case "fr": {
+      const symbol = readSymbol(fields)
+      return symbol === undefined ? undefined : { _tag: "Funding", symbol }
+    }
     case "o": {
       const [page, symbol = ""] = fields
       const pageNumber = readNum(page)
@@ -276,6 +284,7 @@ export const access = (data: CallbackData): Access => {
   switch (data._tag) {
     case "Tickers":
     case "Ticker":
+    case "Funding":
     case "Chart":
       return "market"
     case "Orders":

@@ -1,15 +1,16 @@
 /**
- * The share of the exchange's read budget that charts and bulk reads (exports, affiliate walks) may use together:
- * half of it (the IP budget less core's order reserve), counted over core's rate-limit window. What they cannot take
- * is left to everything else — account reads, order previews and Confirms, but also the shared tickers and the
- * watcher — which core's limiter serves first come, first served: a floor for previews, not a reserve. A read is charged when it is admitted, before it is sent; one that does not fit is not sent at all,
- * and its caller tells the user when the share has room again. The shared tickers snapshot is left out on purpose:
+ * The share of the exchange's read budget that charts, funding reads and bulk reads (exports, affiliate walks) may use
+ * together: half of it (the IP budget less core's order reserve), counted over core's rate-limit window. What they
+ * cannot take is left to everything else — account reads, order previews and Confirms, but also the shared tickers and
+ * the watcher — which core's limiter serves first come, first served: a floor for previews, not a reserve. A read is
+ * charged when it is admitted, before it is sent; one that does not fit is not sent at all, and its caller tells the
+ * user when the share has room again. The shared tickers snapshot is left out on purpose:
  * previews read it too, and its cost is fixed by its cache period, whatever the demand.
  */
 import { TradeDeskConfig } from "@tradedesk/core"
 import { Clock, Context, Duration, Effect, Layer, Ref } from "effect"
 
-/** Of the read budget, what charts and bulk reads may use in any window. */
+/** Of the read budget, what charts, funding reads and bulk reads may use in any window. */
 export const SHARE = 0.5
 
 export class ReadShare extends Context.Tag("@tradedesk/bot/ReadShare")<ReadShare, {

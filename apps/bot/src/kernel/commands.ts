@@ -42,6 +42,13 @@ export const COMMANDS = [
     examples: ["/ticker btc", "/ticker ETHUSDT"]
   },
   {
+    name: "funding",
+    access: "market",
+    summary: "A market's funding rate, next funding time, mark and index price",
+    usage: "/funding <symbol>",
+    examples: ["/funding btc", "/funding ETHUSDT"]
+  },
+  {
     name: "orders",
     access: "account",
     summary: "Working plan (trigger) orders, each with Cancel; finished ones with history",
@@ -123,6 +130,13 @@ export const COMMANDS = [
     summary: "A market's leverage and margin mode; change them after a confirmation",
     usage: "/leverage <symbol> [n] [cross|isolated]",
     examples: ["/leverage btc", "/leverage btc 20", "/leverage eth 5 isolated"]
+  },
+  {
+    name: "margin",
+    access: "trade",
+    summary: "Add margin to an isolated position or take some out, after a confirmation",
+    usage: "/margin <add|reduce> <symbol> [long|short] <amount>",
+    examples: ["/margin add btc 50", "/margin reduce eth short 20.5"]
   },
   {
     name: "alert",

@@ -100,12 +100,21 @@ export const errorReport = (error: BotError): ErrorReport => {
 
 export const internalErrorView = (): View => view(fmt`Something went wrong on the bot's side; the operator can find the details in its log.`)
 
+/**
+ * Where the bot's money is not real: `true` on the embedded simulator, `"demo"` on the exchange's demo trading
+ * (`TRADEDESK_DEMO=true`, on the exchange or on the simulator's demo), `false` with real money.
+ */
+export type NotReal = boolean | "demo"
+
 /** What a chat on the embedded simulator is told in every welcome, help, order preview and result. */
 export const SIMULATOR_LINE = "🧪 Simulator: prices and orders are not real"
 
+/** What a chat on the exchange's demo trading is told there instead. */
+export const DEMO_LINE = "🧪 Demo: orders trade the exchange's demo money (SUSDT), not real funds"
+
 /**
- * The view with the simulator line as its last paragraph (above the buttons, where a Confirm is pressed) when the bot
- * runs on the simulator; the view as it is otherwise.
+ * The view with the simulator's or the demo's line as its last paragraph (above the buttons, where a Confirm is
+ * pressed) when the money is not real; the view as it is otherwise.
  */
-export const withSimulatorLine = (simulator: boolean, shown: View): View =>
-  simulator ? { ...shown, text: fmt`${shown.text}\n\n${SIMULATOR_LINE}` } : shown
+export const withSimulatorLine = (notReal: NotReal, shown: View): View =>
+  notReal === false ? shown : { ...shown, text: fmt`${shown.text}\n\n${notReal === "demo" ? DEMO_LINE : SIMULATOR_LINE}` }

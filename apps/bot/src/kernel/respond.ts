@@ -19,7 +19,7 @@ import * as DataTime from "./DataTime.js"
 import type { Denials } from "./Denials.js"
 import type { Logger } from "./log.js"
 import { errorReport, internalErrorView, usageView } from "./messages.js"
-import type { BotError } from "./messages.js"
+import type { BotError, NotReal } from "./messages.js"
 import type { Parsed } from "./parse.js"
 import type { BotContext } from "./telegram/BotContext.js"
 import { LATE_NOTE_ROOM, PacedTelegram } from "./telegram/PacedTelegram.js"
@@ -36,8 +36,11 @@ export interface Deps {
   readonly confirmations: Confirmations
   /** show `typing…` when an exchange call takes longer than this */
   readonly typingDelayMs: number
-  /** the exchange is the embedded simulator: welcomes, help, order previews and results and the confirmations of single writes say so (`withSimulatorLine`) */
-  readonly simulator: boolean
+  /**
+   * the embedded simulator (`true`) or the exchange's demo trading (`"demo"`): welcomes, help, order previews and
+   * results and the confirmations of single writes say so (`withSimulatorLine`)
+   */
+  readonly simulator: NotReal
   readonly now: () => number
 }
 

@@ -1,4 +1,7 @@
-/** `/balance` (futures and spot) and `/leverage` (a market's setting, changed after a confirmation). */
+/**
+ * `/balance` (futures and spot), `/leverage` (a market's setting, changed after a confirmation) and `/margin` (an
+ * isolated position's margin, `margin.ts`).
+ */
 import { Account, Market, Positions } from "@tradedesk/core"
 import { BigDecimal, Effect, Exit, Option } from "effect"
 import { Composer } from "telegraf"
@@ -17,6 +20,7 @@ import type { BotError } from "../../kernel/messages.js"
 import { settlementOf, singleWrite, writeFailureView } from "../../kernel/writes.js"
 import type { SendOnce } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
+import { margin } from "./margin.js"
 import {
   balanceView,
   changedNote,
@@ -36,7 +40,10 @@ import { parseLeverage } from "./parse.js"
 const readBalance = Effect.all({
   futures: Effect.flatMap(Account.Account, (account) => account.futuresAssets()),
   positions: Effect.flatMap(Positions.Positions, (positions) => positions.positions()),
-  spot: Effect.flatMap(Account.Account, (account) => account.spotAssets())
+  // the exchange's demo trading has no spot account: its balance is the futures one alone
+  spot: Effect.flatMap(Account.Account, (account) => account.spotAssets()).pipe(
+    Effect.catchTag("UnsupportedOperationError", () => Effect.succeed([]))
+  )
 }, { concurrency: "unbounded" })
 
 /** The market's margin mode, its leverage setting and its contract's bounds. */
@@ -150,5 +157,6 @@ export const account = (deps: Deps, limits: TradingLimits.TradingLimits = Tradin
   })
 
   composer.use(changes.presses)
+  composer.use(margin(deps, limits))
   return composer
 }

@@ -1,11 +1,15 @@
-/** Account views: the balance (futures and spot) and a market's leverage, with the leverage change's confirmation. */
-import { BatchOrder } from "@tradedesk/core"
+/**
+ * Account views: the balance (futures and spot), a market's leverage and a position's margin, with the confirmations
+ * of their changes.
+ */
+import { AdjustMargin, BatchOrder, Decimal } from "@tradedesk/core"
 import type { Asset, Contract, Leverage, Position } from "@tradedesk/core"
-import { BigDecimal, Option, Schema } from "effect"
+import { BigDecimal, Either, Option, Schema } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { confirmRow } from "../../kernel/writes.js"
+import { assets } from "../../kernel/symbols.js"
 import { dec, grouped, marketName, oneLine, signed, table, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
 
@@ -95,6 +99,14 @@ export const leverageView = (reading: LeverageReading, note?: FmtString): View =
 Margin mode ${code(reading.marginMode)} · leverage ${code(inForce(reading))}
 Allowed ${bounds(reading.contract)}. Change it with e.g. ${code(`/leverage ${marketName(reading.symbol).toLowerCase()} 10`)} or add ${code("cross")} or ${code("isolated")}.`)
 
+/** A market the trader's limits (BOT_SYMBOLS) keep them from: said so; undefined when they may trade it. */
+export const notTradableView = (symbol: string, limits: TradingLimits.TraderLimits | undefined): View | undefined => {
+  const symbols = limits?.symbols
+  return symbols === undefined || symbols.value.has(symbol)
+    ? undefined
+    : view(fmt`${marketName(symbol)} is not among the markets you may trade: ${TradingLimits.symbolsText(symbols.value)} (${symbols.setting}); nothing was changed.`)
+}
+
 /**
  * Why the asked change cannot be made; undefined when it can. `limits`: the trader's, which may keep them from the
  * market (BOT_SYMBOLS) or from a leverage above their cap (BOT_MAX_LEVERAGE).
@@ -106,10 +118,8 @@ export const leverageRefusal = (
   limits?: TradingLimits.TraderLimits
 ): View | undefined => {
   const { contract, setting } = reading
-  const symbols = limits?.symbols
-  if (symbols !== undefined && !symbols.value.has(reading.symbol)) {
-    return view(fmt`${marketName(reading.symbol)} is not among the markets you may trade: ${TradingLimits.symbolsText(symbols.value)} (${symbols.setting}); nothing was changed.`)
-  }
+  const notTradable = notTradableView(reading.symbol, limits)
+  if (notTradable !== undefined) return notTradable
   const cap = limits?.maxLeverage
   if (leverage !== undefined && cap !== undefined && leverage > cap.value) {
     return view(fmt`Leverage ${leverage}x is over your limit of ${cap.value}x (${cap.setting}); nothing was changed. Try e.g. ${
@@ -159,3 +169,113 @@ export const modeMovedNote = (write: LeverageWrite, now: BatchOrder.MarginMode):
 export const checkLeverage = (symbol: string): FmtString => fmt`${code(`/leverage ${marketName(symbol).toLowerCase()}`)} shows the setting now.`
 
 export const leverageAgain = (): FmtString => fmt`Send the ${code("/leverage")} again to change it.`
+
+// ── margin ──────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** A margin change waiting for Confirm: sent to the position it was asked for, while that position is still isolated. */
+export const MarginWrite = Schema.Struct({
+  symbol: Schema.String,
+  side: Schema.Literal("long", "short"),
+  /** the exchange's id of the position, which the change names */
+  positionId: Schema.String,
+  direction: AdjustMargin.MarginDirection,
+  amount: Decimal.DecimalFromString
+})
+export interface MarginWrite extends Schema.Schema.Type<typeof MarginWrite> {}
+
+/** `cmt_btcusdt` → `USDT`: the coin a position's margin is in. */
+const marginCoin = (symbol: string) => oneLine(assets(symbol).quote, "name")
+
+const amountText = (write: Pick<MarginWrite, "symbol" | "amount">) => `${dec(write.amount)} ${marginCoin(write.symbol)}`.trim()
+
+const positionName = (symbol: string, side: MarginWrite["side"]) => `${marketName(symbol)} ${side}`
+
+/** What a trader types to change the position's margin, for hints. */
+const marginCommand = (symbol: string, side: MarginWrite["side"] | undefined, direction: AdjustMargin.MarginDirection = "add") =>
+  `/margin ${direction} ${marketName(symbol).toLowerCase()}${side === undefined ? "" : ` ${side}`} 10`
+
+/**
+ * The open position the change is for, out of the market's open positions (`held`): the only one, or the one on
+ * `side`; else why none can be chosen.
+ */
+export const pickPosition = (
+  symbol: string,
+  held: ReadonlyArray<Position.Position>,
+  side: MarginWrite["side"] | undefined,
+  direction: AdjustMargin.MarginDirection
+): Either.Either<Position.Position, View> => {
+  const candidates = side === undefined ? held : held.filter((position) => position.side === side)
+  const [only, ...more] = candidates
+  if (only === undefined) {
+    const none = side === undefined ? `no open position on ${marketName(symbol)}` : `no open ${side} position on ${marketName(symbol)}`
+    return Either.left(view(fmt`There is ${none}; margin can be changed only on an open isolated position. ${code("/positions")} lists yours.`))
+  }
+  if (more.length === 0) return Either.right(only)
+  return Either.left(
+    side === undefined && candidates.some((position) => position.side !== only.side)
+      ? view(fmt`${marketName(symbol)} has a long and a short position: name one, e.g. ${code(marginCommand(symbol, "long", direction))}.`)
+      : view(fmt`${marketName(symbol)} has ${candidates.length} ${side ?? only.side} positions (separated mode), and the bot cannot tell which one you mean; change their margin on the exchange.`)
+  )
+}
+
+/** Why the change cannot be made to this position (not isolated, or more taken out than it holds); undefined when it can. */
+export const marginRefusal = (position: Position.Position, write: Pick<MarginWrite, "symbol" | "direction" | "amount">): View | undefined => {
+  if (position.marginMode !== "isolated") {
+    return view(fmt`Margin can be changed only on isolated positions: the ${positionName(write.symbol, position.side)} position is cross margin, where the whole balance backs it. Nothing was changed.`)
+  }
+  if (write.direction === "reduce" && BigDecimal.greaterThanOrEqualTo(write.amount, position.isolatedMargin)) {
+    return view(fmt`The ${positionName(write.symbol, position.side)} position holds ${code(`${dec(position.isolatedMargin)} ${marginCoin(write.symbol)}`.trim())} of margin: less than that can be taken out, never all of it. Nothing was changed.`)
+  }
+  return undefined
+}
+
+const liquidation = (position: Position.Position): string | undefined =>
+  Option.match(position.liquidationPrice, {
+    onNone: () => undefined,
+    onSome: (price) => (BigDecimal.isZero(price) ? undefined : dec(price))
+  })
+
+const after = (position: Position.Position, write: MarginWrite) =>
+  write.direction === "add" ? BigDecimal.sum(position.isolatedMargin, write.amount) : BigDecimal.subtract(position.isolatedMargin, write.amount)
+
+export const marginAskView = (position: Position.Position, write: MarginWrite, id: string): View => {
+  const coin = marginCoin(write.symbol)
+  const price = liquidation(position)
+  const moves = write.direction === "add" ? "further from the price" : "closer to the price"
+  return view(
+    fmt`${bold(`${positionName(write.symbol, write.side)}: ${write.direction === "add" ? "add" : "take out"} ${amountText(write)} of margin?`)}
+Position: ${dec(position.size)} at ${dec(BigDecimal.normalize(position.leverage))}x, isolated margin.
+Margin now ${code(dec(position.isolatedMargin))} ${coin}, after ${code(dec(after(position, write)))} ${coin}.${
+      price === undefined ? "" : `
+Liquidation price now ${price}; it moves ${moves}.`
+    }`,
+    [confirmRow("margin", id, write.direction === "add" ? "Add margin" : "Reduce margin")]
+  )
+}
+
+/** The position after a change (or a Back): its margin now; `position` none when it is gone. */
+export const marginView = (write: MarginWrite, position: Position.Position | undefined, note?: FmtString): View => {
+  const head = note === undefined ? fmt`` : fmt`${note}
+
+`
+  if (position === undefined) return view(fmt`${head}There is no ${positionName(write.symbol, write.side)} position now.`)
+  const price = liquidation(position)
+  return view(fmt`${head}${bold(`${positionName(write.symbol, position.side)} position`)}
+Size ${dec(position.size)} · ${position.marginMode} margin ${code(`${dec(position.isolatedMargin)} ${marginCoin(write.symbol)}`.trim())}${
+    price === undefined ? "" : ` · liquidation ${price}`
+  }
+Change it with e.g. ${code(marginCommand(write.symbol, write.side))}.`)
+}
+
+export const marginChangedNote = (write: MarginWrite): FmtString =>
+  write.direction === "add"
+    ? fmt`✅ Done: added ${amountText(write)} of margin to the ${positionName(write.symbol, write.side)} position.`
+    : fmt`✅ Done: took ${amountText(write)} of margin out of the ${positionName(write.symbol, write.side)} position.`
+
+/** The position asked for is gone (closed, or reopened as another) at Confirm. */
+export const positionGoneNote = (write: MarginWrite): FmtString =>
+  fmt`⚠️ Nothing was changed: the ${positionName(write.symbol, write.side)} position you asked about is no longer open (closed or replaced since). Send the ${code("/margin")} again for the position there is now.`
+
+export const checkMargin = (): FmtString => fmt`${code("/positions")} shows the positions' margin now.`
+
+export const marginAgain = (): FmtString => fmt`Send the ${code("/margin")} again to change it.`

@@ -3,6 +3,7 @@ import { bold, code, fmt, join } from "telegraf/format"
 import type { Role } from "../../kernel/access.js"
 import { COMMANDS } from "../../kernel/commands.js"
 import { withSimulatorLine } from "../../kernel/messages.js"
+import type { NotReal } from "../../kernel/messages.js"
 import { distance } from "../../kernel/symbols.js"
 import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { oneLine, view } from "../../kernel/view.js"
@@ -16,8 +17,8 @@ const ROLE_TEXT: Readonly<Record<Role, string>> = {
   none: "you may not use the commands yet"
 }
 
-/** `simulator`: the bot runs on the embedded simulator, which the text then says. */
-export const helpView = (role: Role, userId: number | undefined, simulator: boolean, limits: TradingLimits.TradingLimits = TradingLimits.none): View => {
+/** `simulator`: the bot runs on the embedded simulator or the exchange's demo, which the text then says. */
+export const helpView = (role: Role, userId: number | undefined, simulator: NotReal, limits: TradingLimits.TradingLimits = TradingLimits.none): View => {
   const entries = COMMANDS.filter((command) => command.access !== "open").map((command) =>
     fmt`${code(command.usage.split("\n")[0]!)}
 ${command.summary}. e.g. ${join(command.examples.map((example) => code(example)), ", ")}`
@@ -50,7 +51,7 @@ export const unknownCommandView = (command?: string): View => {
 }
 
 /** `/start`: a short welcome, with buttons to what the user may open; on the simulator, it says so. */
-export const startView = (role: Role, simulator: boolean): View => {
+export const startView = (role: Role, simulator: NotReal): View => {
   const buttons: Array<Button> = []
   if (role !== "none") buttons.push({ label: "📈 Markets", data: { _tag: "Tickers", sort: "volume", page: 0, filter: "" } })
   if (role === "reader" || role === "trader") buttons.push({ label: "📋 Plan orders", data: { _tag: "Orders", symbol: undefined, page: 0 } })

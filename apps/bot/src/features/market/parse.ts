@@ -1,4 +1,4 @@
-/** `/tickers` and `/ticker` arguments. */
+/** `/tickers`, `/ticker` and `/funding` arguments. */
 import { fail, ok, quote, tokens } from "../../kernel/parse.js"
 import type { Parsed } from "../../kernel/parse.js"
 import { normalizeQuery } from "../../kernel/symbols.js"
@@ -34,15 +34,20 @@ export const parseTickers = (payload: string): Parsed<TickersArgs> => {
   return ok({ filter: filter ?? "", sort: sort ?? "volume" })
 }
 
-export interface TickerArgs {
+/** One market's arguments (`/ticker`, `/funding`). */
+export interface MarketArgs {
   /** the normalized query, resolved against the market list by the handler */
   readonly query: string
 }
 
-export const parseTicker = (payload: string): Parsed<TickerArgs> => {
+const oneMarket = (command: string) => (payload: string): Parsed<MarketArgs> => {
   const [first, ...rest] = tokens(payload)
-  if (first === undefined) return fail("which market? e.g. /ticker btc")
+  if (first === undefined) return fail(`which market? e.g. /${command} btc`)
   if (rest.length > 0) return fail("one symbol at a time")
   const query = normalizeQuery(first)
   return query === undefined ? fail(`${quote(first)} is not a symbol`) : ok({ query })
 }
+
+export const parseTicker = oneMarket("ticker")
+
+export const parseFunding = oneMarket("funding")
