@@ -18,7 +18,9 @@ import * as BotRuntime from "./kernel/BotRuntime.js"
 import { FolderLock, FolderLockedError } from "./kernel/FolderLock.js"
 import { jsonLogger, scrub } from "./kernel/log.js"
 import type { Logger } from "./kernel/log.js"
+import type { NotReal } from "./kernel/messages.js"
 import { PRIVATE_DIR, PRIVATE_FILE } from "./kernel/privateFiles.js"
+import { RedisUnreachable } from "./kernel/redis/RedisConnection.js"
 import { prepareFolder } from "./kernel/Store.js"
 import { ConsoleChat } from "./kernel/telegram/ConsoleChat.js"
 import { LocalBotApi } from "./kernel/telegram/LocalBotApi.js"
@@ -77,9 +79,10 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
     return {
       simulator,
       label: `the embedded simulator at ${simulator.futuresBaseUrl} (demo account ${uid})`,
-      // the simulator serves both API versions: TRADEDESK_API_VERSION is the one setting read here
+      // the simulator serves both API versions and the demo: TRADEDESK_API_VERSION and TRADEDESK_DEMO are the settings read here
       options: {
         ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }),
+        ...(options.demo === undefined ? {} : { demo: options.demo }),
         futuresBaseUrl: simulator.futuresBaseUrl,
         spotBaseUrl: simulator.spotBaseUrl,
         apiKey,
@@ -178,12 +181,15 @@ export const startApp = async (io: AppIo): Promise<App> => {
       exchange.options,
       { tickersTtlMs: config.tickersTtlMs, accountReadsTtlMs: config.accountReadsTtlMs },
       logger,
-      { dataDir }
+      { dataDir, ...(config.redis === undefined ? {} : { redis: config.redis }) }
     )
     cleanups.push(() => runtime.dispose())
     // build core's layers now, so a misconfiguration stops the start rather than the first command
     const built = await runtime.runtimeEffect.pipe(Effect.exit, Effect.runPromise)
     if (Exit.isFailure(built)) {
+      // the Redis of BOT_REDIS_URL cannot be reached: said as it is, by the variable
+      const redis = Option.filter(Cause.dieOption(built.cause), (defect): defect is RedisUnreachable => defect instanceof RedisUnreachable)
+      if (Option.isSome(redis)) throw new StartupError(redis.value.message)
       // core names its options (apiSecret…); the operator set them as TRADEDESK_* variables
       const reason = Option.match(Cause.failureOption(built.cause), {
         onNone: () => Cause.pretty(built.cause),
@@ -214,7 +220,10 @@ export const startApp = async (io: AppIo): Promise<App> => {
 
     const orders = { priceTolerance: config.confirmPriceTolerance, slippage: config.marketSlippage }
     // said in /start, /help, every order preview and result, and the start log
-    const simulator = exchange.simulator !== undefined
+    const demo = exchange.options.demo === true
+    const simulator: NotReal = demo ? "demo" : exchange.simulator !== undefined
+    // core's settings, checked when the runtime was built: the version spoken (V3 for the demo unless told)
+    const { apiVersion } = Either.getOrThrow(CoreConfig.validate(exchange.options))
     const watch = { budgetShare: config.watchBudgetPercent / 100, marginWarning: config.marginWarningPercent / 100 }
     // the console user is the operator at the terminal: a trader; nobody else can reach that chat
     const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
@@ -249,7 +258,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
         await chat.close()
       })
       chat.greet([
-        `tradedesk console chat, the bot's own handlers against ${exchange.label}, API ${exchange.options.apiVersion ?? "v2"}.`,
+        `tradedesk console chat, the bot's own handlers against ${exchange.label}, API ${apiVersion}${demo ? ", demo trading (the exchange's demo money, SUSDT)" : ""}.`,
         "You are the console user, a trader. Type /help to begin; press a button by typing its number, e.g. [1];",
         "for /order, type /order btc, then one order per line and an empty line to send (or: /order btc; open_long 0.01 @ 65000).",
         "/quit leaves.",
@@ -273,21 +282,24 @@ export const startApp = async (io: AppIo): Promise<App> => {
         watch,
         simulator,
         userCommandsPerMinute: config.userCommandsPerMinute,
-        limits: config.limits
+        limits: config.limits,
+        // a webhook can have an update delivered again; a polled one cannot be fetched again
+        unsureUpdates: config.webhook === undefined ? "handle" : "retry"
       })
       const running: Running = config.webhook === undefined
         ? await startPolling(trade, fatal)
         : await startWebhook(trade, config.webhook, logger)
       cleanups.push(running.stop)
     }
-    if (simulator && !consoleMode) {
+    if (exchange.simulator !== undefined && !consoleMode) {
       logger.log("warn", "simulator", { detail: `TRADEDESK_SIMULATOR=true: Telegram users trade on ${exchange.label}; prices and orders are not real` })
     }
     logger.log("info", "started", {
       transport: consoleMode ? "console" : config.webhook === undefined ? "polling" : "webhook",
       exchange: exchange.label,
-      simulator,
-      apiVersion: exchange.options.apiVersion ?? "v2",
+      simulator: exchange.simulator !== undefined,
+      demo,
+      apiVersion,
       readers: access.readers.size,
       traders: access.traders.size,
       publicMarket: access.publicMarket,

@@ -37,7 +37,10 @@ import type { Deps } from "./kernel/respond.js"
 import { BotContext } from "./kernel/telegram/BotContext.js"
 import { commandKey, PacedTelegram } from "./kernel/telegram/PacedTelegram.js"
 import { essential, Pacer } from "./kernel/telegram/Pacer.js"
+import { handledOnce } from "./kernel/redis/UpdateLedger.js"
+import type { Unsure } from "./kernel/redis/UpdateLedger.js"
 import type { PacerOptions } from "./kernel/telegram/Pacer.js"
+import type { NotReal } from "./kernel/messages.js"
 import type { View } from "./kernel/view.js"
 import type * as TradingLimits from "./kernel/TradingLimits.js"
 import * as Watcher from "./kernel/Watcher.js"
@@ -61,12 +64,17 @@ export interface BotOptions {
   readonly watch?: Watcher.WatchSettings
   /** how often price alerts are checked against the shared tickers (default 5 s) */
   readonly alertIntervalMs?: number
-  /** the exchange is the embedded simulator: the chat says so (default false) */
-  readonly simulator?: boolean
+  /** the embedded simulator (`true`) or the exchange's demo trading (`"demo"`): the chat says so (default false) */
+  readonly simulator?: NotReal
   /** updates a minute one user, and one group chat, may send (BOT_USER_COMMANDS_PER_MINUTE; default 30; infinite: none) */
   readonly userCommandsPerMinute?: number
   /** the trading limits, bot-wide and per trader (BOT_MAX_*, BOT_SYMBOLS, BOT_TRADER_*; default none) */
   readonly limits?: TradingLimits.TradingLimits
+  /**
+   * with Redis, an update whose ledger entry cannot be made: `retry` (webhook: answered with an error, so Telegram
+   * delivers it again) or `handle` (long polling; the default)
+   */
+  readonly unsureUpdates?: Unsure
 }
 
 export interface TradeBot {
@@ -111,7 +119,13 @@ export const createBot = (options: BotOptions): TradeBot => {
     now
   }
   const inflight = new Inflight()
+  // an error goes on to the transport, which logs it, without telegraf printing the update (its text included)
+  bot.catch((error) => {
+    throw error
+  })
   bot.use(
+    // before anything else, awaited: an update another process took is not handled here
+    handledOnce(runtime, deps.confirmations.run, logger, options.unsureUpdates ?? "handle"),
     detach(inflight),
     logUpdates(options.logger, now),
     caseInsensitiveCommands,

@@ -7,11 +7,12 @@
  * `TRADEDESK_SIMULATOR=true` stop the start rather than run something other than what the operator meant.
  */
 import { Decimal, TradeDeskConfig as CoreConfig } from "@tradedesk/core"
-import { BigDecimal, Either } from "effect"
+import { BigDecimal, Either, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { isIP } from "node:net"
 import type { AccessPolicy } from "./access.js"
 import { MIN_SECRET_LENGTH } from "./log.js"
+import type { RedisSettings } from "./redis/RedisConnection.js"
 import { distance } from "./symbols.js"
 import * as TradingLimits from "./TradingLimits.js"
 
@@ -65,6 +66,8 @@ export interface BotConfig {
   readonly userCommandsPerMinute: number
   /** the trading limits, bot-wide and per trader (BOT_MAX_*, BOT_SYMBOLS, BOT_TRADER_*; kernel/TradingLimits.ts) */
   readonly limits: TradingLimits.TradingLimits
+  /** shared state on Redis (BOT_REDIS_URL, BOT_REDIS_NAMESPACE): confirmations and the updates handled; none: this process only */
+  readonly redis: RedisSettings | undefined
 }
 
 /** The data folder when `BOT_DATA_DIR` is not set, under the working directory. */
@@ -250,6 +253,7 @@ const readSettings = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>>
   const apiRoot = url("TELEGRAM_API_ROOT", "loopback")
   const apiRootPassword = apiRoot === undefined ? "" : new URL(apiRoot).password
   if (apiRootPassword !== "" && apiRootPassword.length < MIN_SECRET_LENGTH) problems.push("TELEGRAM_API_ROOT: the password in it is too short")
+  const redis = redisSettings(env, token, problems)
   const config: BotConfig = {
     token,
     apiRoot,
@@ -271,11 +275,56 @@ const readSettings = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>>
     confirmPriceTolerance: percent("BOT_CONFIRM_PRICE_TOLERANCE_PERCENT", "1", "0.01", "20"),
     marketSlippage: percent("BOT_MARKET_SLIPPAGE_PERCENT", "1", "0.01", "10"),
     userCommandsPerMinute: integer("BOT_USER_COMMANDS_PER_MINUTE", 30, 1, 1_000),
-    limits: tradingLimits()
+    limits: tradingLimits(),
+    redis
   }
   // on Telegram, an override for someone who is not a trader is a mistyped id (the console user is the one trader)
   if (token !== undefined) problems.push(...TradingLimits.notTraders(config.limits, config.access.traders))
   return problems.length === 0 ? Either.right(config) : Either.left(problems)
+}
+
+/** A namespace keeps the keys of bots sharing one Redis apart: `tradedesk:<namespace>:…`. */
+const NAMESPACE = /^[A-Za-z0-9_-]{1,64}$/
+
+/**
+ * `BOT_REDIS_URL` (`redis://[user:password@]host[:port][/db]`, or `rediss:` for TLS) and `BOT_REDIS_NAMESPACE`
+ * (default: the bot's id, the digits before the token's colon; the console chat's `console`). Both are read whether
+ * or not the other is set: a setting is known by being read.
+ */
+const redisSettings = (env: Env, token: string | undefined, problems: Array<string>): RedisSettings | undefined => {
+  const value = set(env, "BOT_REDIS_URL")
+  const namespace = set(env, "BOT_REDIS_NAMESPACE") ?? token?.split(":")[0] ?? "console"
+  if (!NAMESPACE.test(namespace)) problems.push("BOT_REDIS_NAMESPACE: 1–64 letters, digits, _ or -")
+  if (value === undefined) return undefined
+  // the value may hold a password: a problem never quotes it
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  if (url === undefined || (url.protocol !== "redis:" && url.protocol !== "rediss:")) {
+    problems.push("BOT_REDIS_URL: expected redis://host:port/db or rediss://… (e.g. redis://127.0.0.1:6379/0)")
+    return undefined
+  }
+  const port = url.port === "" ? 6379 : Number(url.port)
+  const db = /^\/?$/.test(url.pathname) ? 0 : /^\/\d{1,2}$/.test(url.pathname) ? Number(url.pathname.slice(1)) : undefined
+  const password = decoded(url.password)
+  const broken = [
+    url.hostname === "" ? "no host" : undefined,
+    db === undefined ? "the database is a number after the host (/0)" : undefined,
+    url.search !== "" || url.hash !== "" ? "options after ? or # are not read" : undefined,
+    password !== "" && password.length < MIN_SECRET_LENGTH ? "the password in it is too short" : undefined
+  ].filter((problem) => problem !== undefined)
+  if (broken.length > 0) {
+    problems.push(`BOT_REDIS_URL: ${broken.join("; ")}`)
+    return undefined
+  }
+  return {
+    // an IPv6 address comes bracketed
+    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+    port,
+    db: db ?? 0,
+    username: url.username === "" ? undefined : decoded(url.username),
+    password: password === "" ? undefined : Redacted.make(password),
+    tls: url.protocol === "rediss:",
+    namespace
+  }
 }
 
 const decoded = (component: string): string => {
@@ -290,12 +339,15 @@ const decoded = (component: string): string => {
 /** The secrets in the environment, to scrub from logs. */
 export const secretsOf = (env: Env, config: BotConfig): ReadonlyArray<string> => {
   const password = config.apiRoot === undefined ? "" : new URL(config.apiRoot).password
+  const redisPassword = config.redis?.password === undefined ? undefined : Redacted.value(config.redis.password)
+  const redisWritten = config.redis === undefined ? "" : new URL(set(env, "BOT_REDIS_URL")!).password
   return [
     config.token,
     config.webhook?.secret,
     ...CREDENTIALS.map((name) => set(env, name)),
     // as written in the URL (percent-encoded) and as sent
-    ...(password === "" ? [] : [password, decoded(password)])
+    ...(password === "" ? [] : [password, decoded(password)]),
+    ...(redisPassword === undefined ? [] : [redisPassword, redisWritten])
   ].filter((value): value is string => value !== undefined)
 }
 

@@ -13,6 +13,9 @@ import * as ConfirmStore from "./ConfirmStore.js"
 import * as ExportGate from "./ExportGate.js"
 import type * as Log from "./log.js"
 import * as MarketData from "./MarketData.js"
+import * as RedisConfirmStore from "./redis/RedisConfirmStore.js"
+import * as RedisConnection from "./redis/RedisConnection.js"
+import * as UpdateLedger from "./redis/UpdateLedger.js"
 import * as Store from "./Store.js"
 import * as Watcher from "./Watcher.js"
 
@@ -24,6 +27,7 @@ export type Services =
   | ExportGate.ExportGate
   | Store.Store
   | ConfirmStore.ConfirmStore
+  | UpdateLedger.UpdateLedger
   | Watcher.OwnCancels
   | TradeDeskConfig.TradeDeskConfig
 
@@ -46,17 +50,33 @@ export interface StoreSettings {
    * Confirm benchmark); a bot that must keep its promise across restarts never sets it
    */
   readonly confirmationsInMemory?: boolean
+  /**
+   * Redis, shared with the bot's other processes: the confirmations live there (not in the data folder), and each
+   * update is handled by one process only
+   */
+  readonly redis?: RedisConnection.RedisSettings
 }
 
 const silent: Log.Logger = { log: () => undefined }
+
+/** The confirmation store and the ledger of updates: on Redis when it is set (one connection for both). */
+const sharedLayer = (storage: StoreSettings, log: Log.Logger): Layer.Layer<ConfirmStore.ConfirmStore | UpdateLedger.UpdateLedger> => {
+  if (storage.redis !== undefined) {
+    return Layer.merge(RedisConfirmStore.layer(log), UpdateLedger.layerRedis).pipe(Layer.provide(RedisConnection.layer(storage.redis, log)))
+  }
+  return Layer.merge(
+    storage.dataDir === undefined || storage.confirmationsInMemory === true
+      ? ConfirmStore.layerMemory(log)
+      : Layer.orDie(ConfirmStore.layerFiles(storage.dataDir, log)),
+    UpdateLedger.layerNone
+  )
+}
 
 const layer = (options: TradeDeskConfig.Options, caches: CacheSettings, storage: StoreSettings, log: Log.Logger): Layer.Layer<Services, ConfigError> =>
   Layer.mergeAll(
     // the folder was prepared at start-up, where a problem is told by the variable that named it
     storage.dataDir === undefined ? Store.layerMemory(log) : Layer.orDie(Store.layerFileSystem(storage.dataDir, log)),
-    storage.dataDir === undefined || storage.confirmationsInMemory === true
-      ? ConfirmStore.layerMemory(log)
-      : Layer.orDie(ConfirmStore.layerFiles(storage.dataDir, log)),
+    sharedLayer(storage, log),
     MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
     AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
     CoinDirectory.layer

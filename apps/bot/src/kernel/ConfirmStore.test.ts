@@ -11,6 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import * as ConfirmStore from "./ConfirmStore.js"
 import type { Backend, Confirmation } from "./ConfirmStore.js"
 import { jsonLogger } from "./log.js"
+import * as RedisConfirmStore from "./redis/RedisConfirmStore.js"
+import { freshRedis, redisClient } from "../../test/redisHarness.js"
 
 let folder: string
 let lines: Array<{ event: string; id?: string; reason?: string }>
@@ -45,6 +47,18 @@ const backends: ReadonlyArray<readonly [string, () => Promise<Harness>]> = [
       store: await ConfirmStore.files(directory, logger()),
       corrupt: (id, text) => writeFile(join(directory, `${id}.json`), text),
       reopen: () => ConfirmStore.files(directory, logger())
+    }
+  }],
+  ["redis", async () => {
+    const { settings, client } = await freshRedis()
+    const key = (id: string) => `tradedesk:${settings.namespace}:confirm:${id}`
+    return {
+      store: RedisConfirmStore.make(client, settings.namespace, logger()),
+      corrupt: async (id, text) => {
+        const state = /"state":"(\w+)"/.exec(text)?.[1] ?? "waiting"
+        await client.multi().del(key(id)).hset(key(id), "record", text, "state", state, "at", "1000").zadd(`tradedesk:${settings.namespace}:confirm-ids`, Date.now(), id).exec()
+      },
+      reopen: async () => RedisConfirmStore.make(await redisClient(settings), settings.namespace, logger())
     }
   }]
 ]

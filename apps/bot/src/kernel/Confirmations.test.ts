@@ -14,7 +14,9 @@ import * as ConfirmStore from "./ConfirmStore.js"
 import type { Backend } from "./ConfirmStore.js"
 import { jsonLogger } from "./log.js"
 import type { Logger } from "./log.js"
+import * as RedisConfirmStore from "./redis/RedisConfirmStore.js"
 import { StoreError } from "./Store.js"
+import { freshRedis } from "../../test/redisHarness.js"
 import { view } from "./view.js"
 
 const Write = Schema.Struct({ symbol: Schema.String, market: Schema.Boolean })
@@ -56,6 +58,10 @@ const backends: ReadonlyArray<readonly [string, () => Promise<Backend>]> = [
     const folder = await mkdtemp(join(tmpdir(), "tradedesk-confirmations-"))
     folders.push(folder)
     return ConfirmStore.files(folder, silent)
+  }],
+  ["redis", async () => {
+    const { settings, client } = await freshRedis()
+    return RedisConfirmStore.make(client, settings.namespace, silent)
   }]
 ]
 
@@ -157,9 +163,11 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
       expect((await first.kind.claim(checking, 1))._tag).toBe("Claimed")
       // the process stops here: one write on its way, one still being checked (nothing of it sent)
       const second = await opened(store)
-      expect(second.recovered.map((write) => write.id)).toEqual([sending, checking])
-      expect((await second.recovered[0]!.view()).text.text).toBe(`outcome unknown: cmt_btcusdt ${sending}`)
-      expect((await second.recovered[1]!.view()).text.text).toContain("interrupted: the bot restarted before anything was sent")
+      // made in one millisecond: told in no particular order
+      const recovered = new Map(second.recovered.map((write) => [write.id, write]))
+      expect([...recovered.keys()].sort()).toEqual([sending, checking].sort())
+      expect((await recovered.get(sending)!.view()).text.text).toBe(`outcome unknown: cmt_btcusdt ${sending}`)
+      expect((await recovered.get(checking)!.view()).text.text).toContain("interrupted: the bot restarted before anything was sent")
       expect(await second.kind.claim(sending, 1)).toEqual({ _tag: "Unknown", payload: { symbol: "cmt_btcusdt", market: false } })
       // what was not sent may be confirmed after the restart, once
       expect((await second.kind.claim(checking, 1))._tag).toBe("Claimed")

@@ -11,6 +11,7 @@ import type { Convenience, Update } from "telegraf/types"
 import type { TradeBot } from "../../createBot.js"
 import type { Webhook } from "../BotConfig.js"
 import { COMMANDS } from "../commands.js"
+import { UpdateNotTaken } from "../redis/UpdateLedger.js"
 import type { Logger } from "../log.js"
 
 export interface Running {
@@ -156,7 +157,8 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
  * A webhook: POST on the URL's path with the secret token, `GET /healthz` for load balancers, 404 elsewhere. The
  * body is read only after the secret matched, up to `maxBodyBytes`, and handed on only when it is an update; a slow
  * or idle client is cut off by the timeouts. Each refusal the secret's holder caused (413, 400) and each update the
- * bot failed on is logged; server errors once it listens (e.g. too many open files) are logged and survived.
+ * bot failed on is logged; server errors once it listens (e.g. too many open files) are logged and survived. An update
+ * whose entry in the shared ledger (Redis) cannot be made is answered 503, so Telegram delivers it again.
  */
 export const startWebhook = async (
   trade: TradeBot,
@@ -194,6 +196,8 @@ export const startWebhook = async (
     try {
       await bot.handleUpdate(update)
     } catch (error) {
+      // not handled, as the shared ledger could not be asked: Telegram delivers it again, maybe to another replica
+      if (error instanceof UpdateNotTaken) return answer(res, 503, "try again", { "retry-after": "1" })
       // answered 200 all the same: Telegram would deliver the same update again, fail the same way, and hold back
       // those behind it
       logger.log("error", "webhook_update_failed", { update: update.update_id, detail: describe(error) })
