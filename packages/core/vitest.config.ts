@@ -1,9 +1,17 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
-export default defineConfig({
+// The slow tier (`npm run test:slow`, `vitest run --mode slow`): fuzz, load, child processes and timing under load.
+// Every other test, and every new one, is in the fast tier (`npm test`).
+const slow = [
+  // imports the built package in fresh node processes, ESM and CommonJS
+  "test/package.test.ts"
+]
+
+export default defineConfig(({ mode }) => ({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: mode === "slow" ? slow : ["test/**/*.test.ts"],
+    exclude: mode === "slow" ? configDefaults.exclude : [...configDefaults.exclude, ...slow],
     setupFiles: ["./test/setup.ts"],
     testTimeout: 20_000
   }
-})
+}))

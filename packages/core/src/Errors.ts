@@ -8,46 +8,10 @@
  */
 import * as Schema from "effect/Schema"
 import { signedMillis } from "./internal/signedMillis.js"
+import { OPERATION_NAMES } from "./Operations.js"
 
-export const EndpointName = Schema.Literal(
-  "tickers",
-  "planOrders",
-  "batchOrders",
-  "spotBills",
-  "affiliateStats",
-  "serverTime",
-  "openOrders",
-  "orderDetail",
-  "orderHistory",
-  "fills",
-  "cancelOrder",
-  "cancelOrders",
-  "placePlanOrder",
-  "cancelPlanOrder",
-  "planOrderHistory",
-  "closePositions",
-  "cancelAllOrders",
-  "contracts",
-  "ticker",
-  "depth",
-  "candles",
-  "futuresAssets",
-  "accounts",
-  "accountSettings",
-  "setLeverage",
-  "setMarginMode",
-  "futuresBills",
-  "spotAssets",
-  "positions",
-  "position",
-  "fundingRate",
-  "openInterest",
-  "marketTrades",
-  "fundingHistory",
-  "markPrice",
-  "tradingFees",
-  "adjustMargin"
-)
+/** The operations (Operations.ts) and the exchange's server time, as errors name them. */
+export const EndpointName = Schema.Literal(...OPERATION_NAMES, "serverTime")
 export type EndpointName = Schema.Schema.Type<typeof EndpointName>
 
 /** The request was refused before anything was sent: a parameter is out of its rules. */

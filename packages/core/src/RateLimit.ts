@@ -33,7 +33,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
-import type { Endpoint } from "./Endpoints.js"
+import type { Route } from "./Wire.js"
 import { ConfigError, RateLimitError } from "./Errors.js"
 import { DEFAULT_PENALTY_MILLIS, TradeDeskConfig } from "./TradeDeskConfig.js"
 import type { RateLimitSettings } from "./TradeDeskConfig.js"
@@ -214,9 +214,9 @@ export class RateLimit extends Context.Tag("@tradedesk/core/RateLimit")<RateLimi
    * Charges the endpoint's weights, waiting for room or failing as configured. The charge is held until the scope
    * closes (the call's answer or failure), then counts for a window from then.
    */
-  readonly guard: (endpoint: Endpoint<any, any>, account: string | undefined) => Effect.Effect<void, RateLimitError | ConfigError, Scope.Scope>
+  readonly guard: (endpoint: Route, account: string | undefined) => Effect.Effect<void, RateLimitError | ConfigError, Scope.Scope>
   /** After an exchange 429: pauses the endpoint's budgets for `retryAfterMillis` (or the configured penalty). */
-  readonly penalize: (endpoint: Endpoint<any, any>, account: string | undefined, retryAfterMillis: number | undefined) => Effect.Effect<number>
+  readonly penalize: (endpoint: Route, account: string | undefined, retryAfterMillis: number | undefined) => Effect.Effect<number>
   /**
    * In wait mode, sends a call the exchange refused with 429 again once the pause is over, when the pause is within
    * `maxWait` (at most `MAX_RESENDS_AFTER_429` times). A 429 means the exchange refused the request before acting on
@@ -242,7 +242,7 @@ export const MAX_RESENDS_AFTER_429 = 3
  * Order writes: every write (placing, cancelling and closing orders, and the rare account changes a trader makes
  * beside them). They may use the order reserve and queue ahead of reads: a cancel must not wait behind a crowd of reads.
  */
-export const writesOrders = (endpoint: Endpoint<any, any>): boolean => endpoint.write !== undefined
+export const writesOrders = (endpoint: Route): boolean => endpoint.write !== undefined
 
 /** A stable, non-secret name for an API key's budgets. */
 export const accountKey = (apiKey: string): string => createHash("sha256").update(apiKey).digest("hex").slice(0, 16)
@@ -263,7 +263,7 @@ const keyOf = (kind: "ip" | "uid", account: string | undefined, windowMillis: nu
  * The charges of one call, one per window of each budget it weighs on (a weight of 0 weighs on none: V3's order
  * placement is not IP-limited); a read's IP and UID limits leave out the order reserve.
  */
-const chargesOf = (settings: RateLimitSettings, budgets: Budgets, endpoint: Endpoint<any, any>, account: string | undefined): Array<Charge> => {
+const chargesOf = (settings: RateLimitSettings, budgets: Budgets, endpoint: Route, account: string | undefined): Array<Charge> => {
   const shareOf = (budget: number) => (writesOrders(endpoint) ? budget : budget - Math.ceil(budget * settings.orderReserve))
   const charges: Array<Charge> = []
   const charge = (kind: "ip" | "uid", weight: number) => {
@@ -295,7 +295,7 @@ const leavingRoomFor = (charges: ReadonlyArray<Charge>, ahead: ReadonlyArray<Cla
   })
 
 interface Request {
-  readonly endpoint: Endpoint<any, any>
+  readonly endpoint: Route
   readonly charges: ReadonlyArray<Charge>
   readonly writesOrders: boolean
 }
@@ -434,7 +434,7 @@ const make = Effect.gen(function*() {
       )
     })
 
-  const guard = (endpoint: Endpoint<any, any>, account: string | undefined) => {
+  const guard = (endpoint: Route, account: string | undefined) => {
     const charges = chargesOf(settings, budgets, endpoint, account)
     const tooHeavy = charges.find((charge) => charge.weight > charge.limit)
     if (tooHeavy !== undefined) {
@@ -449,7 +449,7 @@ const make = Effect.gen(function*() {
     return Effect.uninterruptibleMask((restore) => Effect.flatMap(restore(take(request)), (ticket) => Effect.addFinalizer(() => settleNow(ticket))))
   }
 
-  const penalize = (endpoint: Endpoint<any, any>, account: string | undefined, retryAfterMillis: number | undefined) => {
+  const penalize = (endpoint: Route, account: string | undefined, retryAfterMillis: number | undefined) => {
     const millis = retryAfterMillis ?? Duration.toMillis(settings.penalty)
     const keys = chargesOf(settings, budgets, endpoint, account).map((charge) => charge.key)
     return Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.as(Effect.tap(store.pause(keys, now + millis), wake), millis))

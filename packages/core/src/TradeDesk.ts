@@ -1,6 +1,6 @@
 /**
- * All the services (the five operations and the server time) over one transport, one rate limiter and one HTTP
- * client: the layer an application provides.
+ * All the services (every operation of Operations.ts and the server time) over one transport, one rate limiter and
+ * one HTTP client: the layer an application provides.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Layer from "effect/Layer"

@@ -3,7 +3,8 @@
  * charges the rate limiter, signs the exact query and body it then sends (with the clock offset it keeps from the
  * exchange's clock), reads the answer up to `maxResponseBytes`, checks the status and envelope, decodes the answer,
  * and maps every failure to a `TradeDeskError` in one place. Reads are retried on transient failures; a write is
- * never sent twice, and a failure after its request may have reached the exchange is an OutcomeUnknownError.
+ * never sent twice, and a failure after its request may have reached the exchange is an OutcomeUnknownError. What a
+ * version does beyond its endpoints (published budgets, counts in answer headers) it calls as that table's hooks.
  */
 // one module each: the package's index loads every module of @effect/platform, over 20 MB more memory
 import * as Headers from "@effect/platform/Headers"
@@ -26,7 +27,6 @@ import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Endpoints from "./Endpoints.js"
-import type { Endpoint } from "./Endpoints.js"
 import {
   categoryOf,
   ConfigError,
@@ -52,9 +52,8 @@ import * as Signer from "./Signer.js"
 import { TradeDeskConfig } from "./TradeDeskConfig.js"
 import type { Settings } from "./TradeDeskConfig.js"
 import * as Demo from "./v3/demo.js"
-import * as V3Limits from "./v3/rateLimits.js"
 import * as V3 from "./v3/table.js"
-import type { Operation, WireTable } from "./Wire.js"
+import type { Endpoint, Fetch, Operation, Route, WireTable } from "./Wire.js"
 
 export class TradingHttp extends Context.Tag("@tradedesk/core/TradingHttp")<TradingHttp, {
   /** the operations of the configured API version: services pick their entry here */
@@ -83,7 +82,7 @@ const excerpt = (text: string) => (text.length > EXCERPT_LENGTH ? `${text.slice(
 
 const SECRET_HEADERS = ["access-key", "access-sign", "access-passphrase"]
 
-const inputError = (endpoint: Endpoint<any, any>, params: unknown, error: ParseResult.ParseError) => {
+const inputError = (endpoint: Route, params: unknown, error: ParseResult.ParseError) => {
   if (!Predicate.isRecord(params)) {
     return new InputError({ endpoint: endpoint.name, field: "parameters", reason: "expected an object of parameters" })
   }
@@ -104,7 +103,7 @@ const firstIssue = (error: ParseResult.ParseError): string => {
 }
 
 /** The parameters as the wire query string or JSON body text: the exact bytes that are signed and sent. */
-const encodeParams = <P>(endpoint: Endpoint<P, any>, params: P): Either.Either<{ query: string; body: string }, InputError> =>
+const encodeParams = <P>(endpoint: Route & Pick<Endpoint<P, unknown>, "request">, params: P): Either.Either<{ query: string; body: string }, InputError> =>
   Either.match(Schema.encodeUnknownEither(endpoint.request, { errors: "first" })(params ?? {}), {
     onLeft: (error) => Either.left(inputError(endpoint, params ?? {}, error)),
     onRight: (wire: Record<string, unknown>) => {
@@ -128,7 +127,7 @@ const failedToConnect = (cause: Record<string, unknown>): boolean => {
   return cause.syscall === "connect" || cause.syscall === "getaddrinfo"
 }
 
-const transportError = (endpoint: Endpoint<any, any>, error: HttpClientError.HttpClientError): TransportError => {
+const transportError = (endpoint: Route, error: HttpClientError.HttpClientError): TransportError => {
   const cause = Predicate.isRecord(error.cause) ? error.cause : {}
   const code = typeof cause.code === "string" ? cause.code : undefined
   const detail = code === "ECONNREFUSED"
@@ -239,13 +238,13 @@ const make = Effect.gen(function*() {
   const table = wireOf(settings)
   const overCapDetail = new ResponseTooLarge(maxBytes).detail
 
-  const tooLarge = (endpoint: Endpoint<any, any>, bodyExcerpt: string) => new DecodeError({ endpoint: endpoint.name, detail: overCapDetail, bodyExcerpt })
+  const tooLarge = (endpoint: Route, bodyExcerpt: string) => new DecodeError({ endpoint: endpoint.name, detail: overCapDetail, bodyExcerpt })
 
   // a UTF-16 unit is at most 3 bytes of UTF-8: only a long text needs counting
   const overCap = (text: string) => text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text, "utf8") > maxBytes)
 
   /** The body as text, within the size cap whatever the HttpClient (undici's own stops reading at the cap). */
-  const readBody = (endpoint: Endpoint<any, any>, response: HttpClientResponse.HttpClientResponse) => {
+  const readBody = (endpoint: Route, response: HttpClientResponse.HttpClientResponse) => {
     if (Number(response.headers["content-length"]) > maxBytes) return Effect.fail(tooLarge(endpoint, ""))
     return response.text.pipe(
       Effect.mapError((error) =>
@@ -255,14 +254,14 @@ const make = Effect.gen(function*() {
     )
   }
 
-  /** The counts V3 reports in an answer's headers, told to the limiter while the call's charge is still held. */
-  const observeCounts = (endpoint: Endpoint<any, any>, headers: Headers.Headers) =>
-    table.version === "v3"
-      ? limiter.observe(endpoint.signed ? Option.getOrUndefined(account) : undefined, V3Limits.reportedCounts(headers))
-      : Effect.void
+  /** The counts the version reports in an answer's headers, told to the limiter while the call's charge is still held. */
+  const observeCounts = (endpoint: Route, headers: Headers.Headers) =>
+    table.hooks.reportedCounts === undefined
+      ? Effect.void
+      : limiter.observe(endpoint.signed ? Option.getOrUndefined(account) : undefined, table.hooks.reportedCounts(headers))
 
   /** Sends one request and reads its answer within the timeout; a write's ids are told to `onWriteSent`. */
-  const exchange = (endpoint: Endpoint<any, any>, request: HttpClientRequest.HttpClientRequest, keys?: WriteKeys) =>
+  const exchange = (endpoint: Route, request: HttpClientRequest.HttpClientRequest, keys?: WriteKeys) =>
     Effect.gen(function*() {
       if (keys !== undefined) (yield* FiberRef.get(onWriteSent))(keys)
       const sentAt = yield* Clock.currentTimeMillis
@@ -287,7 +286,7 @@ const make = Effect.gen(function*() {
 
   /** Maps one answer: status, JSON, envelope, then the response decoder. */
   const interpret = <A>(
-    endpoint: Endpoint<any, A>,
+    endpoint: Route & Pick<Endpoint<unknown, A>, "response">,
     { headers, status, text }: Answer
   ): Effect.Effect<A, RateLimitError | HttpStatusError | ExchangeApiError | DecodeError> => {
     let json: unknown
@@ -341,7 +340,7 @@ const make = Effect.gen(function*() {
     })
   }
 
-  const urlOf = (endpoint: Endpoint<any, any>, query: string) =>
+  const urlOf = (endpoint: Route, query: string) =>
     `${endpoint.api === "futures" ? settings.futuresBaseUrl : settings.spotBaseUrl}${endpoint.path}${query.length > 0 ? `?${query}` : ""}`
 
   /** The exchange's clock minus the local one, from the server-time endpoint; half the round trip counts. */
@@ -356,27 +355,30 @@ const make = Effect.gen(function*() {
     return { offset: epochMillis - Math.round((answer.sentAt + answer.receivedAt) / 2), roundTrip: answer.receivedAt - answer.sentAt }
   }))
 
-  /** V3's published budgets (`exchangeInfo`) for the limiter; a failure keeps the configured ones, with a warning. */
-  const readBudgets = Effect.scoped(Effect.gen(function*() {
-    yield* limiter.guard(V3Limits.exchangeInfo, undefined)
-    const request = HttpClientRequest.get(urlOf(V3Limits.exchangeInfo, "")).pipe(HttpClientRequest.setHeaders(localeHeader))
-    return yield* exchange(V3Limits.exchangeInfo, request)
-  })).pipe(
-    Effect.flatMap((answer) => interpret(V3Limits.exchangeInfo, answer)),
-    Effect.map(V3Limits.publishedBudgets),
+  /** One public request without parameters, for the version's hooks: limited, sent once, decoded. */
+  const fetchPublic: Fetch = (endpoint) =>
+    Effect.scoped(Effect.gen(function*() {
+      yield* limiter.guard(endpoint, undefined)
+      const request = HttpClientRequest.get(urlOf(endpoint, "")).pipe(HttpClientRequest.setHeaders(localeHeader))
+      return yield* exchange(endpoint, request)
+    })).pipe(Effect.flatMap((answer) => interpret(endpoint, answer)))
+
+  /** The version's published budgets for the limiter; a failure keeps the configured ones, with a warning. */
+  const readBudgets = (read: NonNullable<WireTable["hooks"]["publishedBudgets"]>) => read(fetchPublic).pipe(
     Effect.tap((published) => Effect.logInfo(`rate limits published by the exchange: ${describeBudgets(published)}`)),
     Effect.flatMap(limiter.adopt),
     Effect.catchAll((error) => Effect.logWarning(`could not read the exchange's rate limits (${error.message}); keeping the configured budgets`))
   )
 
   const limits = settings.rateLimit
-  const budgetsRead = yield* Ref.make(table.version !== "v3" || limits === false || (limits.given.ipWeight && limits.given.uidWeight))
+  const readPublished = table.hooks.publishedBudgets
+  const budgetsRead = yield* Ref.make(readPublished === undefined || limits === false || (limits.given.ipWeight && limits.given.uidWeight))
   const readingBudgets = yield* Effect.makeSemaphore(1)
 
   /** Reads the published budgets once, before the first limited call; an interrupted reading is done by the next call. */
   const publishedBudgets: Effect.Effect<void> = Effect.flatMap(Ref.get(budgetsRead), (read) =>
     read ? Effect.void : readingBudgets.withPermits(1)(Effect.flatMap(Ref.get(budgetsRead), (done) =>
-      done ? Effect.void : Effect.zipRight(readBudgets, Ref.set(budgetsRead, true)))))
+      done || readPublished === undefined ? Effect.void : Effect.zipRight(readBudgets(readPublished), Ref.set(budgetsRead, true)))))
 
   const clock = yield* Ref.make<ClockReading>({ offset: settings.clockOffsetMillis, generation: 0, measured: false })
   const measuring = yield* Effect.makeSemaphore(1)
@@ -418,7 +420,7 @@ const make = Effect.gen(function*() {
       ))
 
   /** Signs (when the endpoint is signed) and sends one request within the limiter; the answer and the clock it used. */
-  const send = (endpoint: Endpoint<any, any>, wire: { query: string; body: string }, keys?: WriteKeys) =>
+  const send = (endpoint: Route, wire: { query: string; body: string }, keys?: WriteKeys) =>
     Effect.gen(function*() {
       yield* publishedBudgets
       let headers: Record<string, string> = { "Content-Type": "application/json", ...localeHeader }
@@ -452,7 +454,7 @@ const make = Effect.gen(function*() {
    * old generation while the call waited would keep them from every young collection until a full one, and each call
    * would copy and promote its whole answer (measured: twice the collector's work on 2,000 tickers).
    */
-  const sendAndInterpret = <A>(endpoint: Endpoint<any, A>, wire: { query: string; body: string }, keys?: WriteKeys) =>
+  const sendAndInterpret = <A>(endpoint: Route & Pick<Endpoint<unknown, A>, "response">, wire: { query: string; body: string }, keys?: WriteKeys) =>
     Effect.flatMap(HandOut.around(send(endpoint, wire, keys), Effect.scoped), ({ answer, reading }) =>
       reading === undefined
         ? interpret(endpoint, answer)

@@ -1,25 +1,101 @@
 /**
- * The operations of one API version as data (docs/v3.md): for each operation the services offer, how this version
- * carries it. Most are one request (an `Endpoint`); some take several requests of the version (a `Composite`: V3's
- * tickers join two lists, its batch placement goes out in chunks); an operation the version lacks is `Unsupported`.
- * Services pick their entry from the table of the configured version and never look at the version themselves.
+ * How an API version carries the operations of Operations.ts (docs/v3.md): what an endpoint is, its constructors with
+ * the defaults, and the table every version fills, with the hooks the transport calls for what else is the version's
+ * own. Most operations are one request (an `Endpoint`); some take several requests of the version (a `Composite`:
+ * V3's tickers join two lists, its batch placement goes out in chunks); an operation the version lacks is
+ * `Unsupported`. Services pick their entry from the table of the configured version and never look at the version
+ * themselves.
  */
+import type * as Headers from "@effect/platform/Headers"
 import type * as Effect from "effect/Effect"
-import type { Endpoint } from "./Endpoints.js"
-import type * as V2 from "./Endpoints.js"
+import type * as Schema from "effect/Schema"
 import type { ApiVersion, EndpointName, TradeDeskError } from "./Errors.js"
-import type * as TradingFees from "./account/TradingFees.js"
-import type * as FundingRate from "./market/FundingRate.js"
+import type { Codec } from "./internal/wireRecord.js"
+import { OPERATIONS } from "./Operations.js"
+import type { Declaration, OperationName, ParamsOf, ResultOf, Write } from "./Operations.js"
+import type { PublishedBudgets, Reported } from "./RateLimit.js"
+
+export type { Write } from "./Operations.js"
+
+/** What the transport and the limiter read of an endpoint: everything but its parameters' and answer's codecs. */
+export interface Route {
+  readonly name: EndpointName
+  readonly method: "GET" | "POST" | "DELETE"
+  /** `futures` is served from the futures base URL, `spot` (spot and affiliate) from the spot base URL */
+  readonly api: "futures" | "spot"
+  readonly path: string
+  readonly signed: boolean
+  readonly ipWeight: number
+  /** 0 where the spec states no UID weight */
+  readonly uidWeight: number
+  /** order placement: also capped in requests per second */
+  readonly placesOrders: boolean
+  /** set for a write (see `Write`) */
+  readonly write: object | undefined
+  /**
+   * Set where the answer carries ids as JSON numbers (some above 2^53): integers of 16+ digits are then read as their
+   * exact digits (decoded with `W.id`). Absent for the rest, whose answers are parsed as they are.
+   */
+  readonly exactIntegers?: boolean
+  /**
+   * `bare` JSON, the spot `{ code: "00000", data }` envelope or the affiliate `{ code: "200", data }` envelope (also the
+   * `{ code: "200", msg: "success" }` acknowledgement of the futures account writes, which has no `data`); `v3`: bare
+   * JSON whose errors are a non-2xx status or a negative numeric `code` (docs/v3.md §1.4, §1.5)
+   */
+  readonly envelope: "bare" | "spot" | "affiliate" | "v3"
+  /** parameters go in the `query` string or the JSON `body` (a V3 DELETE may carry either) */
+  readonly location: "query" | "body"
+}
+
+/** One request: its route, the caller's parameters ⇄ the wire query or body, and the answer's decoder. */
+export interface Endpoint<Params, A> extends Route {
+  readonly write: Write<Params> | undefined
+  /**
+   * The wire side differs per endpoint (query strings or a JSON body) and only the transport reads it: left open. A
+   * Schema is invariant in its wire type, so a table of endpoints with different wire types has no other common type.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  readonly request: Schema.Schema<Params, any>
+  /** the answer's decoder; its wire side is left open for the same reason */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  readonly response: Codec<A, any>
+}
+
+type Defaulted = "api" | "signed" | "uidWeight" | "placesOrders" | "write" | "envelope" | "location"
+
+/** What an endpoint says: all but the defaulted fields, which it gives only where it differs. */
+export type EndpointFields<P, A> = Omit<Endpoint<P, A>, Defaulted> & Partial<Pick<Endpoint<P, A>, Defaulted>>
+
+/**
+ * An endpoint with the defaults: futures host, public, no UID weight, no order placement, not a write, bare JSON,
+ * parameters in the query of a GET and the body of anything else.
+ */
+export const endpoint = <P, A>(fields: EndpointFields<P, A>): Endpoint<P, A> => ({
+  api: "futures",
+  signed: false,
+  uidWeight: 0,
+  placesOrders: false,
+  write: undefined,
+  envelope: "bare",
+  location: fields.method === "GET" ? "query" : "body",
+  ...fields
+})
+
+const DECLARED: { readonly [K in OperationName]: Declaration<ParamsOf<K>, ResultOf<K>> } = OPERATIONS
+
+/** An operation's own request: its write keys and order placement are the operation's (Operations.ts). */
+export const request = <K extends OperationName>(
+  name: K,
+  fields: Omit<EndpointFields<ParamsOf<K>, ResultOf<K>>, "name" | "write" | "placesOrders">
+): Endpoint<ParamsOf<K>, ResultOf<K>> => endpoint({ ...fields, name, write: DECLARED[name].write, placesOrders: DECLARED[name].placesOrders })
 
 /** Sends one request of the table's version through the transport (limiter, signing, decoding, error mapping). */
 export type Call = <P, A>(endpoint: Endpoint<P, A>, params: P) => Effect.Effect<A, TradeDeskError>
 
-/** An operation made of several requests of one version. */
+/** An operation made of several requests of one version; it is a write when its operation is. */
 export interface Composite<P, A> {
   readonly _tag: "Composite"
   readonly name: EndpointName
-  /** whether it changes state on the exchange (its requests are writes and never sent twice) */
-  readonly write: boolean
   readonly run: (call: Call, params: P) => Effect.Effect<A, TradeDeskError>
 }
 
@@ -33,79 +109,24 @@ export interface Unsupported {
 
 export type Operation<P, A> = Endpoint<P, A> | Composite<P, A> | Unsupported
 
-type OperationOf<E> = E extends Endpoint<infer P, infer A> ? Operation<P, A> : never
-
-/**
- * The operations V2 has no one request for, with their caller's types: V2's table holds them as composites of
- * several requests (or as `Unsupported`), later versions as they carry them.
- */
-export interface BeyondV2 {
-  readonly fundingRate: Endpoint<FundingRate.FundingRateRequest, FundingRate.FundingRate>
-  readonly tradingFees: Endpoint<TradingFees.TradingFeesRequest, TradingFees.TradingFees>
-}
-
-/** Every operation's caller's types: those of the V2 table's requests, then those beyond V2. */
-type Declared = Omit<typeof V2, "serverTime" | "table"> & BeyondV2
-
-/** The operations every version's table holds: the names of the V2 table and those beyond it, each with its caller's types. */
-export type OperationName = keyof Declared
-
+/** A version's table: every operation bound (the compiler checks none is missing), its server time and its hooks. */
 export type WireTable =
-  & { readonly [K in OperationName]: OperationOf<Declared[K]> }
+  & { readonly [K in OperationName]: Operation<ParamsOf<K>, ResultOf<K>> }
   & {
     readonly version: ApiVersion
     /** the exchange's clock, for the clock offset of signed requests: one request in every version */
-    readonly serverTime: typeof V2.serverTime
+    readonly serverTime: Endpoint<{}, { readonly epochMillis: number }>
+    /** what the transport does differently for this version */
+    readonly hooks: VersionHooks
   }
 
-/** The caller's parameters of an operation. */
-export type ParamsOf<K extends OperationName> = Declared[K] extends Endpoint<infer P, any> ? P : never
-/** The domain answer of an operation. */
-export type ResultOf<K extends OperationName> = Declared[K] extends Endpoint<any, infer A> ? A : never
+/** Sends one public request without parameters (limiter, decoding, error mapping), outside any call's retries. */
+export type Fetch = <A>(endpoint: Endpoint<{}, A>) => Effect.Effect<A, TradeDeskError>
 
-/** Each operation once: the compiler checks the list is whole. */
-const EVERY_OPERATION: { readonly [K in OperationName]: null } = {
-  tickers: null,
-  planOrders: null,
-  batchOrders: null,
-  spotBills: null,
-  affiliateStats: null,
-  openOrders: null,
-  orderDetail: null,
-  orderHistory: null,
-  fills: null,
-  cancelOrder: null,
-  cancelOrders: null,
-  placePlanOrder: null,
-  cancelPlanOrder: null,
-  planOrderHistory: null,
-  closePositions: null,
-  cancelAllOrders: null,
-  contracts: null,
-  ticker: null,
-  depth: null,
-  candles: null,
-  futuresAssets: null,
-  accounts: null,
-  accountSettings: null,
-  setLeverage: null,
-  setMarginMode: null,
-  futuresBills: null,
-  spotAssets: null,
-  positions: null,
-  position: null,
-  openInterest: null,
-  marketTrades: null,
-  fundingHistory: null,
-  fundingRate: null,
-  markPrice: null,
-  tradingFees: null,
-  adjustMargin: null
+/** What a version does beyond its endpoints, given by the version's folder; the transport calls it and knows no version. */
+export interface VersionHooks {
+  /** the budgets the exchange publishes, read once before the first limited call (unless the options set both) */
+  readonly publishedBudgets?: (fetch: Fetch) => Effect.Effect<PublishedBudgets, TradeDeskError>
+  /** the counts an answer's headers report, told to the limiter while the call's charge is still held */
+  readonly reportedCounts?: (headers: Headers.Headers) => ReadonlyArray<Reported>
 }
-
-/** Every operation name, in the V2 table's order. */
-export const OPERATION_NAMES = Object.keys(EVERY_OPERATION) as ReadonlyArray<OperationName>
-
-/** Whether an operation changes state on the exchange. */
-export const isWrite = (operation: Operation<any, any>): boolean =>
-  "_tag" in operation ? operation._tag === "Composite" && operation.write : operation.write !== undefined

@@ -28,8 +28,6 @@ import { SpotBills } from "./account/SpotBills.js"
 import type { TradingFeesRequest } from "./account/TradingFees.js"
 import { AffiliateStats } from "./affiliate/AffiliateStats.js"
 import type { AffiliateStatsRequest } from "./affiliate/AffiliateUserStats.js"
-import * as Endpoints from "./Endpoints.js"
-import type { Endpoint } from "./Endpoints.js"
 import { ClientClosedError, OutcomeUnknownError, TransportError } from "./Errors.js"
 import type { InputError } from "./Errors.js"
 import type { EndpointName, TradeDeskError } from "./Errors.js"
@@ -66,8 +64,9 @@ import * as RateLimit from "./RateLimit.js"
 import { ServerTime } from "./ServerTime.js"
 import * as TradeDesk from "./TradeDesk.js"
 import * as TradeDeskConfig from "./TradeDeskConfig.js"
-import { isWrite, OPERATION_NAMES } from "./Wire.js"
-import type { Operation, OperationName, ParamsOf, ResultOf } from "./Wire.js"
+import { isWrite, OPERATION_NAMES, OPERATIONS } from "./Operations.js"
+import type { OperationName, ParamsOf, ResultOf } from "./Operations.js"
+import type { Endpoint, Operation, Route } from "./Wire.js"
 import type { Options } from "./TradeDeskConfig.js"
 import { layer as transportLayer, onWriteSent, TradingHttp } from "./TradingHttp.js"
 import type { WriteKeys } from "./TradingHttp.js"
@@ -213,12 +212,24 @@ const batchWithDecimals = (batch: BatchOrdersInput): Effect.Effect<unknown, Inpu
     )
   })
 
-/** The operations that change state on the exchange (the same in every version): aborting one says whether its request was sent. */
-const writeNames = (): ReadonlySet<EndpointName> =>
-  new Set(OPERATION_NAMES.filter((name) => isWrite(Endpoints.table[name])))
+/** The operations that change state on the exchange: aborting one says whether its request was sent. */
+const WRITES: ReadonlySet<EndpointName> = new Set(OPERATION_NAMES.filter(isWrite))
+
+/** The operations whose facade method goes through a service (decimal inputs, defaults); the rest are one line each. */
+const VIA_SERVICE = ["batchOrders", "placePlanOrder", "cancelAllOrders", "adjustMargin"] as const
+type ViaService = typeof VIA_SERVICE[number]
+type Direct = Exclude<OperationName, ViaService>
+
+/** The facade method of an operation: its call options alone when it takes no parameters. */
+type DirectMethods = {
+  readonly [K in Direct]: [keyof ParamsOf<K>] extends [never] ? (options?: CallOptions) => Promise<PlainOf<ResultOf<K>>>
+    : (params?: ParamsOf<K>, options?: CallOptions) => Promise<PlainOf<ResultOf<K>>>
+}
+
+const isDirect = (name: OperationName): name is Direct => !VIA_SERVICE.some((via) => via === name)
 
 export const createClient = (options: Options = {}): TradeDeskClient => {
-  const writes = writeNames()
+  const writes = WRITES
   const runtime = ManagedRuntime.make(clientLayer(options))
   const closing = new AbortController()
   // every call in flight listens for close(): many at once are normal here, not a leak
@@ -264,9 +275,10 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
   }
 
   // each endpoint's plain form, built on its first call
-  const plainEndpoints = new Map<EndpointName, Endpoint<any, any>>()
+  const plainEndpoints = new Map<EndpointName, Route>()
   const plainOf = <P, A>(endpoint: Endpoint<P, A>): Endpoint<P, PlainOf<A>> => {
-    let plain = plainEndpoints.get(endpoint.name)
+    // stored under the endpoint's name by the lines below: the plain form of this very endpoint
+    let plain = plainEndpoints.get(endpoint.name) as Endpoint<P, PlainOf<A>> | undefined
     if (plain === undefined) {
       plain = { ...endpoint, response: plainCodec(endpoint.response) }
       plainEndpoints.set(endpoint.name, plain)
@@ -287,6 +299,15 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
       }),
       options
     )
+
+  /**
+   * One method per operation the services add nothing to; an omitted parameter object is `{}`. `DirectMethods` says
+   * what each takes, and the transport checks the parameters against the operation's schema before sending anything.
+   */
+  const direct = Object.fromEntries(OPERATION_NAMES.filter(isDirect).map((name) => {
+    const callWith = (params: unknown, options?: CallOptions) => call(name, (params ?? {}) as ParamsOf<typeof name>, options)
+    return [name, OPERATIONS[name].takesParams ? callWith : (options?: CallOptions) => callWith({}, options)]
+  })) as DirectMethods
 
   /** A service's result, made plain. */
   const viaService = <A>(endpoint: EndpointName, program: Effect.Effect<A, TradeDeskError, Requirements>, options?: CallOptions) =>
@@ -358,8 +379,7 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
   })
 
   return {
-    tickers: (options) => call("tickers", {}, options),
-    planOrders: (params, options) => call("planOrders", params ?? {}, options),
+    ...direct,
     batchOrders: (batch, options) =>
       viaService(
         "batchOrders",
@@ -367,15 +387,7 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
         Effect.flatMap(batchWithDecimals(batch), (checked) => Effect.flatMap(BatchOrders, (service) => service.place(checked as DomainBatchOrdersInput))),
         options
       ),
-    spotBills: (params, options) => call("spotBills", params ?? {}, options),
-    affiliateStats: (params, options) => call("affiliateStats", params ?? {}, options),
     serverTime: (options) => viaService("serverTime", Effect.flatMap(ServerTime, (service) => service.now()), options),
-    openOrders: (params, options) => call("openOrders", params ?? {}, options),
-    orderDetail: (params, options) => call("orderDetail", params, options),
-    orderHistory: (params, options) => call("orderHistory", params ?? {}, options),
-    fills: (params, options) => call("fills", params ?? {}, options),
-    cancelOrder: (params, options) => call("cancelOrder", params, options),
-    cancelOrders: (params, options) => call("cancelOrders", params, options),
     placePlanOrder: (order, options) =>
       viaService(
         "placePlanOrder",
@@ -386,25 +398,8 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
         ),
         options
       ),
-    cancelPlanOrder: (params, options) => call("cancelPlanOrder", params, options),
-    planOrderHistory: (params, options) => call("planOrderHistory", params, options),
-    closePositions: (params, options) => call("closePositions", params ?? {}, options),
     cancelAllOrders: (params, options) => viaService("cancelAllOrders", Effect.flatMap(Orders, (service) => service.cancelAllOrders(params)), options),
-    contracts: (params, options) => call("contracts", params ?? {}, options),
     contract: (params, options) => viaService("contracts", Effect.flatMap(Market, (service) => service.contract(params?.symbol)), options),
-    ticker: (params, options) => call("ticker", params, options),
-    depth: (params, options) => call("depth", params, options),
-    candles: (params, options) => call("candles", params, options),
-    fundingRate: (params, options) => call("fundingRate", params, options),
-    openInterest: (params, options) => call("openInterest", params, options),
-    marketTrades: (params, options) => call("marketTrades", params, options),
-    fundingHistory: (params, options) => call("fundingHistory", params, options),
-    markPrice: (params, options) => call("markPrice", params, options),
-    futuresAssets: (options) => call("futuresAssets", {}, options),
-    accounts: (options) => call("accounts", {}, options),
-    accountSettings: (params, options) => call("accountSettings", params ?? {}, options),
-    setLeverage: (params, options) => call("setLeverage", params, options),
-    setMarginMode: (params, options) => call("setMarginMode", params, options),
     adjustMargin: (params, options) =>
       viaService(
         "adjustMargin",
@@ -415,11 +410,6 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
         ),
         options
       ),
-    tradingFees: (params, options) => call("tradingFees", params, options),
-    futuresBills: (params, options) => call("futuresBills", params ?? {}, options),
-    spotAssets: (options) => call("spotAssets", {}, options),
-    positions: (options) => call("positions", {}, options),
-    position: (params, options) => call("position", params, options),
 
     iteratePlanOrders: (range, options) => iterate("planOrders", () => Stream.unwrap(Effect.map(PlanOrders, (service) => service.inRange(range))), options),
     iterateSpotBills: (params, options) => iterate("spotBills", () => Stream.unwrap(Effect.map(SpotBills, (service) => service.walkBack(params))), options),

@@ -10,7 +10,7 @@ import * as TradeDeskConfig from "../src/TradeDeskConfig.js"
 import * as Demo from "../src/v3/demo.js"
 import * as Market from "../src/v3/market.js"
 import * as V3 from "../src/v3/table.js"
-import { OPERATION_NAMES } from "../src/Wire.js"
+import { OPERATION_NAMES } from "../src/Operations.js"
 import { CREDENTIALS, fixture, json, useLoopback } from "./loopback.js"
 import type { Recorded } from "./loopback.js"
 
@@ -53,8 +53,8 @@ describe("the demo's table", () => {
     expect(Demo.table.positions).toMatchObject({ ipWeight: 10 })
     expect(Demo.table.orderHistory).toMatchObject({ ipWeight: 10 })
     expect(Demo.placeOrder).toMatchObject({ path: "/capi/v3/sim/order", method: "POST", uidWeight: 1, ipWeight: 0, placesOrders: true })
-    expect(Demo.table.batchOrders).toMatchObject({ _tag: "Composite", write: true })
-    expect(Demo.table.position).toMatchObject({ _tag: "Composite", write: false })
+    expect(Demo.table.batchOrders).toMatchObject({ _tag: "Composite" })
+    expect(Demo.table.position).toMatchObject({ _tag: "Composite" })
     for (const name of MARKET) expect(Demo.table[name]).toBe(V3.table[name])
     expect(Demo.table.serverTime).toBe(V3.table.serverTime)
     const bound = new Set<string>([...Object.keys(SERVED), ...MARKET, "batchOrders", "position"])

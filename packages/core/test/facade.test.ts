@@ -430,15 +430,14 @@ describe("abort and close", () => {
   }
 
   it("aborting a read rejects with an AbortedError at once; the client stays usable", async () => {
-    loopback.server.handle = () => ({ ...json([]), delayMs: 5000 })
+    // the answer would come long after the test's timeout: only the abort can settle the read in time
+    loopback.server.handle = () => ({ ...json([]), delayMs: 600_000 })
     await withClient(async (client) => {
       const controller = new AbortController()
-      const started = Date.now()
       const reading = settle(client.tickers({ signal: controller.signal }))
       await until(() => loopback.server.requests.length > 0)
       controller.abort()
       const error = await reading
-      expect(Date.now() - started).toBeLessThan(3000)
       expect(error).toBeInstanceOf(AbortedError)
       expect(error).toMatchObject({ _tag: "AbortedError", name: "AbortedError", endpoint: "tickers", write: false, retryable: true })
       loopback.server.handle = () => json([])

@@ -175,13 +175,15 @@ describe("configuration from untyped callers and the environment", () => {
 
 describe("the Promise facade's lifetime", () => {
   it("close() interrupts a pending call at once; later calls reject with a ClientClosedError", async () => {
-    loopback.server.handle = () => ({ ...json([]), delayMs: 5000 })
-    const client = createClient({ futuresBaseUrl: loopback.server.url, ...CREDENTIALS, timeoutMs: 30_000, syncClock: false })
+    // the answer would come long after the test's timeout: only close() can settle the call in time
+    loopback.server.handle = () => ({ ...json([]), delayMs: 600_000 })
+    const client = createClient({ futuresBaseUrl: loopback.server.url, ...CREDENTIALS, timeoutMs: 600_000, syncClock: false })
     const pending = client.planOrders()
     const settled = pending.then(() => "resolved", (error) => error)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    for (let i = 0; i < 200 && loopback.server.requests.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(loopback.server.requests).toHaveLength(1)
     await client.close()
-    const outcome = await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve("still pending"), 1000))])
+    const outcome = await settled
     expect(outcome).toMatchObject({ _tag: "ClientClosedError", endpoint: "planOrders", when: "during" })
     await expect(client.tickers()).rejects.toMatchObject({ _tag: "ClientClosedError", endpoint: "tickers", when: "before" })
   })

@@ -443,7 +443,7 @@ const withFallback = <A, I>(
 }
 
 /** A response body that is one record. */
-export const one = <S extends Schema.Schema<any, any, never>>(codec: RecordCodec<S, Schema.Schema.Type<S>>) => ({
+export const one = <S extends Schema.Schema.AnyNoContext>(codec: RecordCodec<S, Schema.Schema.Type<S>>) => ({
   ...withFallback<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(codec.schemaWith, codec.fast),
   layout: codec.fields === undefined ? undefined : { shape: "one" as const, fields: codec.fields }
 })
@@ -469,30 +469,33 @@ const bareOrWrapped = <A, I>(list: Schema.Schema<ReadonlyArray<A>, ReadonlyArray
  * `{"orderList": [...]}`, read alike on both decode paths and encoded so (the form seen live); an object without
  * that list is refused, never read as an empty list.
  */
-export function many<S extends Schema.Schema<any, any, never>>(
+export function many<S extends Schema.Schema.AnyNoContext>(
   codec: RecordCodec<S, Schema.Schema.Type<S>>
 ): Codec<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>>
-export function many<S extends Schema.Schema<any, any, never>>(
+export function many<S extends Schema.Schema.AnyNoContext>(
   codec: RecordCodec<S, Schema.Schema.Type<S>>,
   options: { readonly wrappedIn: string }
 ): Codec<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>> | Wrapped<Schema.Schema.Encoded<S>>>
-export function many<S extends Schema.Schema<any, any, never>>(
+export function many<S extends Schema.Schema.AnyNoContext>(
   codec: RecordCodec<S, Schema.Schema.Type<S>>,
   options?: { readonly wrappedIn: string }
-): Codec<ReadonlyArray<Schema.Schema.Type<S>>, any> {
+):
+  | Codec<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>>
+  | Codec<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>> | Wrapped<Schema.Schema.Encoded<S>>>
+{
   type A = Schema.Schema.Type<S>
   type I = Schema.Schema.Encoded<S>
   const wrappedIn = options?.wrappedIn
   const bare = (limits: DecodeLimits) => Schema.Array(codec.schemaWith(limits) as Schema.Schema<A, I>)
   const fast = (wire: unknown, limits: DecodeLimits) => fastArray(codec.fast, listOf(wire, wrappedIn), limits)
-  const list: Codec<ReadonlyArray<A>, any> = wrappedIn === undefined
-    ? withFallback(bare, fast)
-    : withFallback((limits) => bareOrWrapped(bare(limits), wrappedIn), fast)
-  return {
+  const emptyWhenAbsent = <W>(list: Codec<ReadonlyArray<A>, W>): Codec<ReadonlyArray<A>, W> => ({
     ...list,
     decode: (wire: unknown, limits?: DecodeLimits) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire, limits)),
     layout: codec.fields === undefined ? undefined : { shape: "many" as const, fields: codec.fields, wrappedIn }
-  }
+  })
+  return wrappedIn === undefined
+    ? emptyWhenAbsent(withFallback(bare, fast))
+    : emptyWhenAbsent(withFallback((limits) => bareOrWrapped(bare(limits), wrappedIn), fast))
 }
 
 const ID_DIGITS = /^\d{1,30}$/

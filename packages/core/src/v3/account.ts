@@ -19,13 +19,13 @@ import { optionalCode, optionalId, optionalInteger } from "../account/optionalWi
 import * as SpotBill from "../account/SpotBill.js"
 import * as TradingFees from "../account/TradingFees.js"
 import * as AffiliateUserStats from "../affiliate/AffiliateUserStats.js"
-import type { Endpoint } from "../Endpoints.js"
+import type { Endpoint } from "../Wire.js"
 import * as W from "../internal/wireRecord.js"
 import { DecimalFromString } from "../Decimal.js"
 import { MillisBody, specSymbol, TimeInput, toMillis } from "../Params.js"
 import * as Position from "../positions/Position.js"
 import type { Composite, WireTable } from "../Wire.js"
-import { LongId, symbol, SymbolParam, wireSymbol } from "./wire.js"
+import { endpoint, LongId, request, symbol, SymbolParam, wireSymbol } from "./wire.js"
 
 const NoParams = Schema.Struct({})
 
@@ -33,14 +33,8 @@ const NoParams = Schema.Struct({})
 const MarginTypes = { CROSSED: "cross", ISOLATED: "isolated" } as const
 const MarginType = W.codeSchema(MarginTypes)
 
-/** What every endpoint of this module shares: signed, V3's envelope, weighed by IP only (none places orders). */
-const signed = { signed: true, uidWeight: 0, placesOrders: false, envelope: "v3" } as const
-
 /** A write's acknowledgement, read as nothing: the `code 200` status body, or the setting as it now is. */
 const Acknowledged = W.fromSchema(Schema.transform(Schema.Unknown, Schema.Void, { strict: true, decode: () => undefined, encode: () => undefined }))
-
-/** An account write: nothing of it has a client_oid to look it up by; read the setting back instead. */
-const accountWrite = { clientOids: () => [] }
 
 /**
  * A codec whose domain value is made from another codec's answer (its fast path and decimal limits kept): for answers
@@ -68,18 +62,15 @@ const futuresAssetRecord = W.record({
   unrealizedPnl: W.decimal("unrealizePnl")
 })
 
-export const futuresAssets: Endpoint<{}, ReadonlyArray<Asset.FuturesAsset>> = {
+export const futuresAssets: Endpoint<{}, ReadonlyArray<Asset.FuturesAsset>> = endpoint({
   name: "futuresAssets",
   method: "GET",
-  api: "futures",
   path: "/capi/v3/account/balance",
-  ...signed,
+  signed: true,
   ipWeight: 5,
-  write: undefined,
-  location: "query",
   request: NoParams,
   response: W.many(futuresAssetRecord)
-}
+})
 
 // Settings, leverage, margin mode (§15)
 
@@ -95,18 +86,15 @@ const symbolConfigRecord = W.record({
   marginMode: optionalCode("marginType", MarginTypes)
 })
 
-export const accountSettings: Endpoint<Leverage.AccountSettingsRequest, ReadonlyArray<Leverage.LeverageSetting>> = {
+export const accountSettings: Endpoint<Leverage.AccountSettingsRequest, ReadonlyArray<Leverage.LeverageSetting>> = endpoint({
   name: "accountSettings",
   method: "GET",
-  api: "futures",
   path: "/capi/v3/account/symbolConfig",
-  ...signed,
+  signed: true,
   ipWeight: 5,
-  write: undefined,
-  location: "query",
   request: Schema.Struct({ symbol: Schema.optional(SymbolParam) }),
   response: W.many(symbolConfigRecord)
-}
+})
 
 /**
  * The leverage of the caller's margin mode only: `crossLeverage` for cross, the two isolated ones for isolated.
@@ -140,51 +128,40 @@ const SetLeverageBody = Schema.transform(
 )
 
 /** Answers the setting as it now is (docs/v3.md §15.2); the domain answer is nothing, as on V2. */
-export const setLeverage: Endpoint<Leverage.SetLeverageRequest, void> = {
-  name: "setLeverage",
+export const setLeverage = request("setLeverage", {
   method: "POST",
-  api: "futures",
   path: "/capi/v3/account/leverage",
-  ...signed,
+  signed: true,
   ipWeight: 10,
-  write: accountWrite,
-  location: "body",
   request: SetLeverageBody,
   response: Acknowledged
-}
+})
 
 /** `separatedType` is left out, as V2's `separatedMode`: positions stay as they are (combined by default). */
-export const setMarginMode: Endpoint<Leverage.SetMarginModeRequest, void> = {
-  name: "setMarginMode",
+export const setMarginMode = request("setMarginMode", {
   method: "POST",
-  api: "futures",
   path: "/capi/v3/account/marginType",
-  ...signed,
+  signed: true,
   ipWeight: 20,
-  write: accountWrite,
-  location: "body",
   request: Schema.Struct({
     symbol: SymbolParam,
     /** wire `marginType` */
     marginMode: Schema.propertySignature(MarginType).pipe(Schema.fromKey("marginType"))
   }),
   response: Acknowledged
-}
+})
 
 // Trading fees (§14.2): `GET /capi/v3/account/commissionRate?symbol=` (symbol required)
 
-export const tradingFees: Endpoint<TradingFees.TradingFeesRequest, TradingFees.TradingFees> = {
+export const tradingFees: Endpoint<TradingFees.TradingFeesRequest, TradingFees.TradingFees> = endpoint({
   name: "tradingFees",
   method: "GET",
-  api: "futures",
   path: "/capi/v3/account/commissionRate",
-  ...signed,
+  signed: true,
   ipWeight: 5,
-  write: undefined,
-  location: "query",
   request: Schema.Struct({ symbol: SymbolParam }),
   response: W.one(TradingFees.record)
-}
+})
 
 // Position margin (§14.3): `POST /capi/v3/account/positionMargin`
 
@@ -203,18 +180,14 @@ const PositionMarginBody = Schema.transform(
 )
 
 /** Answers the `{ code: "200", msg: "success" }` status body; the domain answer is nothing, as on V2. */
-export const adjustMargin: Endpoint<AdjustMargin.AdjustMarginRequest, void> = {
-  name: "adjustMargin",
+export const adjustMargin = request("adjustMargin", {
   method: "POST",
-  api: "futures",
   path: "/capi/v3/account/positionMargin",
-  ...signed,
+  signed: true,
   ipWeight: 15,
-  write: accountWrite,
-  location: "body",
   request: PositionMarginBody,
   response: Acknowledged
-}
+})
 
 // Futures ledger (§16): `POST /capi/v3/account/income`
 
@@ -300,19 +273,16 @@ const incomePage = W.record({
   bills: W.records("items", incomeRecord)
 })
 
-export const income: Endpoint<FuturesBill.FuturesBillsRequest, FuturesBill.FuturesBillPage> = {
+export const income: Endpoint<FuturesBill.FuturesBillsRequest, FuturesBill.FuturesBillPage> = endpoint({
   name: "futuresBills",
   method: "POST",
-  api: "futures",
   path: "/capi/v3/account/income",
-  ...signed,
+  signed: true,
   ipWeight: 2,
-  write: undefined,
   exactIntegers: true,
-  location: "body",
   request: IncomeBody,
   response: W.one(incomePage)
-}
+})
 
 /** The window V3's page fills in for a lone bound (docs/v3.md §16): 30 days before `endTime`, or up to now after `startTime`. */
 const DEFAULT_SPAN_MILLIS = 30 * 24 * 60 * 60 * 1000
@@ -336,7 +306,6 @@ const withBothBounds = (params: FuturesBill.FuturesBillsRequest, now: number): F
 export const futuresBills: Composite<FuturesBill.FuturesBillsRequest, FuturesBill.FuturesBillPage> = {
   _tag: "Composite",
   name: "futuresBills",
-  write: false,
   run: (call, params) => Effect.flatMap(Clock.currentTimeMillis, (now) => call(income, withBothBounds(params, now)))
 }
 
@@ -368,18 +337,16 @@ const SpotAssetsAnswer = mapped(
   (assets) => ({ balances: assets.map(({ available, coin, frozen }) => ({ coin, available, frozen })) })
 )
 
-export const spotAssets: Endpoint<{}, ReadonlyArray<Asset.SpotAsset>> = {
+export const spotAssets: Endpoint<{}, ReadonlyArray<Asset.SpotAsset>> = endpoint({
   name: "spotAssets",
   method: "GET",
   api: "spot",
   path: "/api/v3/account/",
-  ...signed,
+  signed: true,
   ipWeight: 5,
-  write: undefined,
-  location: "query",
   request: NoParams,
   response: SpotAssetsAnswer
-}
+})
 
 // Positions (§11): V2's record in camelCase, without the account, coin and contract numbers
 
@@ -427,33 +394,27 @@ const positionRecord = W.record({
 
 const PositionList = W.many(positionRecord)
 
-export const positions: Endpoint<{}, ReadonlyArray<Position.Position>> = {
+export const positions: Endpoint<{}, ReadonlyArray<Position.Position>> = endpoint({
   name: "positions",
   method: "GET",
-  api: "futures",
   path: "/capi/v3/account/position/allPosition",
-  ...signed,
+  signed: true,
   ipWeight: 10,
-  write: undefined,
   exactIntegers: true,
-  location: "query",
   request: NoParams,
   response: PositionList
-}
+})
 
-export const position: Endpoint<Position.PositionRequest, ReadonlyArray<Position.Position>> = {
+export const position: Endpoint<Position.PositionRequest, ReadonlyArray<Position.Position>> = endpoint({
   name: "position",
   method: "GET",
-  api: "futures",
   path: "/capi/v3/account/position/singlePosition",
-  ...signed,
+  signed: true,
   ipWeight: 2,
-  write: undefined,
   exactIntegers: true,
-  location: "query",
   request: Schema.Struct({ symbol: SymbolParam }),
   response: PositionList
-}
+})
 
 // Spot bills (§26): V2's parameters and records, a bare array
 
@@ -473,19 +434,17 @@ const spotBillRecord = W.record({
 })
 
 /** `after` and `before` go out as given: the V3 page calls them bill ids, V2 and the libraries times (docs/v3.md §29 question 10). */
-export const spotBills: Endpoint<SpotBill.SpotBillsRequest, ReadonlyArray<SpotBill.SpotBill>> = {
+export const spotBills: Endpoint<SpotBill.SpotBillsRequest, ReadonlyArray<SpotBill.SpotBill>> = endpoint({
   name: "spotBills",
   method: "POST",
   api: "spot",
   path: "/api/v3/account/bills",
-  ...signed,
+  signed: true,
   ipWeight: 5,
-  write: undefined,
   exactIntegers: true,
-  location: "body",
   request: SpotBill.SpotBillsRequest,
   response: W.many(spotBillRecord)
-}
+})
 
 // Affiliate statistics (§27): a bare page, or V2's `{ code: "200", data }` until a live answer settles which
 
@@ -523,18 +482,16 @@ const AffiliatePageAnswer = {
       : affiliatePage.decode(wire, limits)
 }
 
-export const affiliateStats: Endpoint<AffiliateUserStats.AffiliateStatsRequest, AffiliateUserStats.AffiliatePage> = {
+export const affiliateStats: Endpoint<AffiliateUserStats.AffiliateStatsRequest, AffiliateUserStats.AffiliatePage> = endpoint({
   name: "affiliateStats",
   method: "GET",
   api: "spot",
   path: "/api/v3/rebate/affiliate/getChannelUserTradeAndAsset",
-  ...signed,
+  signed: true,
   ipWeight: 20,
-  write: undefined,
-  location: "query",
   request: AffiliateUserStats.AffiliateStatsRequest,
   response: AffiliatePageAnswer
-}
+})
 
 export const operations: Pick<
   WireTable,

@@ -18,8 +18,9 @@ import * as W from "../internal/wireRecord.js"
 import type { BatchOrdersRequest, BatchOrdersResponse } from "../orders/BatchOrder.js"
 import { specSymbol } from "../Params.js"
 import type * as Position from "../positions/Position.js"
-import { OPERATION_NAMES } from "../Wire.js"
-import type { Composite, OperationName, Unsupported, WireTable } from "../Wire.js"
+import { OPERATION_NAMES } from "../Operations.js"
+import type { OperationName } from "../Operations.js"
+import type { Composite, Unsupported, WireTable } from "../Wire.js"
 import * as Account from "./account.js"
 import * as Market from "./market.js"
 import * as OrderReads from "./orderReads.js"
@@ -112,7 +113,6 @@ export const orderHistory: typeof OrderReads.orderHistory = {
 const batchOrders: Composite<BatchOrdersRequest, BatchOrdersResponse> = {
   _tag: "Composite",
   name: "batchOrders",
-  write: true,
   run: OrderWrites.placeBatch({ chunk: undefined, single: placeOrder })
 }
 
@@ -120,7 +120,6 @@ const batchOrders: Composite<BatchOrdersRequest, BatchOrdersResponse> = {
 const position: Composite<Position.PositionRequest, ReadonlyArray<Position.Position>> = {
   _tag: "Composite",
   name: "position",
-  write: false,
   run: (call, request) =>
     Either.match(Schema.encodeUnknownEither(Account.position.request)(request ?? {}), {
       onLeft: () => Effect.fail(new InputError({ endpoint: "position", field: "symbol", reason: "expected a futures symbol like cmt_btcusdt (or BTCUSDT)" })),
@@ -148,5 +147,6 @@ export const table: WireTable = {
   batchOrders,
   orderHistory,
   version: "v3",
-  serverTime: V3.serverTime
+  serverTime: V3.serverTime,
+  hooks: V3.hooks
 }

@@ -20,7 +20,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Decimal from "../Decimal.js"
 import { DecimalFromString } from "../Decimal.js"
-import type { Endpoint } from "../Endpoints.js"
+import type { Endpoint } from "../Wire.js"
 import { DecodeError } from "../Errors.js"
 import * as W from "../internal/wireRecord.js"
 import * as Candle from "../market/Candle.js"
@@ -34,10 +34,8 @@ import * as OpenInterest from "../market/OpenInterest.js"
 import type * as Ticker from "../market/Ticker.js"
 import { IntQuery, specSymbol } from "../Params.js"
 import type { Call, Composite, WireTable } from "../Wire.js"
-import { symbol, SymbolParam } from "./wire.js"
+import { endpoint, symbol, SymbolParam } from "./wire.js"
 
-/** What every endpoint of this module shares: public, V3's envelope, weighed by IP only. */
-const publicRead = { api: "futures", signed: false, uidWeight: 0, placesOrders: false, write: undefined, envelope: "v3", location: "query" } as const
 
 // Tickers (§19, §23)
 
@@ -77,8 +75,7 @@ type BestPrices = Schema.Schema.Type<typeof bookRecord.schema>
 const NoParams = Schema.Struct({})
 const SymbolQuery = Schema.Struct({ symbol: SymbolParam })
 
-const dayStats = <P>(name: "tickers" | "ticker", request: Schema.Schema<P, any>): Endpoint<P, ReadonlyArray<DayStats>> => ({
-  ...publicRead,
+const dayStats = <P>(name: "tickers" | "ticker", request: Endpoint<P, unknown>["request"]): Endpoint<P, ReadonlyArray<DayStats>> => endpoint({
   name,
   method: "GET",
   path: "/capi/v3/market/ticker/24hr",
@@ -88,8 +85,7 @@ const dayStats = <P>(name: "tickers" | "ticker", request: Schema.Schema<P, any>)
   response: W.listOrOne(dayRecord)
 })
 
-const bestPrices = <P>(name: "tickers" | "ticker", request: Schema.Schema<P, any>): Endpoint<P, ReadonlyArray<BestPrices>> => ({
-  ...publicRead,
+const bestPrices = <P>(name: "tickers" | "ticker", request: Endpoint<P, unknown>["request"]): Endpoint<P, ReadonlyArray<BestPrices>> => endpoint({
   name,
   method: "GET",
   path: "/capi/v3/market/ticker/bookTicker",
@@ -141,7 +137,6 @@ const both = <P, A, B>(call: Parameters<Composite<P, A>["run"]>[0], days: Endpoi
 export const tickers: Composite<{}, ReadonlyArray<Ticker.Ticker>> = {
   _tag: "Composite",
   name: "tickers",
-  write: false,
   run: (call, params) =>
     Effect.flatMap(both(call, allDayStats, allBestPrices, params), ([days, books]) => join("tickers", days, books))
 }
@@ -149,7 +144,6 @@ export const tickers: Composite<{}, ReadonlyArray<Ticker.Ticker>> = {
 export const ticker: Composite<{ readonly symbol: string }, Ticker.Ticker> = {
   _tag: "Composite",
   name: "ticker",
-  write: false,
   run: (call, params) =>
     Effect.flatMap(both(call, oneDayStats, oneBestPrices, params), ([days, books]) => {
       const wanted = specSymbol(params.symbol)
@@ -169,8 +163,7 @@ const bookDepthRecord = W.record({
   updateId: W.id("lastUpdateId")
 })
 
-export const bookDepth: Endpoint<Depth.DepthRequest, Schema.Schema.Type<typeof bookDepthRecord.schema>> = {
-  ...publicRead,
+export const bookDepth: Endpoint<Depth.DepthRequest, Schema.Schema.Type<typeof bookDepthRecord.schema>> = endpoint({
   name: "depth",
   method: "GET",
   path: "/capi/v3/market/depth",
@@ -178,7 +171,7 @@ export const bookDepth: Endpoint<Depth.DepthRequest, Schema.Schema.Type<typeof b
   exactIntegers: true,
   request: Schema.Struct({ symbol: SymbolParam, limit: Schema.optional(Depth.DepthLimit) }),
   response: W.one(bookDepthRecord)
-}
+})
 
 /**
  * V2's book, whose `timestamp` is the local clock when the answer arrived: V3 sends no time of the book, only its
@@ -187,7 +180,6 @@ export const bookDepth: Endpoint<Depth.DepthRequest, Schema.Schema.Type<typeof b
 export const depth: Composite<Depth.DepthRequest, Depth.Depth> = {
   _tag: "Composite",
   name: "depth",
-  write: false,
   run: (call, params) =>
     Effect.flatMap(call(bookDepth, params), ({ asks, bids }) =>
       Effect.map(DateTime.now, (timestamp): Depth.Depth => ({ asks, bids, timestamp })))
@@ -224,8 +216,7 @@ const KLINE_PATHS = {
   INDEX: "/capi/v3/market/indexPriceKlines"
 } as const
 
-const klinesOf = (priceType: keyof typeof KLINE_PATHS): Endpoint<Candle.CandlesRequest, ReadonlyArray<Candle.Candle>> => ({
-  ...publicRead,
+const klinesOf = (priceType: keyof typeof KLINE_PATHS): Endpoint<Candle.CandlesRequest, ReadonlyArray<Candle.Candle>> => endpoint({
   name: "candles",
   method: "GET",
   path: KLINE_PATHS[priceType],
@@ -255,7 +246,6 @@ const klinesFor = (priceType: unknown) => (priceType === "MARK" ? klines.MARK : 
 export const candles: Composite<Candle.CandlesRequest, ReadonlyArray<Candle.Candle>> = {
   _tag: "Composite",
   name: "candles",
-  write: false,
   run: (call, params) => call(klinesFor(params.priceType), params)
 }
 
@@ -350,8 +340,7 @@ const contractRecord = W.record({
 const ExchangeInfoSymbols = W.one(W.record({ symbols: W.records("symbols", contractRecord) }))
 
 /** `GET /capi/v3/market/exchangeInfo`, public, IP 1: its `symbols` as V2's contracts. */
-export const exchangeInfo: Endpoint<Contract.ContractsRequest, ReadonlyArray<Contract.Contract>> = {
-  ...publicRead,
+export const exchangeInfo: Endpoint<Contract.ContractsRequest, ReadonlyArray<Contract.Contract>> = endpoint({
   name: "contracts",
   method: "GET",
   path: "/capi/v3/market/exchangeInfo",
@@ -369,13 +358,12 @@ export const exchangeInfo: Endpoint<Contract.ContractsRequest, ReadonlyArray<Con
     },
     decode: (wire, limits) => Either.map(ExchangeInfoSymbols.decode(wire, limits), (info) => info.symbols)
   }
-}
+})
 
 /** The contracts of the answer; of one symbol only when one is asked (whatever else the answer holds). */
 export const contracts: Composite<Contract.ContractsRequest, ReadonlyArray<Contract.Contract>> = {
   _tag: "Composite",
   name: "contracts",
-  write: false,
   run: (call, params) =>
     Effect.map(call(exchangeInfo, params), (list) => {
       const wanted = params.symbol === undefined ? undefined : specSymbol(params.symbol)
@@ -389,21 +377,19 @@ export const contracts: Composite<Contract.ContractsRequest, ReadonlyArray<Contr
  * `GET /capi/v3/market/premiumIndex?symbol=`, public, IP 1: an array (of one symbol when one is asked), or one record
  * as a single-symbol answer may come.
  */
-export const premiumIndex: Endpoint<FundingRate.FundingRateRequest, ReadonlyArray<FundingRate.FundingRate>> = {
-  ...publicRead,
+export const premiumIndex: Endpoint<FundingRate.FundingRateRequest, ReadonlyArray<FundingRate.FundingRate>> = endpoint({
   name: "fundingRate",
   method: "GET",
   path: "/capi/v3/market/premiumIndex",
   ipWeight: 1,
   request: SymbolQuery,
   response: W.listOrOne(FundingRate.record)
-}
+})
 
 /** The asked symbol's funding out of the answer; an answer without it is a DecodeError. */
 export const fundingRate: Composite<FundingRate.FundingRateRequest, FundingRate.FundingRate> = {
   _tag: "Composite",
   name: "fundingRate",
-  write: false,
   run: (call, params) =>
     Effect.flatMap(call(premiumIndex, params), (list) => {
       const wanted = specSymbol(params.symbol)
@@ -425,15 +411,14 @@ const openInterestRecord = W.record({
 })
 
 /** `GET /capi/v3/market/openInterest?symbol=`, public, IP 2: one record (an array of one read too). */
-export const openInterest: Endpoint<OpenInterest.OpenInterestRequest, OpenInterest.OpenInterest> = {
-  ...publicRead,
+export const openInterest: Endpoint<OpenInterest.OpenInterestRequest, OpenInterest.OpenInterest> = endpoint({
   name: "openInterest",
   method: "GET",
   path: "/capi/v3/market/openInterest",
   ipWeight: 2,
   request: SymbolQuery,
   response: OpenInterest.onlyRecord(W.many(openInterestRecord))
-}
+})
 
 // Market trades (§21c)
 
@@ -450,15 +435,14 @@ const tradeRecord = W.record({
 })
 
 /** `GET /capi/v3/market/trades?symbol=[&limit=]`, public, IP 5: a bare array. */
-export const marketTrades: Endpoint<MarketTrade.MarketTradesRequest, ReadonlyArray<MarketTrade.MarketTrade>> = {
-  ...publicRead,
+export const marketTrades: Endpoint<MarketTrade.MarketTradesRequest, ReadonlyArray<MarketTrade.MarketTrade>> = endpoint({
   name: "marketTrades",
   method: "GET",
   path: "/capi/v3/market/trades",
   ipWeight: 5,
   request: Schema.Struct({ symbol: SymbolParam, limit: Schema.optional(IntQuery(1, MarketTrade.MAX_TRADES_LIMIT)) }),
   response: W.many(tradeRecord)
-}
+})
 
 // Funding history (§21d)
 
@@ -471,15 +455,14 @@ const settlementRecord = W.record({
 })
 
 /** `GET /capi/v3/market/fundingRate?symbol=[&limit=]`, public, IP 5: a bare array (no time range asked: the latest). */
-export const fundingHistory: Endpoint<FundingHistory.FundingHistoryRequest, ReadonlyArray<FundingHistory.FundingSettlement>> = {
-  ...publicRead,
+export const fundingHistory: Endpoint<FundingHistory.FundingHistoryRequest, ReadonlyArray<FundingHistory.FundingSettlement>> = endpoint({
   name: "fundingHistory",
   method: "GET",
   path: "/capi/v3/market/fundingRate",
   ipWeight: 5,
   request: Schema.Struct({ symbol: SymbolParam, limit: Schema.optional(IntQuery(1, FundingHistory.MAX_FUNDING_HISTORY_LIMIT)) }),
   response: W.many(settlementRecord)
-}
+})
 
 // Mark and index price (§19a)
 
@@ -497,15 +480,14 @@ const symbolPriceRecord = W.record({
 export const symbolPrice: Endpoint<
   { readonly symbol: string; readonly priceType: typeof PRICE_TYPES[number] },
   ReadonlyArray<Schema.Schema.Type<typeof symbolPriceRecord.schema>>
-> = {
-  ...publicRead,
+> = endpoint({
   name: "markPrice",
   method: "GET",
   path: "/capi/v3/market/symbolPrice",
   ipWeight: 1,
   request: Schema.Struct({ symbol: SymbolParam, priceType: Schema.Literal(...PRICE_TYPES) }),
   response: W.listOrOne(symbolPriceRecord)
-}
+})
 
 /** The asked symbol's price out of one answer; an answer without it is a DecodeError. */
 const priceOf = (call: Call, symbolAsked: string, priceType: typeof PRICE_TYPES[number]) =>
@@ -521,7 +503,6 @@ const priceOf = (call: Call, symbolAsked: string, priceType: typeof PRICE_TYPES[
 export const markPrice: Composite<MarkPrice.MarkPriceRequest, MarkPrice.MarkPrice> = {
   _tag: "Composite",
   name: "markPrice",
-  write: false,
   run: (call, params) =>
     Effect.zipWith(
       priceOf(call, params.symbol, "MARK"),

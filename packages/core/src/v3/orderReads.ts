@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { optionalBoolean, optionalText } from "../account/optionalWire.js"
-import type { Endpoint } from "../Endpoints.js"
+import type { Endpoint } from "../Wire.js"
 import * as W from "../internal/wireRecord.js"
 import * as Fill from "../orders/Fill.js"
 import * as Order from "../orders/Order.js"
@@ -19,6 +19,7 @@ import { type TimeInput, toMillis } from "../Params.js"
 import type { Composite, WireTable } from "../Wire.js"
 import { directionOf, ORDER_STATUS } from "./orderModel.js"
 import * as V3 from "./wire.js"
+import { endpoint } from "./wire.js"
 
 /**
  * A V3 request written from the V2 request's wire: the same parameters and rules (the V2 schema checks them), then
@@ -109,27 +110,27 @@ const prepareOrder = (item: Readonly<Record<string, unknown>>) => ({
 const OrderList = preparing(W.many(orderRecord), "many", prepareOrder)
 const OrderOne = preparing(W.one(orderRecord), "one", prepareOrder)
 
-const signedRead = { method: "GET", api: "futures", signed: true, uidWeight: 0, placesOrders: false, write: undefined, envelope: "v3", location: "query", exactIntegers: true } as const
+const signedRead = { method: "GET", signed: true, exactIntegers: true } as const
 
-export const openOrders: Endpoint<Order.OpenOrdersRequest, ReadonlyArray<Order.Order>> = {
+export const openOrders: Endpoint<Order.OpenOrdersRequest, ReadonlyArray<Order.Order>> = endpoint({
   ...signedRead,
   name: "openOrders",
   path: "/capi/v3/openOrders",
   ipWeight: 2,
   request: fromV2(Order.OpenOrdersRequest, ({ limit, page, symbol }) => defined({ symbol: symbolOnWire(symbol), limit, page })),
   response: OrderList
-}
+})
 
-export const orderDetail: Endpoint<Order.OrderDetailRequest, Order.Order> = {
+export const orderDetail: Endpoint<Order.OrderDetailRequest, Order.Order> = endpoint({
   ...signedRead,
   name: "orderDetail",
   path: "/capi/v3/order",
   ipWeight: 2,
   request: fromV2(Order.OrderDetailRequest, ({ orderId }) => ({ orderId })),
   response: OrderOne
-}
+})
 
-export const orderHistory: Endpoint<Order.OrderHistoryRequest, ReadonlyArray<Order.Order>> = {
+export const orderHistory: Endpoint<Order.OrderHistoryRequest, ReadonlyArray<Order.Order>> = endpoint({
   ...signedRead,
   name: "orderHistory",
   path: "/capi/v3/order/history",
@@ -137,7 +138,7 @@ export const orderHistory: Endpoint<Order.OrderHistoryRequest, ReadonlyArray<Ord
   request: fromV2(Order.OrderHistoryRequest, ({ createDate, pageSize, symbol }) =>
     defined({ symbol: symbolOnWire(symbol), limit: pageSize, startTime: createDate })),
   response: OrderList
-}
+})
 
 /** V3 `algoStatus` as V2's plan status code: untriggered orders are V2's pending ones, a triggered one is done. */
 const PLAN_STATUS: Readonly<Record<string, keyof typeof PlanOrder.OrderStatusCodes>> = {
@@ -200,7 +201,7 @@ const preparePlan = (item: Readonly<Record<string, unknown>>) => {
   }
 }
 
-export const planOrders: Endpoint<PlanOrder.PlanOrdersRequest, ReadonlyArray<PlanOrder.PlanOrder>> = {
+export const planOrders: Endpoint<PlanOrder.PlanOrdersRequest, ReadonlyArray<PlanOrder.PlanOrder>> = endpoint({
   ...signedRead,
   name: "planOrders",
   path: "/capi/v3/openAlgoOrders",
@@ -213,7 +214,7 @@ export const planOrders: Endpoint<PlanOrder.PlanOrdersRequest, ReadonlyArray<Pla
     ({ endTime, limit, startTime, symbol }) => defined({ symbol: symbolOnWire(symbol), startTime, endTime, limit })
   ),
   response: preparing(W.many(planRecord), "many", preparePlan)
-}
+})
 
 /**
  * V3's fill (docs/v3.md §5) as the domain's fill. V3 sends no margin mode, separated mode, liquidation fee or
@@ -252,7 +253,7 @@ const prepareFill = (item: Readonly<Record<string, unknown>>) => ({
   direction: directionOf(item["side"], item["positionSide"])?.toUpperCase() ?? `${String(item["side"])} ${String(item["positionSide"])}`
 })
 
-export const userTrades: Endpoint<Fill.FillsRequest, ReadonlyArray<Fill.Fill>> = {
+export const userTrades: Endpoint<Fill.FillsRequest, ReadonlyArray<Fill.Fill>> = endpoint({
   ...signedRead,
   name: "fills",
   path: "/capi/v3/userTrades",
@@ -262,7 +263,7 @@ export const userTrades: Endpoint<Fill.FillsRequest, ReadonlyArray<Fill.Fill>> =
     ({ endTime, limit, orderId, startTime, symbol }) => defined({ symbol: symbolOnWire(symbol), orderId, startTime, endTime, limit })
   ),
   response: preparing(W.many(fillRecord), "many", prepareFill)
-}
+})
 
 /**
  * A bare array on V3, with no more-flag or count: a full answer (as many fills as asked for) says there may be more,
@@ -271,7 +272,6 @@ export const userTrades: Endpoint<Fill.FillsRequest, ReadonlyArray<Fill.Fill>> =
 const fills: Composite<Fill.FillsRequest, Fill.FillsPage> = {
   _tag: "Composite",
   name: "fills",
-  write: false,
   run: (call, params) =>
     Effect.map(call(userTrades, params), (found) => ({
       fills: found,
@@ -287,7 +287,7 @@ const planHistoryRecord = W.record({
   more: W.boolean("hasMore")
 })
 
-export const allAlgoOrders: Endpoint<PlanOrderPlacement.PlanOrderHistoryRequest, PlanOrderPlacement.PlanOrderHistoryPage> = {
+export const allAlgoOrders: Endpoint<PlanOrderPlacement.PlanOrderHistoryRequest, PlanOrderPlacement.PlanOrderHistoryPage> = endpoint({
   ...signedRead,
   name: "planOrderHistory",
   path: "/capi/v3/allAlgoOrders",
@@ -303,7 +303,7 @@ export const allAlgoOrders: Endpoint<PlanOrderPlacement.PlanOrderHistoryRequest,
     ...page,
     orders: Array.isArray(page["orders"]) ? page["orders"].map((item) => (Predicate.isRecord(item) ? preparePlan(item) : item)) : page["orders"]
   }))
-}
+})
 
 /**
  * V2's `delegateType` filter applied to the answer. A full answer counts as more even when `hasMore` says not, as on
@@ -312,7 +312,6 @@ export const allAlgoOrders: Endpoint<PlanOrderPlacement.PlanOrderHistoryRequest,
 const planOrderHistory: Composite<PlanOrderPlacement.PlanOrderHistoryRequest, PlanOrderPlacement.PlanOrderHistoryPage> = {
   _tag: "Composite",
   name: "planOrderHistory",
-  write: false,
   run: (call, params) =>
     Effect.map(call(allAlgoOrders, params), (page) => ({
       orders: params.type === undefined ? page.orders : page.orders.filter((order) => order.type === params.type),

@@ -14,7 +14,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as AST from "effect/SchemaAST"
 import * as Decimal from "../Decimal.js"
-import type { Endpoint } from "../Endpoints.js"
+import type { Endpoint } from "../Wire.js"
 import { DecodeError, ExchangeApiError, InputError, OutcomeUnknownError } from "../Errors.js"
 import type { EndpointName, TradeDeskError } from "../Errors.js"
 import * as W from "../internal/wireRecord.js"
@@ -27,7 +27,7 @@ import { specSymbol } from "../Params.js"
 import type { Call, Composite, WireTable } from "../Wire.js"
 import { clientIdIssue, directionOf, EXECUTION_OF, TIME_IN_FORCE, WIRE_DIRECTION } from "./orderModel.js"
 import { klines } from "./market.js"
-import { LongId, SymbolParam, wireSymbol } from "./wire.js"
+import { endpoint, LongId, request, SymbolParam, wireSymbol } from "./wire.js"
 
 /** Orders one V3 batch request takes (docs/v3.md §25.2). */
 export const BATCH_CHUNK = 5
@@ -48,7 +48,7 @@ const inputError = (endpoint: EndpointName, error: ParseResult.ParseError) => {
 }
 
 /** Encodes with a request schema only to check the parameters, before anything is sent. */
-const checked = <P>(endpoint: EndpointName, schema: Schema.Schema<P, any>, params: P): Effect.Effect<P, InputError> =>
+const checked = <P>(endpoint: EndpointName, schema: Endpoint<P, unknown>["request"], params: P): Effect.Effect<P, InputError> =>
   Either.match(Schema.encodeUnknownEither(schema, { errors: "first" })(params ?? {}), {
     onLeft: (error) => Effect.fail(inputError(endpoint, error)),
     onRight: () => Effect.succeed(params)
@@ -103,14 +103,11 @@ type Placement = Schema.Schema.Type<typeof placementRecord.schema>
 
 const placement = {
   method: "POST",
-  api: "futures",
   signed: true,
   // placements cost V3's per-account ORDERS count, not IP weight (docs/v3.md §1.6)
   ipWeight: 0,
   placesOrders: true,
-  exactIntegers: true,
-  envelope: "v3",
-  location: "body"
+  exactIntegers: true
 } as const
 
 // ---- order placement (docs/v3.md §25) ----
@@ -221,7 +218,7 @@ const SingleBody = Schema.transformOrFail(WireOrder, Part, {
 })
 
 /** `POST /capi/v3/batchOrders`: up to 5 orders, ORDERS 5 (docs/v3.md §25.2). */
-export const placeChunk: Endpoint<Part, ReadonlyArray<Placement>> = {
+export const placeChunk: Endpoint<Part, ReadonlyArray<Placement>> = endpoint({
   name: "batchOrders",
   path: "/capi/v3/batchOrders",
   uidWeight: 5,
@@ -229,10 +226,10 @@ export const placeChunk: Endpoint<Part, ReadonlyArray<Placement>> = {
   request: PartBody,
   response: W.many(placementRecord),
   ...placement
-}
+})
 
 /** `POST /capi/v3/order`: one order, ORDERS 1 (docs/v3.md §25.1). */
-export const placeOne: Endpoint<Part, Placement> = {
+export const placeOne: Endpoint<Part, Placement> = endpoint({
   name: "batchOrders",
   path: "/capi/v3/order",
   uidWeight: 1,
@@ -240,7 +237,7 @@ export const placeOne: Endpoint<Part, Placement> = {
   request: SingleBody,
   response: W.one(placementRecord),
   ...placement
-}
+})
 
 /** The batch endpoint is not there (or not for this method): nothing was placed, single orders may be. */
 const batchEndpointMissing = (error: TradeDeskError): boolean => {
@@ -331,7 +328,6 @@ export const placeBatch = (endpoints: {
 const batchOrders: Composite<BatchOrdersRequest, BatchOrdersResponse> = {
   _tag: "Composite",
   name: "batchOrders",
-  write: true,
   run: placeBatch({ chunk: placeChunk, single: placeOne })
 }
 
@@ -350,7 +346,7 @@ const cancelRecord = W.record({
   errorCode: W.textOrEmpty("errorCode")
 })
 
-const cancelling = { api: "futures", signed: true, uidWeight: 0, placesOrders: false, exactIntegers: true, envelope: "v3" } as const
+const cancelling = { signed: true, exactIntegers: true } as const
 
 /** `DELETE /capi/v3/order?orderId=` or `?origClientOrderId=`; `symbol` is not a V3 parameter and is left out. */
 const CancelQuery = Schema.transformOrFail(
@@ -366,20 +362,15 @@ const CancelQuery = Schema.transformOrFail(
   }
 )
 
-export const cancelOrder: Endpoint<Cancel.CancelOrderRequest, Cancel.CancelResult> = {
-  name: "cancelOrder",
+export const cancelOrder = request("cancelOrder", {
   method: "DELETE",
   path: "/capi/v3/order",
   ipWeight: 1,
-  write: {
-    clientOids: (request) => (request.clientOid === undefined ? [] : [request.clientOid]),
-    orderIds: (request) => (request.orderId === undefined ? [] : [request.orderId])
-  },
   location: "query",
   request: CancelQuery,
   response: W.one(cancelRecord),
   ...cancelling
-}
+})
 
 /** `{"orderIdList":[702345678901234567]}` (ids as unquoted numbers) or `{"origClientOrderIdList":["…"]}`. */
 const CancelBody = Schema.transformOrFail(
@@ -407,7 +398,7 @@ const CancelBody = Schema.transformOrFail(
  * `{"orderList": [...]}`, the documentation a bare list: both are read (a write's answer that cannot be read is an
  * unknown outcome).
  */
-export const cancelChunk: Endpoint<Cancel.CancelOrdersRequest, ReadonlyArray<Cancel.CancelResult>> = {
+export const cancelChunk: Endpoint<Cancel.CancelOrdersRequest, ReadonlyArray<Cancel.CancelResult>> = endpoint({
   name: "cancelOrders",
   method: "DELETE",
   path: "/capi/v3/batchOrders",
@@ -417,7 +408,7 @@ export const cancelChunk: Endpoint<Cancel.CancelOrdersRequest, ReadonlyArray<Can
   request: CancelBody,
   response: W.many(cancelRecord, { wrappedIn: "orderList" }),
   ...cancelling
-}
+})
 
 /**
  * The ids in chunks of 10 (order ids first, then client oids), one after another. A chunk refused as a whole gives
@@ -464,7 +455,6 @@ const cancelBatch = (call: Call, request: Cancel.CancelOrdersRequest): Effect.Ef
 const cancelOrders: Composite<Cancel.CancelOrdersRequest, Cancel.CancelOrdersResult> = {
   _tag: "Composite",
   name: "cancelOrders",
-  write: true,
   run: cancelBatch
 }
 
@@ -475,17 +465,15 @@ const CancelPlanQuery = Schema.transform(Schema.Struct({ orderId: Schema.String 
   encode: (request) => ({ orderId: request.orderId })
 })
 
-export const cancelPlanOrder: Endpoint<Cancel.CancelPlanOrderRequest, Cancel.CancelResult> = {
-  name: "cancelPlanOrder",
+export const cancelPlanOrder = request("cancelPlanOrder", {
   method: "DELETE",
   path: "/capi/v3/algoOrder",
   ipWeight: 1,
-  write: { clientOids: () => [], orderIds: (request) => [request.orderId] },
   location: "query",
   request: CancelPlanQuery,
   response: W.one(cancelRecord),
   ...cancelling
-}
+})
 
 /** `?symbol=` of a cancel-all; the kind is the endpoint's. */
 const cancelAllQuery = (kind: Cancel.CancelKind) =>
@@ -506,12 +494,10 @@ const CancelledList = W.many(W.record({
   cancelled: W.boolean("success")
 }))
 
-const cancelAll = (kind: Cancel.CancelKind, path: string): Endpoint<Cancel.CancelAllOrdersRequest, ReadonlyArray<Cancel.CancelledOrder>> => ({
-  name: "cancelAllOrders",
+const cancelAll = (kind: Cancel.CancelKind, path: string): Endpoint<Cancel.CancelAllOrdersRequest, ReadonlyArray<Cancel.CancelledOrder>> => request("cancelAllOrders", {
   method: "DELETE",
   path,
   ipWeight: 5,
-  write: { clientOids: () => [] },
   location: "query",
   request: cancelAllQuery(kind),
   response: CancelledList,
@@ -525,24 +511,20 @@ export const cancelAllPlan = cancelAll("plan", "/capi/v3/algoOpenOrders")
 const cancelAllOrders: Composite<Cancel.CancelAllOrdersRequest, ReadonlyArray<Cancel.CancelledOrder>> = {
   _tag: "Composite",
   name: "cancelAllOrders",
-  write: true,
   run: (call, request) => call(request?.kind === "plan" ? cancelAllPlan : cancelAllNormal, request)
 }
 
 // ---- positions (docs/v3.md §12) ----
 
-export const closePositions: Endpoint<Cancel.ClosePositionsRequest, ReadonlyArray<Cancel.ClosedPosition>> = {
-  name: "closePositions",
+export const closePositions = request("closePositions", {
   method: "POST",
   path: "/capi/v3/closePositions",
   ipWeight: 40,
-  write: { clientOids: () => [] },
-  location: "body",
   request: Schema.Struct({ symbol: Schema.optional(SymbolParam) }),
   // the same four fields as V2's
   response: Cancel.ClosedPositionList,
   ...cancelling
-}
+})
 
 // ---- plan (algo) orders (docs/v3.md §8) ----
 
@@ -603,7 +585,7 @@ const algoBody = (family: TriggerFamily) =>
   })
 
 /** `POST /capi/v3/algoOrder` of one family: ORDERS 1. */
-const algoOrder = (family: TriggerFamily): Endpoint<PlacePlanOrderRequest, Placement> => ({
+const algoOrder = (family: TriggerFamily): Endpoint<PlacePlanOrderRequest, Placement> => endpoint({
   name: "placePlanOrder",
   path: "/capi/v3/algoOrder",
   uidWeight: 1,
@@ -639,7 +621,6 @@ const lastPrice = (call: Call, symbol: string): Effect.Effect<BigDecimal.BigDeci
 const placePlanOrder: Composite<PlacePlanOrderRequest, PlanOrderAck> = {
   _tag: "Composite",
   name: "placePlanOrder",
-  write: true,
   // the order is checked before the last price is asked for, so bad input names the caller's field and sends nothing
   run: (call, order) =>
     Effect.gen(function*() {

@@ -5,9 +5,10 @@
  */
 import type * as Headers from "@effect/platform/Headers"
 import * as Schema from "effect/Schema"
-import type { Endpoint } from "../Endpoints.js"
+import type { Endpoint } from "../Wire.js"
 import * as W from "../internal/wireRecord.js"
 import type { Budget, PublishedBudgets, Reported } from "../RateLimit.js"
+import { endpoint } from "./wire.js"
 
 const MILLIS_OF_INTERVAL = { SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000 } as const
 
@@ -37,21 +38,14 @@ export const RateLimitsAnswer = Schema.Struct({
 })
 
 /** `GET /capi/v3/market/exchangeInfo`, public, IP 1: the `contracts` operation's endpoint, read for its `rateLimits`. */
-export const exchangeInfo: Endpoint<{}, typeof RateLimitsAnswer.Type> = {
+export const exchangeInfo: Endpoint<{}, typeof RateLimitsAnswer.Type> = endpoint({
   name: "contracts",
   method: "GET",
-  api: "futures",
   path: "/capi/v3/market/exchangeInfo",
-  signed: false,
   ipWeight: 1,
-  uidWeight: 0,
-  placesOrders: false,
-  write: undefined,
-  envelope: "v3",
-  location: "query",
   request: Schema.Struct({}),
   response: W.fromSchema(RateLimitsAnswer)
-}
+})
 
 /** The budgets of an answer, per kind and window; two limits of one window keep the lower. */
 export const publishedBudgets = (answer: typeof RateLimitsAnswer.Type): PublishedBudgets => {

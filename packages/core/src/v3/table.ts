@@ -1,15 +1,18 @@
 /**
- * The V3 table (docs/v3.md): every operation of the services as V3 carries it. Paths, parameters, envelopes and
- * answers are V3's; the callers' parameters and the domain records are the same as on V2.
+ * The V3 table (docs/v3.md): every operation of the services as V3 carries it, and V3's hooks for the transport
+ * (budgets from `exchangeInfo`, counts from answer headers). Paths, parameters, envelopes and answers are V3's; the
+ * callers' parameters and the domain records are the same as on V2.
  */
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Endpoint } from "../Endpoints.js"
 import * as W from "../internal/wireRecord.js"
-import type { WireTable } from "../Wire.js"
+import type { Endpoint, VersionHooks, WireTable } from "../Wire.js"
 import * as Account from "./account.js"
 import * as Market from "./market.js"
 import * as OrderReads from "./orderReads.js"
 import * as OrderWrites from "./orderWrites.js"
+import * as RateLimits from "./rateLimits.js"
+import { endpoint } from "./wire.js"
 
 /** `{ serverTime }` (docs/v3.md §22). */
 const ServerTimeAnswer = W.one(W.record({
@@ -17,25 +20,25 @@ const ServerTimeAnswer = W.one(W.record({
   epochMillis: W.integer("serverTime")
 }))
 
-export const serverTime: Endpoint<{}, { readonly epochMillis: number }> = {
+export const serverTime: Endpoint<{}, { readonly epochMillis: number }> = endpoint({
   name: "serverTime",
   method: "GET",
-  api: "futures",
   path: "/capi/v3/market/time",
-  signed: false,
   ipWeight: 1,
-  uidWeight: 0,
-  placesOrders: false,
-  write: undefined,
-  envelope: "v3",
-  location: "query",
   request: Schema.Struct({}),
   response: ServerTimeAnswer
+})
+
+/** V3's budgets from `exchangeInfo`, and the counts its answers report in their headers (docs/v3.md §1.6). */
+export const hooks: VersionHooks = {
+  publishedBudgets: (fetch) => Effect.map(fetch(RateLimits.exchangeInfo), RateLimits.publishedBudgets),
+  reportedCounts: RateLimits.reportedCounts
 }
 
 export const table: WireTable = {
   version: "v3",
   serverTime,
+  hooks,
   ...Market.operations,
   ...OrderReads.operations,
   ...OrderWrites.operations,

@@ -1,13 +1,23 @@
 /**
- * What V3 writes differently from V2 (docs/v3.md §1.7, §1.8): symbols as `BTCUSDT`, ids as JSON numbers in some
- * request bodies. Callers and answers keep the specification's `cmt_btcusdt` on both versions; V3's form lives only
- * on the wire.
+ * What V3 writes differently from V2 (docs/v3.md §1.4, §1.7, §1.8): its endpoints' envelope, symbols as `BTCUSDT`,
+ * ids as JSON numbers in some request bodies. Callers and answers keep the specification's `cmt_btcusdt` on both
+ * versions; V3's form lives only on the wire.
  */
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { RawInteger } from "../internal/jsonText.js"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, specSymbol, SymbolInput } from "../Params.js"
+import * as Wire from "../Wire.js"
+import type { OperationName } from "../Operations.js"
+import type { Endpoint, EndpointFields } from "../Wire.js"
+
+/** A V3 endpoint: the defaults of every endpoint (Wire.ts) with V3's envelope, errors as a negative `code`. */
+export const endpoint = <P, A>(fields: EndpointFields<P, A>): Endpoint<P, A> => Wire.endpoint({ envelope: "v3", ...fields })
+
+/** An operation's own V3 request: its write keys are the operation's (Operations.ts), its envelope V3's. */
+export const request = <K extends OperationName>(name: K, fields: Parameters<typeof Wire.request<K>>[1]) =>
+  Wire.request(name, { envelope: "v3", ...fields })
 
 /** `BTCUSDT` for either form of a futures symbol. */
 export const wireSymbol = (symbol: string): string => (symbol.startsWith("cmt_") ? symbol.slice(4).toUpperCase() : symbol)
