@@ -1,9 +1,28 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
-export default defineConfig({
+// The slow tier (`npm run test:slow`, `vitest run --mode slow`): fuzz, load, child processes and timing under load.
+// Every other test, and every new one, is in the fast tier (`npm test`).
+const slow = [
+  "test/fuzz.test.ts",
+  "test/load.test.ts",
+  // the built bot, or its confirmations, as child processes
+  "test/crash.test.ts",
+  "test/process.test.ts",
+  "test/opsProcess.test.ts",
+  "test/redisRace.test.ts",
+  "test/redisBudget.test.ts",
+  "test/redisWatcher.test.ts",
+  // every command against every fault, on real timeouts
+  "test/faultSuite.test.ts",
+  // the watcher's rounds on the real clock, and fixed waits to show that nothing more is told
+  "test/watch.test.ts"
+]
+
+export default defineConfig(({ mode }) => ({
   test: {
     // a feature's unit tests sit beside its code; cross-feature and end-to-end tests in test/
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    include: mode === "slow" ? slow : ["src/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: mode === "slow" ? configDefaults.exclude : [...configDefaults.exclude, ...slow],
     testTimeout: 20_000
   }
-})
+}))

@@ -1,8 +1,18 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
-export default defineConfig({
+// The slow tier (`npm run test:slow`, `vitest run --mode slow`): fuzz, load, child processes and timing under load.
+// Every other test, and every new one, is in the fast tier (`npm test`).
+const slow = [
+  // every operation against every fault, on real timeouts and latencies
+  "test/faultSuite.test.ts",
+  // the built CLI as a child process
+  "test/cli.test.ts"
+]
+
+export default defineConfig(({ mode }) => ({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: mode === "slow" ? slow : ["test/**/*.test.ts"],
+    exclude: mode === "slow" ? configDefaults.exclude : [...configDefaults.exclude, ...slow],
     testTimeout: 20_000
   }
-})
+}))

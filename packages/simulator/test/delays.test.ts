@@ -28,9 +28,8 @@ describe("latency timers", () => {
     const held = send(sim.futuresBaseUrl, "/capi/v2/market/time")
     for (let i = 0; i < 100 && sim.counters().time === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5))
     expect(sim.counters().time).toBe(1)
-    const started = performance.now()
+    // held for ten minutes, far beyond the test's timeout: only close() can end it in time
     await sim.close()
     await expect(held).rejects.toThrow(/socket hang up|ECONNRESET/)
-    expect(performance.now() - started).toBeLessThan(5_000)
   })
 })
