@@ -12,15 +12,16 @@
  * value or the new one, never a torn file. The platform's own file-system layer writes in place and needs
  * `@effect/platform-node`, hence this one. Tests use the in-memory layer.
  *
- * Several replicas: a Redis `KeyValueStore` (GET / SET / DEL on `tradedesk:<key>`) satisfies `layer` as it is; what
- * it must add is `modify`'s read-modify-write across processes (WATCH/MULTI or a Lua script) where this layer takes a
- * lock per key within the process.
+ * Several replicas (`BOT_REDIS_URL`): the Redis `KeyValueStore` (redis/RedisKeyValueStore.ts) comes with
+ * `ConditionalWrites`, so `modify` is a compare-and-set on the server (retried when another process changed the value
+ * meanwhile) and a write can be fenced: made only while a lease's holder still holds it (the watcher's state). Without
+ * it the same steps run under a lock per key within the process, which the folder lock makes the only writer.
  */
 // the module alone: the package's index loads every module of @effect/platform, over 20 MB more memory
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { SystemError } from "@effect/platform/Error"
 import type { PlatformError } from "@effect/platform/Error"
-import { Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { Context, Duration, Effect, Either, Equivalence, Layer, Option, ParseResult, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
 import { dirname, join } from "node:path"
@@ -46,16 +47,45 @@ export interface Entry<A, I> {
 
 export const entry = <A, I>(key: string, version: number, schema: Schema.Schema<A, I>): Entry<A, I> => ({ key, version, schema })
 
+/** The most a stored value may hold: a larger one is not read (logged, read as none), as any outside input. */
+export const MAX_VALUE_BYTES = 4 * 1024 * 1024
+
+/**
+ * A lease's fencing token: a fenced write is made only while `key` (the lease) still holds `token`, so a holder that
+ * lost its lease (it paused past the lease's time, and another took over) can no longer write.
+ */
+export interface Fence {
+  readonly key: string
+  readonly token: string
+}
+
+/**
+ * The conditional writes of a store shared by processes, atomic on its server: the value `next` (none: the key
+ * removed) is written only when the stored text still is `expected` (none: missing; undefined: whatever it is) and
+ * the fence, if any, holds. True when written.
+ */
+export class ConditionalWrites extends Context.Tag("@tradedesk/bot/Store/ConditionalWrites")<ConditionalWrites, {
+  readonly write: (
+    key: string,
+    next: Option.Option<string>,
+    expected: Option.Option<string> | undefined,
+    fence: Fence | undefined
+  ) => Effect.Effect<boolean, PlatformError>
+}>() {}
+
 export class Store extends Context.Tag("@tradedesk/bot/Store")<Store, {
   /** The value, or none when missing or unreadable (logged). */
   readonly get: <A, I>(entry: Entry<A, I>) => Effect.Effect<Option.Option<A>>
-  readonly set: <A, I>(entry: Entry<A, I>, value: A) => Effect.Effect<void, StoreError>
+  /** Writes the value; with a fence, only while it holds (else a `StoreError`, and nothing is written). */
+  readonly set: <A, I>(entry: Entry<A, I>, value: A, fence?: Fence) => Effect.Effect<void, StoreError>
   /**
-   * Reads the value, computes the next one and an answer, writes the next one and gives the answer; one at a time
-   * per key, so concurrent changes are not lost.
+   * Reads the value, computes the next one and an answer, writes the next one and gives the answer, atomically: the
+   * write is a compare-and-set against what was read (across processes on a shared store), and `f` runs again on
+   * the newer value when another change came between. `f` must not act: only its answer tells what happened.
    */
   readonly modify: <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A]) => Effect.Effect<B, StoreError>
-  readonly remove: (key: string) => Effect.Effect<void, StoreError>
+  /** Removes the value; with a fence, only while it holds. */
+  readonly remove: (key: string, fence?: Fence) => Effect.Effect<void, StoreError>
 }>() {}
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
@@ -63,14 +93,26 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 /** What every stored value is wrapped in: its layout's version beside it. */
 const Envelope = Schema.parseJson(Schema.Struct({ version: Schema.Number, value: Schema.Unknown }))
 
-/** The store over whatever `KeyValueStore` is provided; `log` hears of the entries skipped. */
+const sameText = Option.getEquivalence(Equivalence.string)
+
+/** How often `modify` reads again after another process changed the value between its read and its write. */
+const MODIFY_ATTEMPTS = 20
+
+/**
+ * The store over whatever `KeyValueStore` is provided, with its `ConditionalWrites` when it has them (Redis) and a
+ * lock per key within the process otherwise; `log` hears of the entries skipped.
+ */
 export const layer = (log: Logger): Layer.Layer<Store, never, KeyValueStore.KeyValueStore> =>
   Layer.effect(
     Store,
     Effect.gen(function*() {
       const kv = yield* KeyValueStore.KeyValueStore
-      const locks = new Map<string, Effect.Semaphore>()
-      const lockOf = (key: string) => {
+      const shared = yield* Effect.serviceOption(ConditionalWrites)
+      // a write's read and write as one step without a shared store; a whole `modify` in either case, so the
+      // changes of one process never race each other, only those of other processes (at most one each per attempt)
+      const writeLocks = new Map<string, Effect.Semaphore>()
+      const modifyLocks = new Map<string, Effect.Semaphore>()
+      const lockOf = (locks: Map<string, Effect.Semaphore>, key: string) => {
         let lock = locks.get(key)
         if (lock === undefined) {
           lock = Effect.unsafeMakeSemaphore(1)
@@ -79,48 +121,78 @@ export const layer = (log: Logger): Layer.Layer<Store, never, KeyValueStore.KeyV
         return lock
       }
 
+      // one process: the lock makes the read and the write one step; a fence (a lease) exists only on a shared store
+      const writeLocally: ConditionalWrites["Type"]["write"] = (key, next, expected, fence) =>
+        lockOf(writeLocks, key).withPermits(1)(Effect.gen(function*() {
+          if (fence !== undefined) return false
+          if (expected !== undefined && !sameText(yield* kv.get(key), expected)) return false
+          yield* Option.match(next, { onNone: () => kv.remove(key), onSome: (text) => kv.set(key, text) })
+          return true
+        }))
+      const writeIf = Option.match(shared, { onNone: () => writeLocally, onSome: (writes) => writes.write })
+
       const skipped = (key: string, reason: string) => Effect.sync(() => log.log("warn", "store_entry_skipped", { key, reason }))
 
+      const decode = <A, I>(entry: Entry<A, I>, text: string): Effect.Effect<Option.Option<A>> => {
+        const outer = Schema.decodeUnknownEither(Envelope)(text)
+        if (Either.isLeft(outer)) return Effect.as(skipped(entry.key, "not a stored value (corrupt JSON or layout)"), Option.none<A>())
+        if (outer.right.version !== entry.version) {
+          return Effect.as(skipped(entry.key, `layout version ${outer.right.version}, expected ${entry.version}`), Option.none<A>())
+        }
+        const value = Schema.decodeUnknownEither(entry.schema)(outer.right.value)
+        return Either.isLeft(value)
+          ? Effect.as(skipped(entry.key, ParseResult.TreeFormatter.formatErrorSync(value.left).slice(0, 500)), Option.none<A>())
+          : Effect.succeed(Option.some(value.right))
+      }
+
+      /** The stored text (to compare against when writing back) and the value it holds. */
+      const read = <A, I>(entry: Entry<A, I>): Effect.Effect<readonly [Option.Option<string>, Option.Option<A>], PlatformError> =>
+        Effect.flatMap(kv.get(entry.key), (text) =>
+          Option.match(text, {
+            onNone: () => Effect.succeed([text, Option.none<A>()] as const),
+            onSome: (stored) => Effect.map(decode(entry, stored), (value) => [text, value] as const)
+          }))
+
       const get = <A, I>(entry: Entry<A, I>): Effect.Effect<Option.Option<A>> =>
-        kv.get(entry.key).pipe(
-          Effect.flatMap(Option.match({
-            onNone: () => Effect.succeedNone,
-            onSome: (text) => {
-              const outer = Schema.decodeUnknownEither(Envelope)(text)
-              if (Either.isLeft(outer)) return Effect.as(skipped(entry.key, "not a stored value (corrupt JSON or layout)"), Option.none<A>())
-              if (outer.right.version !== entry.version) {
-                return Effect.as(skipped(entry.key, `layout version ${outer.right.version}, expected ${entry.version}`), Option.none<A>())
-              }
-              const value = Schema.decodeUnknownEither(entry.schema)(outer.right.value)
-              return Either.isLeft(value)
-                ? Effect.as(skipped(entry.key, ParseResult.TreeFormatter.formatErrorSync(value.left).slice(0, 500)), Option.none<A>())
-                : Effect.succeed(Option.some(value.right))
-            }
-          })),
+        read(entry).pipe(
+          Effect.map(([, value]) => value),
           Effect.catchAll((error: PlatformError) => Effect.as(skipped(entry.key, `unreadable: ${error.message}`), Option.none<A>()))
         )
 
-      const write = <A, I>(entry: Entry<A, I>, value: A): Effect.Effect<void, StoreError> =>
+      const encode = <A, I>(entry: Entry<A, I>, value: A): Effect.Effect<string, StoreError> =>
         Schema.encode(entry.schema)(value).pipe(
           Effect.mapError((error) => new StoreError({ key: entry.key, reason: `cannot encode: ${error.message}` })),
-          Effect.flatMap((encoded) =>
-            kv.set(entry.key, JSON.stringify({ version: entry.version, value: encoded })).pipe(
-              Effect.mapError((error) => new StoreError({ key: entry.key, reason: error.message }))
-            )
-          )
+          Effect.map((encoded) => JSON.stringify({ version: entry.version, value: encoded }))
         )
+
+      // a write without an expectation is refused only by its fence
+      const written = (key: string) => (done: boolean): Effect.Effect<void, StoreError> =>
+        done ? Effect.void : Effect.fail(new StoreError({ key, reason: "refused: this process no longer holds the lease it wrote under" }))
+      const failed = (key: string) => (error: PlatformError) => new StoreError({ key, reason: error.message })
+
+      const attemptModify = <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A], attempt: number): Effect.Effect<B, StoreError> =>
+        Effect.gen(function*() {
+          const [text, current] = yield* Effect.mapError(read(entry), failed(entry.key))
+          const [answer, next] = f(current)
+          const encoded = yield* encode(entry, next)
+          if (yield* Effect.mapError(writeIf(entry.key, Option.some(encoded), text, undefined), failed(entry.key))) return answer
+          if (attempt >= MODIFY_ATTEMPTS) {
+            return yield* Effect.fail(new StoreError({ key: entry.key, reason: `changed by other processes ${attempt} times while this change was made` }))
+          }
+          // a few milliseconds at random, growing: processes that met once do not meet again in step
+          yield* Effect.sleep(Duration.millis(Math.random() * attempt * 2))
+          return yield* attemptModify(entry, f, attempt + 1)
+        })
+      const modify = <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A]): Effect.Effect<B, StoreError> =>
+        lockOf(modifyLocks, entry.key).withPermits(1)(attemptModify(entry, f, 1))
 
       return Store.of({
         get,
-        set: (entry, value) => lockOf(entry.key).withPermits(1)(write(entry, value)),
-        modify: (entry, f) =>
-          lockOf(entry.key).withPermits(1)(
-            Effect.flatMap(get(entry), (current) => {
-              const [answer, next] = f(current)
-              return Effect.as(write(entry, next), answer)
-            })
-          ),
-        remove: (key) => kv.remove(key).pipe(Effect.mapError((error) => new StoreError({ key, reason: error.message })))
+        set: (entry, value, fence) =>
+          Effect.flatMap(encode(entry, value), (encoded) =>
+            Effect.flatMap(Effect.mapError(writeIf(entry.key, Option.some(encoded), undefined, fence), failed(entry.key)), written(entry.key))),
+        modify,
+        remove: (key, fence) => Effect.flatMap(Effect.mapError(writeIf(key, Option.none(), undefined, fence), failed(key)), written(key))
       })
     })
   )
@@ -183,6 +255,18 @@ export const writeAtomically = async (path: string, data: string | Uint8Array, f
   if (flush) await syncFolder(dirname(path))
 }
 
+/** A value's file, refused unread when it is larger than `MAX_VALUE_BYTES`. */
+const readCapped = async (path: string): Promise<string> => {
+  const file = await open(path, "r")
+  try {
+    const { size } = await file.stat()
+    if (size > MAX_VALUE_BYTES) throw new Error(`${path}: over ${MAX_VALUE_BYTES} bytes`)
+    return await file.readFile("utf8")
+  } finally {
+    await file.close()
+  }
+}
+
 /** A `KeyValueStore` of one file per key (the key percent-encoded) in `directory`, which must exist (`prepareFolder`). */
 export const fileKeyValueStore = (directory: string): KeyValueStore.KeyValueStore => {
   const pathOf = (key: string) => join(directory, `${encodeURIComponent(key)}.json`)
@@ -202,7 +286,7 @@ export const fileKeyValueStore = (directory: string): KeyValueStore.KeyValueStor
     catch: (error) => systemError("size", directory, error)
   })
   return KeyValueStore.make({
-    get: (key) => read("get", key, (path) => readFile(path, "utf8")),
+    get: (key) => read("get", key, (path) => readCapped(path)),
     getUint8Array: (key) => read("getUint8Array", key, async (path) => new Uint8Array(await readFile(path))),
     set: (key, value) => attempt("set", key, (path) => writeAtomically(path, value)),
     remove: (key) => attempt("remove", key, (path) => rm(path, { force: true })),

@@ -21,6 +21,9 @@
  * and reads the fills from where it stopped, and what happened while the bot was down is told once, as one summary.
  * The first round of all (nothing stored) only looks: no past fill is told. With nobody listening it stops polling and
  * forgets its state, so turning notifications on later starts from what is there then.
+ *
+ * Processes sharing a Redis: only the holder of the account's lease runs it (redis/Lease.ts), and its state writes
+ * are fenced by the lease's token, so a holder that lost the lease neither overwrites its successor's state nor tells.
  */
 import type { Order, TradeDeskError } from "@tradedesk/core"
 import { Account, Fill, Orders, PlanOrders, Position, Positions, RateLimit, TradeDeskConfig } from "@tradedesk/core"
@@ -540,19 +543,25 @@ export const pause = (settings: TradeDeskConfig.Settings["rateLimit"], share: nu
 
 type Services = Orders.Orders | PlanOrders.PlanOrders | Positions.Positions | Account.Account | OwnCancels | Store.Store | TradeDeskConfig.TradeDeskConfig
 
-/** The watcher, until interrupted. */
-export const run = (listeners: Listeners, log: Logger, options: WatchSettings = {}): Effect.Effect<never, never, Services> =>
+/** Whose account the watcher follows, for its stored state and its lease: a digest of the API key, or `public`. */
+export const accountOf = (config: TradeDeskConfig.Settings): string =>
+  Option.match(config.credentials, {
+    onNone: () => "public",
+    onSome: (credentials) => RateLimit.accountKey(Redacted.value(credentials.apiKey))
+  })
+
+/**
+ * The watcher, until interrupted. With a `fence` (the watcher's lease, when processes share the store) its state is
+ * written only while this process holds the lease, and, stored before told, nothing is told once another took over.
+ */
+export const run = (listeners: Listeners, log: Logger, options: WatchSettings = {}, fence?: Store.Fence): Effect.Effect<never, never, Services> =>
   Effect.gen(function*() {
     const config = yield* TradeDeskConfig.TradeDeskConfig
     const store = yield* Store.Store
     const share = options.budgetShare ?? 0.15
     const warningLevel = BigDecimal.unsafeFromNumber(options.marginWarning ?? 0.8)
     const minMillis = options.minIntervalMs ?? 1_000
-    const account = Option.match(config.credentials, {
-      onNone: () => "public",
-      onSome: (credentials) => RateLimit.accountKey(Redacted.value(credentials.apiKey))
-    })
-    const entry = Store.entry(`watch-${account}`, 1, Seen)
+    const entry = Store.entry(`watch-${accountOf(config)}`, 1, Seen)
     const refreshMillis = options.storeRefreshMs ?? 30_000
     // the first round after a start tells what it finds as one summary
     let away = true
@@ -566,7 +575,7 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
       Effect.gen(function*() {
         const known = knownOf(seen)
         if (telling || known !== stored.known || seen.at - stored.at >= refreshMillis) {
-          yield* store.set(entry, seen)
+          yield* store.set(entry, seen, fence)
           stored = { known, at: seen.at }
         }
         last = Option.some(seen)
@@ -575,7 +584,7 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
     const round = Effect.gen(function*() {
       const chats = yield* listeners.chats
       if (chats.length === 0) {
-        if (idle !== true) yield* Effect.ignore(store.remove(entry.key))
+        if (idle !== true) yield* Effect.ignore(store.remove(entry.key, fence))
         idle = true
         last = Option.none()
         stored = { known: "", at: 0 }

@@ -1,7 +1,8 @@
 /**
  * Price alerts, stored: each user's alerts on the last price of a market, checked against the shared tickers snapshot
  * (one upstream request serves every alert and every market command), each fired once: removed from the store before
- * it is told, so a restart never tells it again. Each keeps its owner's Telegram user id: only the alerts of owners
+ * it is told, so a restart never tells it again, and the removal is a compare-and-set (`Store.modify`), so of several
+ * processes checking the same alerts only the one whose removal succeeded tells it. Each keeps its owner's Telegram user id: only the alerts of owners
  * still allowed are checked (the others wait, untold, for their owner to delete them), and at a start those of owners
  * no longer allowed are dropped (`dropNotAllowed`).
  */
@@ -75,7 +76,8 @@ export interface Fired {
 
 /**
  * Takes out the alerts of allowed owners whose condition holds in the snapshot and returns them, stored without them
- * first. The alerts of owners not allowed are left as they are: they neither fire nor are told.
+ * first: only those this call removed (one another process took out first is not among them). The alerts of owners
+ * not allowed are left as they are: they neither fire nor are told.
  */
 export const fire = (
   bySymbol: ReadonlyMap<string, Ticker.Ticker>,

@@ -1,0 +1,131 @@
+/**
+ * The watcher's lease on Redis, with short times: one holder among three contenders, kept by its renewals; a survivor
+ * takes over once the holder stops renewing, with a higher fencing token; the stale holder's fenced writes refused;
+ * `held` follows who holds it; stopping the holder releases the lease at once.
+ */
+import { Effect, Either, Fiber, Layer, ManagedRuntime, Option, Schema, SubscriptionRef } from "effect"
+import type { Redis } from "ioredis"
+import { describe, expect, it, onTestFinished } from "vitest"
+import { until } from "../../../test/harness.js"
+import { freshRedis } from "../../../test/redisHarness.js"
+import { jsonLogger } from "../log.js"
+import * as Store from "../Store.js"
+import * as Lease from "./Lease.js"
+import * as RedisConnection from "./RedisConnection.js"
+import * as RedisKeyValueStore from "./RedisKeyValueStore.js"
+
+const TIMES = { ttlMs: 1_500, renewMs: 250, retryMs: 100 }
+const silent = jsonLogger(() => undefined)
+
+/** A contender: a process with its own connection, running the lease's work until stopped. */
+const contender = (settings: RedisConnection.RedisSettings, holders: Map<number, Store.Fence>, id: number) => {
+  const runtime = ManagedRuntime.make(Lease.layerRedis("watcher-test", silent, TIMES).pipe(Layer.provide(RedisConnection.layer(settings, silent))))
+  onTestFinished(() => runtime.dispose())
+  const work = (fence: Option.Option<Store.Fence>) =>
+    Effect.sync(() => holders.set(id, Option.getOrThrow(fence))).pipe(
+      Effect.zipRight(Effect.never),
+      Effect.ensuring(Effect.sync(() => holders.delete(id)))
+    )
+  const fiber = runtime.runFork(Effect.flatMap(Lease.WatcherLease, (lease) => lease.run(work)))
+  return {
+    stop: () => Effect.runPromise(Fiber.interrupt(fiber)),
+    held: () => runtime.runPromise(Effect.flatMap(Lease.WatcherLease, (lease) => SubscriptionRef.get(lease.held)))
+  }
+}
+
+/** The one holder, when there is exactly one. */
+const onlyHolder = (holders: ReadonlyMap<number, Store.Fence>): readonly [number, Store.Fence] => {
+  expect(holders.size).toBe(1)
+  return [...holders][0]!
+}
+
+const leaseKey = (namespace: string) => `${RedisConnection.prefixOf(namespace)}lease:watcher-test`
+
+/** Polls `check` until `ms` have passed, failing at the first time it does not hold. */
+const holdsFor = async (ms: number, check: () => void | Promise<void>) => {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    await check()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+describe("the watcher's lease", () => {
+  it("has one holder among three contenders, kept by its renewals past its time", async () => {
+    const { settings, client } = await freshRedis()
+    const holders = new Map<number, Store.Fence>()
+    const contenders = [0, 1, 2].map((id) => contender(settings, holders, id))
+    await until(() => holders.size === 1, "a holder", 5_000)
+    const [holder, fence] = onlyHolder(holders)
+    expect(await contenders[holder]!.held()).toBe(true)
+    expect((await Promise.all(contenders.map((each) => each.held()))).filter(Boolean)).toHaveLength(1)
+    // two lease times: without its renewals the lease would have lapsed and changed hands
+    await holdsFor(2 * TIMES.ttlMs, async () => {
+      expect([...holders]).toEqual([[holder, fence]])
+      expect(await client.get(leaseKey(settings.namespace))).toBe(fence.token)
+    })
+    // stopped, it releases the lease: another takes it at its next try, with a higher token
+    await contenders[holder]!.stop()
+    expect(await contenders[holder]!.held()).toBe(false)
+    await until(() => holders.size === 1, "the next holder", 2 * TIMES.retryMs + 1_000)
+    const [next, nextFence] = onlyHolder(holders)
+    expect(next).not.toBe(holder)
+    expect(Number(nextFence.token)).toBeGreaterThan(Number(fence.token))
+  })
+
+  it("is taken over once its holder stops renewing, and the stale holder's fenced writes are refused", async () => {
+    const { settings, client } = await freshRedis()
+    // a holder that took the lease and then froze: it never renews
+    const frozen = Lease.make(client, settings.namespace, "watcher-test", TIMES.ttlMs)
+    const takenAt = Date.now()
+    const stale = Option.getOrThrow(await Effect.runPromise(frozen.take))
+    const store = storeOver(settings)
+    const Seen = Store.entry("watch-test", 1, Schema.Struct({ round: Schema.Number }))
+    expect(Either.isRight(await store.runPromise(Effect.either(Effect.flatMap(Store.Store, (s) => s.set(Seen, { round: 1 }, stale)))))).toBe(true)
+
+    const holders = new Map<number, Store.Fence>()
+    contender(settings, holders, 1)
+    contender(settings, holders, 2)
+    await until(() => holders.size === 1, "a survivor to take over", TIMES.ttlMs + 5 * TIMES.retryMs + 1_000)
+    expect(Date.now() - takenAt).toBeGreaterThanOrEqual(TIMES.ttlMs)
+    const [, fence] = onlyHolder(holders)
+    expect(Number(fence.token)).toBe(Number(stale.token) + 1)
+
+    // the frozen holder wakes up: it cannot renew, overwrite or remove the state
+    expect(await Effect.runPromise(frozen.renew(stale))).toBe(false)
+    const overwrite = await store.runPromise(Effect.either(Effect.flatMap(Store.Store, (s) => s.set(Seen, { round: 2 }, stale))))
+    expect(Either.isLeft(overwrite)).toBe(true)
+    expect(Either.isLeft(await store.runPromise(Effect.either(Effect.flatMap(Store.Store, (s) => s.remove(Seen.key, stale)))))).toBe(true)
+    // nor release the new holder's lease
+    await Effect.runPromise(frozen.release(stale))
+    expect(await client.get(leaseKey(settings.namespace))).toBe(fence.token)
+    // the new holder writes under its own token
+    expect(Either.isRight(await store.runPromise(Effect.either(Effect.flatMap(Store.Store, (s) => s.set(Seen, { round: 3 }, fence)))))).toBe(true)
+    expect(await store.runPromise(Effect.flatMap(Store.Store, (s) => s.get(Seen)))).toEqual(Option.some({ round: 3 }))
+  })
+
+  it("holds only while it can renew: a refused renewal stops the work", async () => {
+    const { settings, client } = await freshRedis()
+    const holders = new Map<number, Store.Fence>()
+    const only = contender(settings, holders, 0)
+    await until(() => holders.size === 1, "the holder", 5_000)
+    const first = holders.get(0)!
+    // the lease taken from under it (as after a pause past its time): its next renewal is refused
+    await stealLease(client, settings.namespace)
+    await until(() => !holders.has(0), "the work to stop", 5 * TIMES.renewMs + 1_000)
+    let held = true
+    while (held) held = await only.held()
+    // once the other's lease lapsed, it takes it again, under a new token
+    await until(() => holders.has(0), "the lease taken again", TIMES.ttlMs + 5 * TIMES.retryMs + 1_000)
+    expect(Number(holders.get(0)!.token)).toBe(Number(first.token) + 1)
+  })
+})
+
+const storeOver = (settings: RedisConnection.RedisSettings) => {
+  const runtime = ManagedRuntime.make(RedisKeyValueStore.layer(silent).pipe(Layer.provide(RedisConnection.layer(settings, silent))))
+  onTestFinished(() => runtime.dispose())
+  return runtime
+}
+
+/** Another holder's token in the lease, which then expires: the old holder's renewal is refused. */
+const stealLease = (client: Redis, namespace: string) => client.set(leaseKey(namespace), "stolen", "PX", TIMES.ttlMs)
