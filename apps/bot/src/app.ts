@@ -19,6 +19,9 @@ import { FolderLock, FolderLockedError } from "./kernel/FolderLock.js"
 import { jsonLogger, scrub } from "./kernel/log.js"
 import type { Logger } from "./kernel/log.js"
 import type { NotReal } from "./kernel/messages.js"
+import * as Metrics from "./kernel/ops/Metrics.js"
+import { Ops, startOpsServer } from "./kernel/ops/Ops.js"
+import * as Readiness from "./kernel/ops/Readiness.js"
 import { PRIVATE_DIR, PRIVATE_FILE } from "./kernel/privateFiles.js"
 import { RedisUnreachable } from "./kernel/redis/RedisConnection.js"
 import { prepareFolder } from "./kernel/Store.js"
@@ -147,7 +150,9 @@ export const startApp = async (io: AppIo): Promise<App> => {
     )
   const sink = logStream ?? io.errors
   const secrets = BotConfig.secretsOf(io.env, config)
-  const logger: Logger = jsonLogger((line) => sink.write(`${line}\n`), secrets)
+  const metrics = Metrics.make({ process: true })
+  // each update's log line is also counted (`/metrics`)
+  const logger: Logger = metrics.observing(jsonLogger((line) => sink.write(`${line}\n`), secrets))
   // a standard error that breaks (a closed pipe) must not stop the bot: noted once in the log, if it has a file
   io.errors.once("error", (error) => logger.log("warn", "stderr", { detail: `standard error can no longer be written (${describe(error)})` }))
   io.errors.on("error", () => undefined)
@@ -181,7 +186,8 @@ export const startApp = async (io: AppIo): Promise<App> => {
       exchange.options,
       { tickersTtlMs: config.tickersTtlMs, accountReadsTtlMs: config.accountReadsTtlMs },
       logger,
-      { dataDir, ...(config.redis === undefined ? {} : { redis: config.redis }) }
+      { dataDir, ...(config.redis === undefined ? {} : { redis: config.redis }) },
+      metrics
     )
     cleanups.push(() => runtime.dispose())
     // build core's layers now, so a misconfiguration stops the start rather than the first command
@@ -218,6 +224,19 @@ export const startApp = async (io: AppIo): Promise<App> => {
       void stopWith(1)
     }
 
+    const ops = new Ops({ readiness: Readiness.make(runtime, metrics), metrics })
+    if (config.ops !== undefined) {
+      const server = await startOpsServer(ops, config.ops.host, config.ops.port, logger)
+      // closed after the drain (pushed before the transport's stop): it says "draining" meanwhile
+      cleanups.push(server.close)
+    }
+    /** Stops the transport: no new updates, those in hand finish within the bound; then `drained` is logged. */
+    const draining = (stop: () => Promise<void>) => async () => {
+      const started = Date.now()
+      await stop()
+      logger.log("info", "drained", { ms: Date.now() - started })
+    }
+
     const orders = { priceTolerance: config.confirmPriceTolerance, slippage: config.marketSlippage }
     // said in /start, /help, every order preview and result, and the start log
     const demo = exchange.options.demo === true
@@ -246,9 +265,10 @@ export const startApp = async (io: AppIo): Promise<App> => {
         userCommandsPerMinute: Number.POSITIVE_INFINITY,
         limits: config.limits
       })
-      const polling = await startPolling(trade, fatal)
+      metrics.sample({ replyQueue: trade.waitingReplies, confirmations: Metrics.confirmationCounts(runtime) })
+      const polling = await startPolling(trade, fatal, ops)
       const chat = new ConsoleChat({ api, user: CONSOLE_USER, input: io.input, output: io.output, filesDir, cwd: io.cwd, onExit: () => void stopWith(0) })
-      cleanups.push(async () => {
+      cleanups.push(draining(async () => {
         // what was typed before leaving (a `/quit` right after a command, the end of piped input) is still fetched
         // and answered, within the drain a signal allows
         chat.endInput()
@@ -256,7 +276,7 @@ export const startApp = async (io: AppIo): Promise<App> => {
         await api.taken(DRAIN_MILLIS)
         await polling.stop(deadline - Date.now())
         await chat.close()
-      })
+      }))
       chat.greet([
         `tradedesk console chat, the bot's own handlers against ${exchange.label}, API ${apiVersion}${demo ? ", demo trading (the exchange's demo money, SUSDT)" : ""}.`,
         "You are the console user, a trader. Type /help to begin; press a button by typing its number, e.g. [1];",
@@ -286,10 +306,17 @@ export const startApp = async (io: AppIo): Promise<App> => {
         // a webhook can have an update delivered again; a polled one cannot be fetched again
         unsureUpdates: config.webhook === undefined ? "handle" : "retry"
       })
+      metrics.sample({ replyQueue: trade.waitingReplies, confirmations: Metrics.confirmationCounts(runtime) })
+      if (config.webhook === undefined && config.redis !== undefined) {
+        // only one process may poll a bot, and polled updates cannot be refused for another to take
+        logger.log("warn", "polling_single_replica", {
+          detail: "BOT_REDIS_URL is set but the bot polls: run one process this way; replicas need webhook mode (TELEGRAM_WEBHOOK_URL)"
+        })
+      }
       const running: Running = config.webhook === undefined
-        ? await startPolling(trade, fatal)
-        : await startWebhook(trade, config.webhook, logger)
-      cleanups.push(running.stop)
+        ? await startPolling(trade, fatal, ops)
+        : await startWebhook(trade, config.webhook, logger, {}, ops)
+      cleanups.push(draining(() => running.stop()))
     }
     if (exchange.simulator !== undefined && !consoleMode) {
       logger.log("warn", "simulator", { detail: `TRADEDESK_SIMULATOR=true: Telegram users trade on ${exchange.label}; prices and orders are not real` })

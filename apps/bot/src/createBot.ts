@@ -3,7 +3,7 @@
  * the unknown-command hint last; and its background work, started before the first update and stopped after the
  * last: the account watcher and the alert checker, which push messages to chats.
  */
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import type { ConfigError } from "@tradedesk/core"
 import { Telegraf } from "telegraf"
 import type { Context } from "telegraf"
@@ -32,14 +32,17 @@ import { Denials } from "./kernel/Denials.js"
 import { Inflight } from "./kernel/Inflight.js"
 import type { Logger } from "./kernel/log.js"
 import { authorize, caseInsensitiveCommands, detach, logUpdates } from "./kernel/middleware.js"
+import { whileWatching } from "./kernel/ops/Metrics.js"
 import { push } from "./kernel/respond.js"
 import type { Deps } from "./kernel/respond.js"
 import { BotContext } from "./kernel/telegram/BotContext.js"
 import { commandKey, PacedTelegram } from "./kernel/telegram/PacedTelegram.js"
 import { essential, Pacer } from "./kernel/telegram/Pacer.js"
+import { WatcherLease } from "./kernel/redis/Lease.js"
 import { handledOnce } from "./kernel/redis/UpdateLedger.js"
 import type { Unsure } from "./kernel/redis/UpdateLedger.js"
 import type { PacerOptions } from "./kernel/telegram/Pacer.js"
+import { onDemo } from "./kernel/demo.js"
 import type { NotReal } from "./kernel/messages.js"
 import type { View } from "./kernel/view.js"
 import type * as TradingLimits from "./kernel/TradingLimits.js"
@@ -88,6 +91,8 @@ export interface TradeBot {
   readonly start: () => Promise<void>
   /** Stops the watcher and the alert checker. */
   readonly stop: () => Promise<void>
+  /** Messages waiting to go to Telegram, over all chats (`/metrics`). */
+  readonly waitingReplies: () => number
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -172,7 +177,13 @@ export const createBot = (options: BotOptions): TradeBot => {
       // the subscriptions and alerts of users no longer allowed are dropped before anything is told
       await runtime.runPromise(Effect.zip(loadSubscriptions(options.access, logger), loadAlerts(options.access, logger)))
       return [
-        runtime.runFork(Watcher.run(listeners, logger, options.watch)),
+        // with Redis, only the process that holds the account's lease watches it, its state writes fenced by the lease;
+        // the exchange's demo has none of the order and fill reads the watcher makes (and /notify says so)
+        runtime.runFork(Effect.flatMap(onDemo, (demo) =>
+          demo
+            ? Effect.zipRight(Effect.sync(() => logger.log("info", "watch_off_on_demo", {})), Effect.never)
+            : Effect.flatMap(WatcherLease, (lease) =>
+              lease.run((fence) => whileWatching(Watcher.run(listeners, logger, options.watch, Option.getOrUndefined(fence))))))),
         runtime.runFork(
           checkAlerts((fired) => tell(fired.alert.chatId, [firedView(fired, now())]), logger, options.alertIntervalMs ?? 5_000, options.access)
         )
@@ -184,5 +195,5 @@ export const createBot = (options: BotOptions): TradeBot => {
     const fibers = await started?.catch(() => [])
     await Promise.all((fibers ?? []).map((fiber) => Effect.runPromise(Fiber.interrupt(fiber))))
   }
-  return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs), start, stop }
+  return { bot, drain: (timeoutMs) => inflight.drain(timeoutMs), start, stop, waitingReplies: () => pacer.waiting }
 }

@@ -1,12 +1,14 @@
 /**
  * `TRADEDESK_DEMO=true npm start`: the console chat on the embedded simulator's demo trading (`/capi/v3/sim/…`). The
- * chat says "demo" where it would say "simulator", shows the demo's money as SUSDT, and tells the trader plainly what
- * the demo cannot do (an order's checks need the leverage settings the demo does not have).
+ * chat says "demo" where it would say "simulator", shows the demo's money as SUSDT, places an order after a preview
+ * checked as far as the demo allows (no leverage setting to read), and tells the trader plainly what the demo cannot
+ * do, sending nothing for it.
  */
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough } from "node:stream"
+import type { OperationName } from "@tradedesk/simulator"
 import { fmt } from "telegraf/format"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startApp } from "../src/app.js"
@@ -32,6 +34,13 @@ const type = async (line: string, expected: string) => {
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   return screen.slice(from)
+}
+
+/** The embedded simulator's request counters, by operation (its admin routes answer the console's loopback). */
+const counters = async (): Promise<Readonly<Record<OperationName, number>>> => {
+  const url = /embedded simulator at (http:\/\/127\.0\.0\.1:\d+)/.exec(screen)?.[1]
+  if (url === undefined) throw new Error(`no simulator address on the screen:\n${screen}`)
+  return (await (await fetch(`${url}/__sim/counters`)).json()) as Readonly<Record<OperationName, number>>
 }
 
 beforeAll(async () => {
@@ -68,14 +77,48 @@ describe("the console chat on the demo", () => {
     expect(await type("/positions", "No open positions.")).toBeTruthy()
   })
 
-  it("previews an order with the demo line, and says why no Confirm: the demo has no leverage settings to check it against", async () => {
-    const preview = await type("/order btc; open_long 0.01 @ 70000", DEMO_LINE)
-    expect(preview).toContain("the exchange's demo trading has no accountSettings")
-    expect(preview).not.toContain("✅ Confirm")
+  it("places a market order once after its preview and Confirm, and the result says demo", async () => {
+    const before = await counters()
+    const preview = await type("/order btc; open_long 0.01 market", DEMO_LINE)
+    // checked against the demo's SUSDT, with what it cannot check named
+    expect(preview).toMatch(/Margin and fees ≥ [\d.]+ of 10000(\.0+)? SUSDT available/)
+    expect(preview).toContain("Leverage and margin mode: the demo's own, which the exchange does not let the bot read, so not checked here")
+    expect(preview).toContain("⛨ Price protection")
+    expect(preview).toContain("[1] ✅ Confirm 1 order")
+    const result = await type("[1]", DEMO_LINE)
+    expect(result).toContain("BTCUSDT · 1 of 1 placed")
+    const after = await counters()
+    expect(after.placeOrder - before.placeOrder).toBe(1)
+    expect(after.batchOrders).toBe(before.batchOrders)
+    // the position it opened, in the demo's money, closed with an order (the demo has no close at market)
+    const positions = await type("/positions", "close with an order")
+    expect(positions).toContain("BTCUSDT · Long 0.010")
+    expect(positions).toContain("SUSDT")
+    expect(positions).not.toContain("Close BTCUSDT")
+  })
+
+  it("refuses on the preview what the demo cannot take: a trigger order, a margin mode", async () => {
+    const trigger = await type("/order btc; open_long 0.01 market trigger 60000", DEMO_LINE)
+    expect(trigger).toContain("✖ The exchange's demo trading has no trigger (plan) orders.")
+    expect(trigger).not.toContain("✅ Confirm")
+    const mode = await type("/order btc isolated; open_long 0.01 @ 64000", DEMO_LINE)
+    expect(mode).toContain("✖ The exchange's demo trading has no margin mode to set (isolated)")
+    expect(mode).not.toContain("✅ Confirm")
+  })
+
+  it("keeps notifications off: they need a real account, and the watcher has nobody to poll for", async () => {
+    const on = await type("/notify on", "they need a real account")
+    expect(on).toContain("Notifications are off")
+    expect(await type("/notify", "they need a real account")).toContain("Notifications are off")
   })
 
   it("tells the trader plainly what the demo cannot do, and sends nothing", async () => {
-    const shown = await type("/orders", "Nothing was sent")
-    expect(shown).toMatch(/the exchange's demo trading has no (openOrders|planOrders): it has balances, positions, order placement and order history only/)
+    const before = await counters()
+    for (const [command, lacks] of [["/orders", "plan (trigger) orders"], ["/open", "open orders to list"], ["/fills", "fills"], ["/leverage btc 5", "leverage or margin mode settings"], ["/bills csv", "ledger (bills)"]]) {
+      const shown = await type(command!, "Nothing was sent")
+      expect(shown).toContain(`The exchange's demo trading has no ${lacks}: it has its balance, positions, orders placed through /order and their history only.`)
+    }
+    const after = await counters()
+    for (const operation of ["planOrders", "openOrders", "fills", "accountSettings", "setLeverage", "spotBills"] as const) expect(after[operation]).toBe(before[operation])
   })
 })

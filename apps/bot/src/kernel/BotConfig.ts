@@ -26,6 +26,13 @@ export interface Webhook {
   readonly host: string
 }
 
+/** The operator's endpoints (`/healthz`, `/readyz`, `/metrics`) on a port of their own, `BOT_OPS_PORT`. */
+export interface OpsServer {
+  readonly port: number
+  /** loopback by default: the metrics are for the operator's scraper, not the world */
+  readonly host: string
+}
+
 /**
  * Telegram posts only to HTTPS and the server speaks plain HTTP, so a TLS proxy always stands in front: on the same
  * host, loopback keeps the plain port unreachable from elsewhere; a proxy elsewhere (another container) needs
@@ -68,6 +75,8 @@ export interface BotConfig {
   readonly limits: TradingLimits.TradingLimits
   /** shared state on Redis (BOT_REDIS_URL, BOT_REDIS_NAMESPACE): confirmations and the updates handled; none: this process only */
   readonly redis: RedisSettings | undefined
+  /** the operator's endpoints on a port of their own (BOT_OPS_PORT, BOT_OPS_HOST); none: only on the webhook server */
+  readonly ops: OpsServer | undefined
 }
 
 /** The data folder when `BOT_DATA_DIR` is not set, under the working directory. */
@@ -235,10 +244,14 @@ const readSettings = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>>
   const secret = set(env, "TELEGRAM_WEBHOOK_SECRET")
   // Telegram accepts 1–256 characters; a short one can be guessed, so the bot asks for 16 at least
   if (secret !== undefined && !/^[A-Za-z0-9_-]{16,256}$/.test(secret)) problems.push("TELEGRAM_WEBHOOK_SECRET: 16–256 letters, digits, _ or -")
-  const host = set(env, "TELEGRAM_WEBHOOK_HOST") ?? DEFAULT_WEBHOOK_HOST
-  if (isIP(host) === 0 && !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host)) {
-    problems.push("TELEGRAM_WEBHOOK_HOST: expected an IP address or host name (127.0.0.1, or 0.0.0.0 for every interface)")
+  const listenHost = (name: string): string => {
+    const value = set(env, name) ?? DEFAULT_WEBHOOK_HOST
+    if (isIP(value) === 0 && !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(value)) {
+      problems.push(`${name}: expected an IP address or host name (127.0.0.1, or 0.0.0.0 for every interface)`)
+    }
+    return value
   }
+  const host = listenHost("TELEGRAM_WEBHOOK_HOST")
   // read with or without a webhook: a setting is known by being read
   const port = integer("TELEGRAM_WEBHOOK_PORT", 8443, 0, 65_535)
   const webhook: Webhook | undefined = webhookUrl === undefined ? undefined : {
@@ -254,6 +267,9 @@ const readSettings = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>>
   const apiRootPassword = apiRoot === undefined ? "" : new URL(apiRoot).password
   if (apiRootPassword !== "" && apiRootPassword.length < MIN_SECRET_LENGTH) problems.push("TELEGRAM_API_ROOT: the password in it is too short")
   const redis = redisSettings(env, token, problems)
+  // read whether or not the port is set: a setting is known by being read
+  const opsHost = listenHost("BOT_OPS_HOST")
+  const opsPort = set(env, "BOT_OPS_PORT") === undefined ? undefined : integer("BOT_OPS_PORT", 0, 0, 65_535)
   const config: BotConfig = {
     token,
     apiRoot,
@@ -276,7 +292,8 @@ const readSettings = (env: Env): Either.Either<BotConfig, ReadonlyArray<string>>
     marketSlippage: percent("BOT_MARKET_SLIPPAGE_PERCENT", "1", "0.01", "10"),
     userCommandsPerMinute: integer("BOT_USER_COMMANDS_PER_MINUTE", 30, 1, 1_000),
     limits: tradingLimits(),
-    redis
+    redis,
+    ops: opsPort === undefined ? undefined : { port: opsPort, host: opsHost }
   }
   // on Telegram, an override for someone who is not a trader is a mistyped id (the console user is the one trader)
   if (token !== undefined) problems.push(...TradingLimits.notTraders(config.limits, config.access.traders))

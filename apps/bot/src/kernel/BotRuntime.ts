@@ -4,8 +4,8 @@
  * once at start-up and disposed at shutdown.
  */
 import type { ConfigError } from "@tradedesk/core"
-import { TradeDesk, TradeDeskConfig } from "@tradedesk/core"
-import { Duration, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { RateLimit, TradeDesk, TradeDeskConfig, UndiciHttpClient } from "@tradedesk/core"
+import { Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import * as AffiliateBook from "../features/affiliate/AffiliateBook.js"
 import * as CoinDirectory from "../features/bills/CoinDirectory.js"
 import * as AccountReads from "./AccountReads.js"
@@ -13,8 +13,13 @@ import * as ConfirmStore from "./ConfirmStore.js"
 import * as ExportGate from "./ExportGate.js"
 import type * as Log from "./log.js"
 import * as MarketData from "./MarketData.js"
+import * as Metrics from "./ops/Metrics.js"
+import * as Readiness from "./ops/Readiness.js"
 import * as RedisConfirmStore from "./redis/RedisConfirmStore.js"
 import * as RedisConnection from "./redis/RedisConnection.js"
+import * as RedisRateLimitStore from "./redis/RedisRateLimitStore.js"
+import * as RedisKeyValueStore from "./redis/RedisKeyValueStore.js"
+import * as Lease from "./redis/Lease.js"
 import * as UpdateLedger from "./redis/UpdateLedger.js"
 import * as Store from "./Store.js"
 import * as Watcher from "./Watcher.js"
@@ -28,6 +33,9 @@ export type Services =
   | Store.Store
   | ConfirmStore.ConfirmStore
   | UpdateLedger.UpdateLedger
+  | Lease.WatcherLease
+  | Readiness.StoreHealth
+  | Metrics.Metrics
   | Watcher.OwnCancels
   | TradeDeskConfig.TradeDeskConfig
 
@@ -51,31 +59,65 @@ export interface StoreSettings {
    */
   readonly confirmationsInMemory?: boolean
   /**
-   * Redis, shared with the bot's other processes: the confirmations live there (not in the data folder), and each
-   * update is handled by one process only
+   * Redis, shared with the bot's other processes: the confirmations and the store live there (not in the data
+   * folder), each update is handled by one process only, and one process at a time watches the account (a lease)
    */
   readonly redis?: RedisConnection.RedisSettings
 }
 
 const silent: Log.Logger = { log: () => undefined }
 
-/** The confirmation store and the ledger of updates: on Redis when it is set (one connection for both). */
-const sharedLayer = (storage: StoreSettings, log: Log.Logger): Layer.Layer<ConfirmStore.ConfirmStore | UpdateLedger.UpdateLedger> => {
+/**
+ * The store, the confirmation store, the ledger of updates, the watcher's lease and the store's health check: on Redis
+ * when it is set (one connection for all), else in this process and its data folder.
+ */
+const sharedLayer = (
+  storage: StoreSettings,
+  log: Log.Logger
+): Layer.Layer<
+  Store.Store | ConfirmStore.ConfirmStore | UpdateLedger.UpdateLedger | Lease.WatcherLease | Readiness.StoreHealth,
+  never,
+  TradeDeskConfig.TradeDeskConfig
+> => {
   if (storage.redis !== undefined) {
-    return Layer.merge(RedisConfirmStore.layer(log), UpdateLedger.layerRedis).pipe(Layer.provide(RedisConnection.layer(storage.redis, log)))
+    // one watcher per account across the processes
+    const lease = Layer.unwrapEffect(Effect.map(TradeDeskConfig.TradeDeskConfig, (config) => Lease.layerRedis(`watcher-${Watcher.accountOf(config)}`, log)))
+    return Layer.mergeAll(RedisKeyValueStore.layer(log), RedisConfirmStore.layer(log), UpdateLedger.layerRedis, lease, Readiness.layerRedis).pipe(
+      Layer.provide(RedisConnection.layer(storage.redis, log))
+    )
   }
-  return Layer.merge(
+  return Layer.mergeAll(
+    // the folder was prepared at start-up, where a problem is told by the variable that named it
+    storage.dataDir === undefined ? Store.layerMemory(log) : Layer.orDie(Store.layerFileSystem(storage.dataDir, log)),
     storage.dataDir === undefined || storage.confirmationsInMemory === true
       ? ConfirmStore.layerMemory(log)
       : Layer.orDie(ConfirmStore.layerFiles(storage.dataDir, log)),
-    UpdateLedger.layerNone
+    UpdateLedger.layerNone,
+    Lease.layerNone,
+    storage.dataDir === undefined ? Readiness.layerMemory : Readiness.layerFolder(storage.dataDir)
   )
 }
 
-const layer = (options: TradeDeskConfig.Options, caches: CacheSettings, storage: StoreSettings, log: Log.Logger): Layer.Layer<Services, ConfigError> =>
+/**
+ * Core's services; with Redis, their rate limiter keeps its budgets there, shared with the bot's other processes. On a
+ * connection of its own: every exchange call takes two steps on it, which must not queue ahead of a Confirm's claim.
+ */
+const coreLayer = (storage: StoreSettings, log: Log.Logger) =>
+  storage.redis === undefined ? TradeDesk.layerConfigured : TradeDesk.layerWith.pipe(
+    Layer.provide(Layer.merge(RateLimit.layerWithoutStore, UndiciHttpClient.layer)),
+    Layer.provide(RedisRateLimitStore.layer(log)),
+    Layer.provide(RedisConnection.layer(storage.redis, log))
+  )
+
+const layer = (
+  options: TradeDeskConfig.Options,
+  caches: CacheSettings,
+  storage: StoreSettings,
+  log: Log.Logger,
+  metrics: Metrics.MetricsService
+): Layer.Layer<Services, ConfigError> =>
   Layer.mergeAll(
-    // the folder was prepared at start-up, where a problem is told by the variable that named it
-    storage.dataDir === undefined ? Store.layerMemory(log) : Layer.orDie(Store.layerFileSystem(storage.dataDir, log)),
+    Layer.succeed(Metrics.Metrics, metrics),
     sharedLayer(storage, log),
     MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
     AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
@@ -87,7 +129,7 @@ const layer = (options: TradeDeskConfig.Options, caches: CacheSettings, storage:
     Layer.provideMerge(AccountReads.layer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     // every cancel through the bot is noted, so the watcher tells the exchange's cancels from the trader's
     Layer.provideMerge(Watcher.ownCancelsLayer),
-    Layer.provideMerge(TradeDesk.layerConfigured),
+    Layer.provideMerge(coreLayer(storage, log)),
     // the gate and the watcher read the rate limits from the same configuration as the services
     Layer.provideMerge(TradeDeskConfig.layer(options))
   )
@@ -102,7 +144,19 @@ const coreLogsInto = (log: Log.Logger) =>
     })
   )
 
-export const make = (options: TradeDeskConfig.Options, caches: CacheSettings = {}, log?: Log.Logger, storage: StoreSettings = {}): BotRuntime =>
+/** Core's spans, counted by operation and exit (`/metrics`), over whatever tracer is in place. */
+const countedSpans = (metrics: Metrics.MetricsService) => Layer.unwrapEffect(Effect.map(Effect.tracer, (base) => Layer.setTracer(metrics.tracer(base))))
+
+export const make = (
+  options: TradeDeskConfig.Options,
+  caches: CacheSettings = {},
+  log?: Log.Logger,
+  storage: StoreSettings = {},
+  metrics: Metrics.MetricsService = Metrics.make()
+): BotRuntime =>
   ManagedRuntime.make(
-    log === undefined ? layer(options, caches, storage, silent) : Layer.provide(layer(options, caches, storage, log), coreLogsInto(log))
+    Layer.provide(
+      layer(options, caches, storage, log ?? silent, metrics),
+      log === undefined ? countedSpans(metrics) : Layer.merge(coreLogsInto(log), countedSpans(metrics))
+    )
   )

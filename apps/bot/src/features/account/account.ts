@@ -9,6 +9,7 @@ import { fmt } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import * as AccountReads from "../../kernel/AccountReads.js"
 import { marginModeOf } from "../../kernel/marginMode.js"
+import { refusedOnDemo } from "../../kernel/demo.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
@@ -92,8 +93,8 @@ export const account = (deps: Deps, limits: TradingLimits.TradingLimits = Tradin
     if (note !== undefined) await show(ctx, view(note))
   }
 
-  composer.use(onCommand(deps, "leverage", (ctx) =>
-    withArgs(ctx, "leverage", parseLeverage(ctx.payload), async (args) => {
+  composer.use(onCommand(deps, "leverage", async (ctx) =>
+    (await refusedOnDemo(ctx, deps, "leverage or margin mode settings")) ? undefined : withArgs(ctx, "leverage", parseLeverage(ctx.payload), async (args) => {
       const market = await findMarket(ctx, deps, args.query, tickerButton)
       if (Option.isNone(market)) return
       const reading = await run(ctx, deps, readLeverage(market.value.symbol))

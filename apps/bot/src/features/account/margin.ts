@@ -9,6 +9,7 @@ import { BigDecimal, Effect, Either, Exit, Option } from "effect"
 import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import * as AccountReads from "../../kernel/AccountReads.js"
+import { refusedOnDemo } from "../../kernel/demo.js"
 import { onCommand } from "../../kernel/middleware.js"
 import { failureView, run, runExit, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
@@ -87,8 +88,8 @@ export const margin = (deps: Deps, limits: TradingLimits.TradingLimits = Trading
     back: showPosition
   })
 
-  composer.use(onCommand(deps, "margin", (ctx) =>
-    withArgs(ctx, "margin", parseMargin(ctx.payload), async (args) => {
+  composer.use(onCommand(deps, "margin", async (ctx) =>
+    (await refusedOnDemo(ctx, deps, "margin changes")) ? undefined : withArgs(ctx, "margin", parseMargin(ctx.payload), async (args) => {
       const market = await findMarket(ctx, deps, args.query, tickerButton)
       if (Option.isNone(market)) return
       const { symbol } = market.value

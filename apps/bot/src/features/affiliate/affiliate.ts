@@ -1,6 +1,7 @@
 /** `/affiliate`: totals and a paged table of invited users, or all of them as a CSV file. */
 import { Effect, Option } from "effect"
 import { Composer } from "telegraf"
+import { refusedOnDemo } from "../../kernel/demo.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, sendFile, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
@@ -20,8 +21,8 @@ export const affiliate = (deps: Deps): Composer<BotContext> => {
     if (Option.isSome(list)) await show(ctx, affiliateView(list.value, query, page, MAX_USERS))
   }
 
-  composer.use(onCommand(deps, "affiliate", (ctx) =>
-    withArgs(ctx, "affiliate", parseAffiliate(ctx.payload, deps.now()), async ({ csv, ...query }) => {
+  composer.use(onCommand(deps, "affiliate", async (ctx) =>
+    (await refusedOnDemo(ctx, deps, "affiliate statistics")) ? undefined : withArgs(ctx, "affiliate", parseAffiliate(ctx.payload, deps.now()), async ({ csv, ...query }) => {
       if (!csv) return showPage(ctx, query, 0)
       const list = await run(ctx, deps, users(query))
       if (Option.isNone(list)) return

@@ -2,6 +2,7 @@
 import { SpotBills } from "@tradedesk/core"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { Composer } from "telegraf"
+import { refusedOnDemo } from "../../kernel/demo.js"
 import { ExportGate } from "../../kernel/ExportGate.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, send, sendFile, show, withArgs } from "../../kernel/respond.js"
@@ -78,8 +79,10 @@ export const bills = (deps: Deps): Composer<BotContext> => {
     await sendFile(ctx, billsFileName(args, deps.now()), billsCsv(all.value), billsCaption(all.value.length, MAX_CSV_BILLS))
   }
 
-  composer.use(onCommand(deps, "bills", (ctx) =>
-    asksForTypes(ctx.payload) ? send(ctx, billTypesView()) : withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args))))
+  composer.use(onCommand(deps, "bills", async (ctx) =>
+    (await refusedOnDemo(ctx, deps, "ledger (bills)"))
+      ? undefined
+      : asksForTypes(ctx.payload) ? send(ctx, billTypesView()) : withArgs(ctx, "bills", parseBills(ctx.payload, deps.now()), (args) => handle(ctx, args))))
   composer.use(onButton("Bills", (ctx, data) => showPage(ctx, data)))
   return composer
 }

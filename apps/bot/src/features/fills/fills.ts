@@ -2,6 +2,7 @@
 import { Fill, Orders } from "@tradedesk/core"
 import { Effect, Option } from "effect"
 import { Composer } from "telegraf"
+import { refusedOnDemo } from "../../kernel/demo.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
@@ -21,8 +22,8 @@ export const fills = (deps: Deps): Composer<BotContext> => {
     if (Option.isSome(answer)) await show(ctx, fillsView(answer.value.fills, answer.value.more, symbol, page))
   }
 
-  composer.use(onCommand(deps, "fills", (ctx) =>
-    withArgs(ctx, "fills", parseSymbol(ctx.payload), async ({ query }) => {
+  composer.use(onCommand(deps, "fills", async (ctx) =>
+    (await refusedOnDemo(ctx, deps, "fills")) ? undefined : withArgs(ctx, "fills", parseSymbol(ctx.payload), async ({ query }) => {
       if (query === undefined) return showFills(ctx, undefined, 0)
       const market = await findMarket(ctx, deps, query, (symbol) => ({ _tag: "Fills", symbol, page: 0 }))
       if (Option.isSome(market)) await showFills(ctx, market.value.symbol, 0)

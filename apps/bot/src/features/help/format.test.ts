@@ -19,6 +19,9 @@ describe("help views", () => {
     expect(labelsOf("trader")).toEqual(["📈 Markets", "📋 Plan orders", "❓ Help"])
     expect(labelsOf("market")).toEqual(["📈 Markets", "❓ Help"])
     expect(labelsOf("none")).toEqual(["❓ Help"])
+    // the demo has no plan orders: its positions instead
+    expect(startView("trader", "demo").buttons.flat().map((button) => button.label)).toEqual(["📈 Markets", "💼 Positions", "❓ Help"])
+    expect(helpView("trader", 5, "demo").text.text).toContain("On the exchange's demo trading: the market commands, /balance, /positions, /alert and /order (without trigger, cross or isolated) work; /orders, /open")
     for (const role of ["trader", "reader", "market", "none"] as const) expect(startView(role, false).text.text).toMatch(/^Welcome to tradedesk\. Here: [a-z]/)
   })
 

@@ -29,8 +29,16 @@ ${join(entries, "\n\n")}
 
 Orders: ${code("/order btc")} then one order per line, e.g. ${code("open_long 0.01 @ 65000 tp 70000 sl 60000")} or ${code("close_short 0.02 market")}; add post, fok or ioc; ${code("trigger 64000")} makes it a plan order that waits for the price. The preview checks each order against the market's rules and your balance before it offers Confirm. In the console chat, type the lines one after another (an empty line sends) or paste them at once. Commands work in any case (${code("/Orders")}). Times are UTC: ${code("24h")}, ${code("7d")}, ${code("2024-05-01")}.
 
-Access: ${ROLE_TEXT[role]}.${userId === undefined ? "" : ` Your Telegram user id is ${userId}.`}${limitsText(role, limits, userId)}`))
+${simulator === "demo" ? demoText() : ""}Access: ${ROLE_TEXT[role]}.${userId === undefined ? "" : ` Your Telegram user id is ${userId}.`}${limitsText(role, limits, userId)}`))
 }
+
+/** What works on the exchange's demo trading, and what answers that the demo lacks it. */
+const demoText = () =>
+  fmt`On the exchange's demo trading: the market commands, ${code("/balance")}, ${code("/positions")}, ${code("/alert")} and ${code("/order")} (without ${code("trigger")}, cross or isolated) work; ${
+    join(["/orders", "/open", "/cancel", "/fills", "/leverage", "/margin", "/bills", "/affiliate", "/notify on"].map((command) => code(command)), ", ")
+  } answer that the demo lacks them.
+
+`
 
 /** The command closest to a mistyped one (`ordrs` → `orders`): a prefix, or a letter or two away. */
 export const closestCommand = (typed: string): string | undefined => {
@@ -54,7 +62,10 @@ export const unknownCommandView = (command?: string): View => {
 export const startView = (role: Role, simulator: NotReal): View => {
   const buttons: Array<Button> = []
   if (role !== "none") buttons.push({ label: "📈 Markets", data: { _tag: "Tickers", sort: "volume", page: 0, filter: "" } })
-  if (role === "reader" || role === "trader") buttons.push({ label: "📋 Plan orders", data: { _tag: "Orders", symbol: undefined, page: 0 } })
+  // the demo has no plan orders: its positions instead
+  if (role === "reader" || role === "trader") {
+    buttons.push(simulator === "demo" ? { label: "💼 Positions", data: { _tag: "Positions" } } : { label: "📋 Plan orders", data: { _tag: "Orders", symbol: undefined, page: 0 } })
+  }
   buttons.push({ label: "❓ Help", data: { _tag: "Help" } })
   const what = role === "trader"
     ? "markets, your account, and orders placed after a checked preview you confirm"

@@ -16,6 +16,11 @@ export const notifyStateView = (on: boolean): View =>
     } stops them.`)
     : view(fmt`Notifications are ${bold("off")} in this chat. ${code("/notify on")} tells you here when orders fill, plan orders trigger, positions open or close, or margin runs low.`)
 
+export const notifyDemoView = (): View =>
+  view(fmt`Notifications are ${bold("off")}: they need a real account. The exchange's demo trading lets the bot read its balance, positions and order history only, not the open orders, plan orders and fills notifications are made of, so nothing was turned on. ${
+    code("/positions")
+  } and ${code("/balance")} show the demo account now.`)
+
 export const notifyFullView = (): View =>
   view(fmt`Too many chats have notifications on already, so they were not turned on here. The operator can say which ones to turn off.`)
 

@@ -1,10 +1,15 @@
 /**
  * `/notify [on|off]`: this chat hears of the account's events from the watcher, or stops. Whoever turned them on may
  * always turn them off, even once their role no longer allows `/notify`.
+ *
+ * On the exchange's demo trading (core's config says so) they are not turned on: the watcher's events come from the
+ * open orders, plan orders and fills, which the demo does not serve, so it would fail every round. Nobody listening,
+ * the watcher does not poll. Turning them off always works.
  */
 import { Effect, Either, Option } from "effect"
 import { Composer } from "telegraf"
 import type { AccessPolicy } from "../../kernel/access.js"
+import { onDemo } from "../../kernel/demo.js"
 import type { Logger } from "../../kernel/log.js"
 import { onCommand } from "../../kernel/middleware.js"
 import type { CommandContext } from "../../kernel/middleware.js"
@@ -12,7 +17,7 @@ import { run, send, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type * as Store from "../../kernel/Store.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
-import { notifyFullView, notifyStateView } from "./format.js"
+import { notifyDemoView, notifyFullView, notifyStateView } from "./format.js"
 import { parseNotify } from "./parse.js"
 import { isOn, load, owns, setNotify } from "./subscribers.js"
 
@@ -26,9 +31,13 @@ export const notify = (deps: Deps): Composer<BotContext> => {
   composer.use(onCommand(deps, "notify", (ctx) =>
     withArgs(ctx, "notify", parseNotify(ctx.payload), async ({ on }) => {
       if (on === undefined) {
-        const state = await run(ctx, deps, isOn(ctx.chat.id))
-        if (Option.isSome(state)) await send(ctx, notifyStateView(state.value))
+        const state = await run(ctx, deps, Effect.all({ on: isOn(ctx.chat.id), demo: onDemo }))
+        if (Option.isSome(state)) await send(ctx, state.value.demo && !state.value.on ? notifyDemoView() : notifyStateView(state.value.on))
         return
+      }
+      if (on && (await deps.runtime.runPromise(onDemo))) {
+        ctx.note("notify:demo")
+        return send(ctx, notifyDemoView())
       }
       // stored before it is said
       const result = await run(ctx, deps, setNotify(ctx.chat.id, ctx.from.id, on))

@@ -7,6 +7,7 @@ import type { FmtString } from "telegraf/format"
 import { roleOf } from "../../kernel/access.js"
 import type { Settlement } from "../../kernel/Confirmations.js"
 import type { BotError } from "../../kernel/messages.js"
+import { refusedOnDemo } from "../../kernel/demo.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
@@ -141,15 +142,15 @@ export const open = (deps: Deps): Composer<BotContext> => {
     return Option.map(market, (ticker) => ticker.symbol)
   }
 
-  composer.use(onCommand(deps, "open", (ctx) =>
-    withArgs(ctx, "open", parseSymbol(ctx.payload), async ({ query }) => {
+  composer.use(onCommand(deps, "open", async (ctx) =>
+    (await refusedOnDemo(ctx, deps, "open orders to list")) ? undefined : withArgs(ctx, "open", parseSymbol(ctx.payload), async ({ query }) => {
       const symbol = await marketOf(ctx, query)
       if (Option.isSome(symbol)) await showOpen(ctx, { symbol: symbol.value, page: 0 })
     })))
   composer.use(onButton("Open", (ctx, data) => showOpen(ctx, data)))
 
-  composer.use(onCommand(deps, "cancel", (ctx) =>
-    withArgs(ctx, "cancel", parseCancel(ctx.payload), async ({ target, query }) => {
+  composer.use(onCommand(deps, "cancel", async (ctx) =>
+    (await refusedOnDemo(ctx, deps, "cancels")) ? undefined : withArgs(ctx, "cancel", parseCancel(ctx.payload), async ({ target, query }) => {
       const symbol = await marketOf(ctx, query)
       if (Option.isNone(symbol)) return
       const list = await run(ctx, deps, listOpen(symbol.value))

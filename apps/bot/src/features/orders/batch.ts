@@ -124,12 +124,12 @@ export const placementRecord = (id: string, batch: Batch, placement: Placement):
   return { ...base, accepted: placement.after === "unknown" ? "unknown" : `0/${batch.orders.length}`, after: placement.after, error }
 }
 
-/** What the preview offered Confirm on (checks.ts `Basis`), as stored. */
+/** What the preview offered Confirm on (checks.ts `Basis`), as stored; no margin mode or leverage on the demo. */
 const BasisPayload = Schema.Struct({
-  marginMode: Schema.typeSchema(BatchOrder.MarginModeFromCode),
-  cross: Schema.BigDecimal,
-  isolatedLong: Schema.BigDecimal,
-  isolatedShort: Schema.BigDecimal,
+  marginMode: Schema.optional(Schema.typeSchema(BatchOrder.MarginModeFromCode)),
+  cross: Schema.optional(Schema.BigDecimal),
+  isolatedLong: Schema.optional(Schema.BigDecimal),
+  isolatedShort: Schema.optional(Schema.BigDecimal),
   prices: Schema.Array(Schema.BigDecimal),
   rests: Schema.Array(Schema.Boolean)
 })

@@ -251,3 +251,70 @@ describe("trading limits in the checks", () => {
     expect(onlyOverLimits(mixed)).toBe(false)
   })
 })
+
+describe("checks on the exchange's demo trading", () => {
+  // no leverage setting to read: margins at the contract's highest (100x), the balance in the demo's SUSDT
+  const demo = (lines: ReadonlyArray<string>, options: { available?: string; marginMode?: BatchOrder.MarginMode; env?: Record<string, string> } = {}): Checks =>
+    checkBatch({
+      contract: btcContract,
+      ticker: market,
+      leverage: { marginMode: options.marginMode, setting: undefined },
+      available: d(options.available ?? "10000"),
+      orders: lines.map((line) => right(parseOrderLine(line))),
+      slippage: d("0.01"),
+      limits: TradingLimits.forTrader(TradingLimits.read((name) => options.env?.[name]).limits, 1),
+      demo: true
+    })
+  const all = (checks: Checks) => [...checks.orders.flatMap((order) => order.problems), ...checks.problems].map((problem) => problem.what)
+
+  it("passes what the demo takes, with the least margin each order can need, in SUSDT, and the contract rules and price protection as usual", () => {
+    const checks = demo(["open_long 0.010 market", "close_long 0.010 @ 65000"])
+    expect(confirmable(checks)).toBe(true)
+    expect(checks.marginCoin).toBe("SUSDT")
+    expect(checks.highestLeverage).toBe(100)
+    expect(amount(checks.orders[0]!.estimate.margin!)).toBe("6.50")
+    expect(Decimal.format(checks.orders[0]!.estimate.cap!)).toBe("65650.2")
+    expect(all(demo(["open_long 0.0105 @ 64000"]))).toEqual(["The size 0.0105 is not a multiple of cmt_btcusdt's size step 0.001."])
+  })
+
+  it("refuses what needs more than the balance even at the highest leverage, and only that", () => {
+    expect(all(demo(["open_long 0.010 @ 64000"], { available: "6" }))).toEqual([
+      "Margin and fees need at least ≈ 6.78 SUSDT (at 100x, the highest leverage), more than the 6 SUSDT available."
+    ])
+    // at 20x it would need 32: the demo's leverage is unknown, so not refused, and no warning is guessed
+    const fits = demo(["open_long 0.010 @ 64000"], { available: "10" })
+    expect(confirmable(fits)).toBe(true)
+    expect(fits.warnings).toEqual([])
+  })
+
+  it("refuses a trigger order and a typed margin mode, which the demo has not", () => {
+    expect(all(demo(["open_long 0.010 market trigger 66000"]))).toEqual(["The exchange's demo trading has no trigger (plan) orders."])
+    expect(all(demo(["open_long 0.010 @ 64000"], { marginMode: "isolated" }))).toEqual([
+      "The exchange's demo trading has no margin mode to set (isolated): its own applies."
+    ])
+  })
+
+  it("never passes a leverage limit it cannot check, but lets a closing order through", () => {
+    const env = { BOT_MAX_LEVERAGE: "10" }
+    expect(all(demo(["open_long 0.010 @ 64000"], { env }))).toEqual([
+      "Your leverage limit of 10x (BOT_MAX_LEVERAGE) cannot be checked: the exchange's demo trading does not let the bot read its leverage."
+    ])
+    expect(all(demo(["close_long 0.010 @ 65000"], { env }))).toEqual([])
+    // the other limits hold as off the demo
+    expect(all(demo(["open_long 0.020 @ 65025"], { env: { BOT_MAX_ORDER_NOTIONAL: "1000" } }))).toEqual([
+      "Order 1's notional 1300.5 USDT is over your limit of 1000 USDT (BOT_MAX_ORDER_NOTIONAL)."
+    ])
+  })
+
+  it("at Confirm, compares the price alone: there is no leverage or margin mode to have changed", () => {
+    const lines = ["open_long 0.010 market"]
+    const basis = basisOf(demo(lines), undefined)
+    expect(changesSince(basis, { checks: demo(lines), marginMode: undefined }, lines.map((line) => right(parseOrderLine(line))), d("0.01"))).toEqual([])
+    // a preview made off the demo, confirmed on it (the setting was read then, not now)
+    const read = basisOf(checksOf(lines), "cross")
+    expect(changesSince(read, { checks: demo(lines), marginMode: undefined }, lines.map((line) => right(parseOrderLine(line))), d("0.01"))).toEqual([
+      "The market's margin mode is not known now (it was cross).",
+      "The leverage is not known now (it was 20x cross, 20x / 20x isolated)."
+    ])
+  })
+})

@@ -11,6 +11,7 @@
 import type { BatchOrder, Contract, Leverage, Ticker } from "@tradedesk/core"
 import { ContractRules } from "@tradedesk/core"
 import { BigDecimal, Option } from "effect"
+import { DEMO_COIN } from "../../kernel/demo.js"
 import { display } from "../../kernel/symbols.js"
 import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { capitalized, dec } from "../../kernel/view.js"
@@ -50,7 +51,11 @@ export interface OrderChecks {
 export interface LeverageInfo {
   /** the mode the preview places in: typed, or none for the market's own (cross unless it was set to isolated) */
   readonly marginMode: BatchOrder.MarginMode | undefined
-  readonly setting: Leverage.LeverageSetting
+  /**
+   * none on the exchange's demo trading, which does not let the bot read it: margins are then the least they can be,
+   * at the contract's highest leverage
+   */
+  readonly setting: Leverage.LeverageSetting | undefined
   /** the market's own margin mode, when read: where an order of no typed mode goes */
   readonly inForce?: BatchOrder.MarginMode | undefined
 }
@@ -64,7 +69,10 @@ export interface Checks {
   /** margin plus fee at the taker rate of the orders that open a position: what the exchange holds for them */
   readonly needed: BigDecimal.BigDecimal
   readonly available: BigDecimal.BigDecimal
+  /** the coin the available balance is in: the contract's margin coin, or the demo's `SUSDT` standing for it */
   readonly marginCoin: string
+  /** the contract's highest leverage: what the margins are estimated at while the leverage setting is unknown */
+  readonly highestLeverage: number
 }
 
 export interface CheckInput {
@@ -78,6 +86,11 @@ export interface CheckInput {
   readonly slippage: BigDecimal.BigDecimal
   /** the trader's limits; none: no limits */
   readonly limits?: TradingLimits.TraderLimits
+  /**
+   * the exchange's demo trading: the balance is its demo money (`SUSDT`, standing for the contract's USDT), and it has
+   * no trigger orders and no margin mode to set
+   */
+  readonly demo?: boolean
 }
 
 /** How far from the last price a resting limit price or a trigger is worth a word (5 %). */
@@ -112,8 +125,11 @@ const share = (ratio: BigDecimal.BigDecimal) =>
 const distance = (price: BigDecimal.BigDecimal, from: BigDecimal.BigDecimal) =>
   BigDecimal.unsafeDivide(BigDecimal.abs(BigDecimal.subtract(price, from)), from)
 
+/** The leverage settings of an account whose settings were read. */
+type KnownLeverage = LeverageInfo & { readonly setting: Leverage.LeverageSetting }
+
 /** The whole leverage for an order's side: the typed mode's, or the lower of both modes' (the larger margin) when none was typed. */
-const leverageFor = (info: LeverageInfo, type: BatchOrder.NewOrderType): BigDecimal.BigDecimal => {
+const leverageFor = (info: KnownLeverage, type: BatchOrder.NewOrderType): BigDecimal.BigDecimal => {
   const isolated = type === "open_long" || type === "close_long" ? info.setting.isolatedLong : info.setting.isolatedShort
   if (info.marginMode === "cross") return info.setting.cross
   if (info.marginMode === "isolated") return isolated
@@ -124,13 +140,24 @@ const leverageFor = (info: LeverageInfo, type: BatchOrder.NewOrderType): BigDeci
  * The whole leverage an order of `type` is placed at, for a cap: the typed mode's, else the mode in force's, else
  * (the mode unknown) the higher of both modes', so a cap is never passed by the mode the exchange picks.
  */
-const leverageInForce = (info: LeverageInfo, type: BatchOrder.NewOrderType): BigDecimal.BigDecimal => {
+const leverageInForce = (info: KnownLeverage, type: BatchOrder.NewOrderType): BigDecimal.BigDecimal => {
   const mode = info.marginMode ?? info.inForce
   if (mode !== undefined) return leverageFor({ ...info, marginMode: mode }, type)
   return BigDecimal.max(leverageFor({ ...info, marginMode: "cross" }, type), leverageFor({ ...info, marginMode: "isolated" }, type))
 }
 
 const wholeNumber = (value: BigDecimal.BigDecimal): number => Number(BigDecimal.format(BigDecimal.normalize(value)))
+
+const isKnown = (info: LeverageInfo): info is KnownLeverage => info.setting !== undefined
+
+/**
+ * The leverage an order's margin is estimated at: its setting's, or, the setting unknown, the contract's highest (the
+ * least margin the order can take); none for the contract rules' leverage bounds, which check only a known setting.
+ */
+const leverageOf = (input: CheckInput, type: BatchOrder.NewOrderType) => {
+  const known = isKnown(input.leverage) ? leverageFor(input.leverage, type) : undefined
+  return { known, estimated: known ?? BigDecimal.make(BigInt(input.contract.maxLeverage), 0) }
+}
 
 /**
  * The band's reference: the simulator and the exchange measure it from the last price or the mark (which one is not
@@ -145,14 +172,14 @@ const referenceFor = (order: OrderDraft, ticker: Ticker.Ticker): BigDecimal.BigD
 const checkOrder = (input: CheckInput, order: OrderDraft, index: number): OrderChecks => {
   const { contract, ticker } = input
   const plan = order.triggerPrice !== undefined
-  const leverage = leverageFor(input.leverage, order.type)
+  const leverage = leverageOf(input, order.type)
   const violations = ContractRules.check(contract, {
     type: order.type,
     size: order.size,
     price: order.priceMode === "limit" ? order.price : undefined,
     takeProfitPrice: order.takeProfitPrice,
     stopLossPrice: order.stopLossPrice,
-    leverage: wholeNumber(leverage),
+    leverage: leverage.known === undefined ? undefined : wholeNumber(leverage.known),
     referencePrice: referenceFor(order, ticker)
   })
   // the leverage is the batch's, told once by `check`
@@ -181,7 +208,7 @@ const checkOrder = (input: CheckInput, order: OrderDraft, index: number): OrderC
   const estimate: OrderEstimate = {
     price,
     notional,
-    margin: opens(order.type) && BigDecimal.isPositive(leverage) ? BigDecimal.unsafeDivide(notional, leverage) : undefined,
+    margin: opens(order.type) && BigDecimal.isPositive(leverage.estimated) ? BigDecimal.unsafeDivide(notional, leverage.estimated) : undefined,
     fee: BigDecimal.multiply(notional, feeKind === "maker" ? contract.makerFeeRate : contract.takerFeeRate),
     feeKind,
     cap: order.priceMode === "market" && !plan ? protectedPrice(contract, ticker, order, input.slippage) : undefined
@@ -205,10 +232,13 @@ const held = (contract: Contract.Contract, estimate: OrderEstimate) =>
 export const checkBatch = (input: CheckInput): Checks => {
   const { contract } = input
   const orders = input.orders.map((order, index) => checkOrder(input, order, index))
-  const problems: Array<Problem> = limitProblems(input, orders)
+  const problems: Array<Problem> = [...demoProblems(input), ...limitProblems(input, orders)]
   const warnings: Array<string> = []
+  const info = input.leverage
+  const known = isKnown(info)
+  const marginCoin = input.demo === true ? DEMO_COIN : contract.marginCoin
 
-  const leverages = new Set(input.orders.map((order) => wholeNumber(leverageFor(input.leverage, order.type))))
+  const leverages = isKnown(info) ? new Set(input.orders.map((order) => wholeNumber(leverageFor(info, order.type)))) : new Set<number>()
   for (const leverage of leverages) {
     const violation = ContractRules.check(contract, { type: "open_long", size: contract.minOrderSize, leverage }).find((item) => item.rule === "leverage")
     if (violation !== undefined) problems.push(problemOf(violation))
@@ -218,7 +248,10 @@ export const checkBatch = (input: CheckInput): Checks => {
   const needed = BigDecimal.sumAll(orders.map((order) => held(contract, order.estimate)))
   const available = input.available
   if (BigDecimal.greaterThan(needed, available)) {
-    const text = `Margin and fees need ≈ ${amount(needed)} ${contract.marginCoin}, more than the ${dec(available)} ${contract.marginCoin} available.`
+    // the leverage unknown, the margins are the least they can be: more than the balance even so is surely refused
+    const text = known
+      ? `Margin and fees need ≈ ${amount(needed)} ${marginCoin}, more than the ${dec(available)} ${marginCoin} available.`
+      : `Margin and fees need at least ≈ ${amount(needed)} ${marginCoin} (at ${contract.maxLeverage}x, the highest leverage), more than the ${dec(available)} ${marginCoin} available.`
     if (plans) {
       // a plan order's funds are checked when it triggers
       warnings.push(`${text} The exchange checks the funds when the trigger fires.`)
@@ -226,10 +259,26 @@ export const checkBatch = (input: CheckInput): Checks => {
       const only = orders.length === 1 ? input.orders[0] : undefined
       problems.push({ what: text, fix: only === undefined ? "smaller sizes" : fittingSize(contract, only, available, needed) })
     }
-  } else if (BigDecimal.isPositive(needed) && BigDecimal.greaterThan(needed, BigDecimal.multiply(available, CLOSE_TO_BALANCE))) {
-    warnings.push(`Margin and fees take ${share(BigDecimal.unsafeDivide(needed, available))} of the ${dec(available)} ${contract.marginCoin} available.`)
+  } else if (known && BigDecimal.isPositive(needed) && BigDecimal.greaterThan(needed, BigDecimal.multiply(available, CLOSE_TO_BALANCE))) {
+    warnings.push(`Margin and fees take ${share(BigDecimal.unsafeDivide(needed, available))} of the ${dec(available)} ${marginCoin} available.`)
   }
-  return { orders, problems, warnings, leverage: input.leverage, needed, available, marginCoin: contract.marginCoin }
+  return { orders, problems, warnings, leverage: input.leverage, needed, available, marginCoin, highestLeverage: contract.maxLeverage }
+}
+
+/** What the exchange's demo trading cannot take: trigger orders and a typed margin mode (it has neither). */
+const demoProblems = (input: CheckInput): Array<Problem> => {
+  if (input.demo !== true) return []
+  const problems: Array<Problem> = []
+  if (input.orders.some((order) => order.triggerPrice !== undefined)) {
+    problems.push({ what: "The exchange's demo trading has no trigger (plan) orders.", fix: "an order without trigger" })
+  }
+  if (input.leverage.marginMode !== undefined) {
+    problems.push({
+      what: `The exchange's demo trading has no margin mode to set (${input.leverage.marginMode}): its own applies.`,
+      fix: "the /order without cross or isolated"
+    })
+  }
+  return problems
 }
 
 // ── trading limits ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -267,8 +316,17 @@ const limitProblems = (input: CheckInput, orders: ReadonlyArray<OrderChecks>): A
       setting: symbols.setting
     })
   }
-  if (maxLeverage !== undefined) {
-    const over = new Set(opening.map(({ order }) => wholeNumber(leverageInForce(input.leverage, order.type))).filter((leverage) => leverage > maxLeverage.value))
+  const info = input.leverage
+  if (maxLeverage !== undefined && opening.length > 0 && !isKnown(info)) {
+    // a limit is never passed unchecked: the leverage unknown, an opening order cannot be shown to be within it
+    problems.push({
+      what: `Your leverage limit of ${maxLeverage.value}x (${maxLeverage.setting}) cannot be checked: the exchange's demo trading does not let the bot read its leverage.`,
+      fix: undefined,
+      setting: maxLeverage.setting
+    })
+  }
+  if (maxLeverage !== undefined && isKnown(info)) {
+    const over = new Set(opening.map(({ order }) => wholeNumber(leverageInForce(info, order.type))).filter((leverage) => leverage > maxLeverage.value))
     for (const leverage of over) {
       problems.push({
         what: `Leverage ${leverage}x is over your limit of ${maxLeverage.value}x (${maxLeverage.setting}).`,
@@ -317,29 +375,45 @@ export const onlyOverLimits = (checks: Checks): boolean =>
 
 // ── at Confirm ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** What a preview offered Confirm on: the account's margin mode and leverage, and each order's price and whether it rested. */
+/**
+ * What a preview offered Confirm on: the account's margin mode and leverage (none on the exchange's demo trading, which
+ * does not let the bot read them), and each order's price and whether it rested.
+ */
 export interface Basis {
-  readonly marginMode: BatchOrder.MarginMode
-  readonly cross: BigDecimal.BigDecimal
-  readonly isolatedLong: BigDecimal.BigDecimal
-  readonly isolatedShort: BigDecimal.BigDecimal
+  readonly marginMode?: BatchOrder.MarginMode | undefined
+  readonly cross?: BigDecimal.BigDecimal | undefined
+  readonly isolatedLong?: BigDecimal.BigDecimal | undefined
+  readonly isolatedShort?: BigDecimal.BigDecimal | undefined
   /** the price each order's estimate used: its limit or trigger, else the best price on its side */
   readonly prices: ReadonlyArray<BigDecimal.BigDecimal>
   /** whether each order's limit rested on the book rather than filling at once */
   readonly rests: ReadonlyArray<boolean>
 }
 
-export const basisOf = (checks: Checks, marginMode: BatchOrder.MarginMode): Basis => ({
+export const basisOf = (checks: Checks, marginMode: BatchOrder.MarginMode | undefined): Basis => ({
   marginMode,
-  cross: checks.leverage.setting.cross,
-  isolatedLong: checks.leverage.setting.isolatedLong,
-  isolatedShort: checks.leverage.setting.isolatedShort,
+  cross: checks.leverage.setting?.cross,
+  isolatedLong: checks.leverage.setting?.isolatedLong,
+  isolatedShort: checks.leverage.setting?.isolatedShort,
   prices: checks.orders.map((order) => order.estimate.price),
   rests: checks.orders.map((order) => order.estimate.feeKind === "maker")
 })
 
-const leverageText = (basis: Pick<Basis, "cross" | "isolatedLong" | "isolatedShort">) =>
-  `${dec(BigDecimal.normalize(basis.cross))}x cross, ${dec(BigDecimal.normalize(basis.isolatedLong))}x / ${dec(BigDecimal.normalize(basis.isolatedShort))}x isolated`
+type Setting = Pick<Leverage.LeverageSetting, "cross" | "isolatedLong" | "isolatedShort">
+
+/** A basis's leverage setting, when it had one. */
+const settingOf = ({ cross, isolatedLong, isolatedShort }: Basis): Setting | undefined =>
+  cross === undefined || isolatedLong === undefined || isolatedShort === undefined ? undefined : { cross, isolatedLong, isolatedShort }
+
+const sameSetting = (a: Setting | undefined, b: Setting | undefined) =>
+  a === undefined || b === undefined
+    ? a === b
+    : BigDecimal.equals(a.cross, b.cross) && BigDecimal.equals(a.isolatedLong, b.isolatedLong) && BigDecimal.equals(a.isolatedShort, b.isolatedShort)
+
+const leverageText = (setting: Setting | undefined) =>
+  setting === undefined
+    ? "not known"
+    : `${dec(BigDecimal.normalize(setting.cross))}x cross, ${dec(BigDecimal.normalize(setting.isolatedLong))}x / ${dec(BigDecimal.normalize(setting.isolatedShort))}x isolated`
 
 /**
  * What changed between a preview and its Confirm, each a sentence; none: the orders go out as previewed. A change of
@@ -348,17 +422,17 @@ const leverageText = (basis: Pick<Basis, "cross" | "isolatedLong" | "isolatedSho
  */
 export const changesSince = (
   basis: Basis,
-  now: { readonly checks: Checks; readonly marginMode: BatchOrder.MarginMode },
+  now: { readonly checks: Checks; readonly marginMode: BatchOrder.MarginMode | undefined },
   orders: ReadonlyArray<OrderDraft>,
   tolerance: BigDecimal.BigDecimal
 ): ReadonlyArray<string> => {
   const changes: Array<string> = []
-  if (now.marginMode !== basis.marginMode) changes.push(`The market's margin mode is ${now.marginMode} now (it was ${basis.marginMode}).`)
+  if (now.marginMode !== basis.marginMode) {
+    changes.push(`The market's margin mode is ${now.marginMode ?? "not known"} now (it was ${basis.marginMode ?? "not known"}).`)
+  }
   const setting = now.checks.leverage.setting
-  const same = BigDecimal.equals(setting.cross, basis.cross) && BigDecimal.equals(setting.isolatedLong, basis.isolatedLong) &&
-    BigDecimal.equals(setting.isolatedShort, basis.isolatedShort)
-  if (!same) {
-    changes.push(`The leverage is ${leverageText(setting)} now (it was ${leverageText(basis)}).`)
+  if (!sameSetting(setting, settingOf(basis))) {
+    changes.push(`The leverage is ${leverageText(setting)} now (it was ${leverageText(settingOf(basis))}).`)
   }
   orders.forEach((order, index) => {
     const then = basis.prices[index]

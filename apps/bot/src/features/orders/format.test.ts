@@ -31,9 +31,25 @@ describe("order views", () => {
 
   it("says when the checks could not run, without Confirm", () => {
     const orders = [right(parseOrderLine("open_long 0.010 @ 64000"))]
-    const view = previewView({ symbol: "cmt_btcusdt", marginMode: undefined, orders }, { _tag: "Unchecked", reason: new FmtString("The exchange cannot be reached right now.") }, undefined, 5, { slippage: d("0.01") })
+    const view = previewView({ symbol: "cmt_btcusdt", marginMode: undefined, orders }, { _tag: "Unchecked", reason: new FmtString("The exchange cannot be reached right now."), retryable: true }, undefined, 5, { slippage: d("0.01") })
     expect(view.text.text).toContain("⚠ The checks before Confirm could not run: The exchange cannot be reached right now.\nNo Confirm without them; send the /order again in a moment.")
     expect(view.buttons).toEqual([])
+  })
+
+  it("says when checks that could not run would not run on a second try either, without asking for one", () => {
+    const orders = [right(parseOrderLine("open_long 0.010 @ 64000"))]
+    const view = previewView({ symbol: "cmt_btcusdt", marginMode: undefined, orders }, { _tag: "Unchecked", reason: new FmtString("the exchange sent no leverage setting."), retryable: false }, undefined, 5, { slippage: d("0.01") })
+    expect(view.text.text).toContain("⚠ The checks before Confirm could not run: the exchange sent no leverage setting.\nNo Confirm without them.")
+    expect(view.text.text).not.toContain("again in a moment")
+  })
+
+  it("on the demo, names what it could not check and gives the least margin, in the demo's money", () => {
+    const orders = [right(parseOrderLine("open_long 0.010 @ 64000"))]
+    const checks = checkBatch({ contract: btcContract, ticker: ticker("cmt_btcusdt"), leverage: { marginMode: undefined, setting: undefined }, available: d("10000"), orders, slippage: d("0.01"), demo: true })
+    const view = previewView({ symbol: "cmt_btcusdt", marginMode: undefined, orders }, { _tag: "Checked", checks }, "abcd", 5, { slippage: d("0.01") })
+    expect(view.text.text).toContain("1. Open long 0.010 @ 64000\n   notional 640.000 USDT · margin ≥ 6.40 · fee ≈ 0.13 (maker)")
+    expect(view.text.text).toContain("Leverage and margin mode: the demo's own, which the exchange does not let the bot read, so not checked here; margins are the least they can be, at 100x (the market's highest).\nMargin and fees ≥ 6.78 of 10000 SUSDT available")
+    expect(view.buttons.flat().map((button) => button.label)).toEqual(["✅ Confirm 1 order", "✖ Cancel"])
   })
 
   it("shows a trigger order with its trigger", () => {

@@ -140,7 +140,10 @@ const describeOrder = (order: OrderDraft): string =>
     order.triggerPrice === undefined ? "" : `trigger ${dec(order.triggerPrice)}`
   ].filter((part) => part !== "").join(" · ")
 
-const leverages = (info: LeverageInfo): string => {
+const leverages = (info: LeverageInfo, highest: number): string => {
+  if (info.setting === undefined) {
+    return `Leverage and margin mode: the demo's own, which the exchange does not let the bot read, so not checked here; margins are the least they can be, at ${highest}x (the market's highest).`
+  }
   const { cross, isolatedLong, isolatedShort } = info.setting
   const isolated = `${dec(BigDecimal.normalize(isolatedLong))}x long / ${dec(BigDecimal.normalize(isolatedShort))}x short`
   const crossText = `${dec(BigDecimal.normalize(cross))}x`
@@ -154,17 +157,23 @@ const leverages = (info: LeverageInfo): string => {
   }
 }
 
-const estimateLine = (estimate: OrderEstimate, coin: string, exact: boolean): string =>
+/** `least`: the margin is the least it can be, the leverage being unknown. */
+const estimateLine = (estimate: OrderEstimate, coin: string, exact: boolean, least: boolean): string =>
   [
     `notional ${exact ? "" : "≈ "}${dec(estimate.notional)} ${coin}${exact ? "" : ` at ${dec(estimate.price)}`}`,
-    estimate.margin === undefined ? "closes: no margin" : `margin ≈ ${amount(estimate.margin)}`,
+    estimate.margin === undefined ? "closes: no margin" : `margin ${least ? "≥" : "≈"} ${amount(estimate.margin)}`,
     `fee ≈ ${amount(estimate.fee)} (${estimate.feeKind})`
   ].join(" · ")
 
 const problemLine = (problem: Problem) => `✖ ${problem.what}${problem.fix === undefined ? "" : ` Use ${problem.fix}.`}`
 
-/** What the preview knows of the checks: their result, or why they could not run. */
-export type PreviewChecks = { readonly _tag: "Checked"; readonly checks: Checks } | { readonly _tag: "Unchecked"; readonly reason: FmtString }
+/**
+ * What the preview knows of the checks: their result, or why they could not run (`retryable`: they may run if the
+ * /order is sent again, e.g. the exchange was unreachable).
+ */
+export type PreviewChecks =
+  | { readonly _tag: "Checked"; readonly checks: Checks }
+  | { readonly _tag: "Unchecked"; readonly reason: FmtString; readonly retryable: boolean }
 
 export interface PreviewOrders {
   readonly symbol: string
@@ -208,7 +217,7 @@ export const previewView = (
     const details = found === undefined
       ? []
       : [
-        estimateLine(found.estimate, quote, order.priceMode === "limit"),
+        estimateLine(found.estimate, quote, order.priceMode === "limit", checks?.leverage.setting === undefined),
         protectionLine(order, found.estimate, options.slippage) ?? "",
         ...found.warnings.map((warning) => `⚠ ${warning}`),
         ...found.problems.map(problemLine)
@@ -221,11 +230,13 @@ export const previewView = (
     ? ""
     : `⚠ Fresh preview: your Confirm sent nothing, as this changed since the last one:\n${options.changed.map((change) => `• ${change}`).join("\n")}\n\n`
   const head = fmt`${changed}${bold(`Preview · ${marketName(batch.symbol)} · ${count}${plans ? " (trigger)" : ""}`)}${batch.marginMode === undefined ? "" : ` · ${batch.marginMode} margin`}`
-  const summary = checks === undefined
-    ? fmt`⚠ The checks before Confirm could not run: ${previewChecks._tag === "Unchecked" ? previewChecks.reason : ""}
-No Confirm without them; send the ${code("/order")} again in a moment.`
-    : fmt`${leverages(checks.leverage)}
-Margin and fees ≈ ${amount(checks.needed)} of ${dec(checks.available)} ${oneLine(checks.marginCoin, "name")} available${join([...checks.warnings.map((warning) => `\n⚠ ${warning}`), ...checks.problems.map((problem) => `\n${problemLine(problem)}`)], "")}`
+  const summary = previewChecks._tag === "Unchecked"
+    ? fmt`⚠ The checks before Confirm could not run: ${previewChecks.reason}
+No Confirm without them${previewChecks.retryable ? fmt`; send the ${code("/order")} again in a moment` : ""}.`
+    : checks === undefined
+    ? ""
+    : fmt`${leverages(checks.leverage, checks.highestLeverage)}
+Margin and fees ${checks.leverage.setting === undefined ? "≥" : "≈"} ${amount(checks.needed)} of ${dec(checks.available)} ${oneLine(checks.marginCoin, "name")} available${join([...checks.warnings.map((warning) => `\n⚠ ${warning}`), ...checks.problems.map((problem) => `\n${problemLine(problem)}`)], "")}`
   const closing = confirmId !== undefined
     ? `Nothing is placed until you press Confirm (valid ${validMinutes} min).`
     : checks === undefined

@@ -8,6 +8,7 @@ import { roleOf } from "../../kernel/access.js"
 import * as AccountReads from "../../kernel/AccountReads.js"
 import { afterFailure } from "../../kernel/afterFailure.js"
 import type { NotClaimed, Settlement } from "../../kernel/Confirmations.js"
+import { DEMO_COIN, onDemo, refusedOnDemo } from "../../kernel/demo.js"
 import { answerPress, onButton, onCommand, onPress } from "../../kernel/middleware.js"
 import { errorReport, withSimulatorLine } from "../../kernel/messages.js"
 import { failureView, run, runExit, send, show, withArgs } from "../../kernel/respond.js"
@@ -118,10 +119,12 @@ const place = (batch: Batch) => (batch.orders.some((order) => order.triggerPrice
 
 /**
  * What the exchange shows of a batch whose outcome is unknown: its client ids among the open orders and the latest of
- * the history (normal or plan orders, as the batch holds).
+ * the history (normal or plan orders, as the batch holds); on the exchange's demo trading, which lists no open orders,
+ * the history alone.
  */
 const findBatch = (batch: Batch) =>
   Effect.gen(function*() {
+    const demo = yield* onDemo
     const orders = yield* Orders.Orders
     const wanted = new Set(batch.orders.map((order) => order.clientOid))
     const found = new Map<string, { readonly orderId: string; readonly status: string }>()
@@ -132,7 +135,7 @@ const findBatch = (batch: Batch) =>
       note(yield* Effect.flatMap(PlanOrders.PlanOrders, (plans) => plans.list({ symbol: batch.symbol, limit: PLAN_LIMIT })))
       note((yield* orders.planOrderHistory({ symbol: batch.symbol, pageSize: PlanOrderPlacement.MAX_PLAN_HISTORY_PAGE })).orders)
     } else {
-      note(yield* orders.openOrders({ symbol: batch.symbol, pageSize: PLAN_LIMIT }))
+      if (!demo) note(yield* orders.openOrders({ symbol: batch.symbol, pageSize: PLAN_LIMIT }))
       note(yield* orders.orderHistory({ symbol: batch.symbol, pageSize: PLAN_LIMIT }))
     }
     return found
@@ -146,20 +149,26 @@ const lookUp = async (deps: Deps, batch: Batch): Promise<View> => {
 
 /**
  * What the checks read: the contract (cached in core), the account's leverage and margin mode for the market and its
- * balances; `ticker` is the market as the preview shows it, or read afresh for a Confirm.
+ * balances; `ticker` is the market as the preview shows it, or read afresh for a Confirm. On the exchange's demo
+ * trading (core's config says so) the balance alone: the demo has no leverage settings or margin mode to read.
  */
 const checkReads = (symbol: string) =>
   Effect.gen(function*() {
+    const demo = yield* onDemo
     const { contract, settings, assets } = yield* Effect.all({
       contract: Effect.flatMap(Market.Market, (market) => market.contract(symbol)),
-      settings: Effect.flatMap(Account.Account, (account) => account.accountSettings({ symbol })),
+      settings: demo ? Effect.succeed(undefined) : Effect.flatMap(Account.Account, (account) => account.accountSettings({ symbol })),
       assets: Effect.flatMap(Account.Account, (account) => account.futuresAssets())
     }, { concurrency: "unbounded" })
+    if (settings === undefined) return { demo, contract, setting: undefined, assets, marginMode: undefined }
     const setting = settings.find((item) => item.symbol === symbol)
-    return { contract, setting, assets, marginMode: yield* marginModeOf(symbol, setting) }
+    return { demo, contract, setting, assets, marginMode: yield* marginModeOf(symbol, setting) }
   })
 
-/** The checks of `orders` against what was read and the trader's limits; none without a leverage setting for the market. */
+/**
+ * The checks of `orders` against what was read and the trader's limits; none without a leverage setting for the market
+ * (off the demo, whose balance in SUSDT stands for the contract's USDT).
+ */
 const checksOf = (
   reads: Effect.Effect.Success<ReturnType<typeof checkReads>>,
   ticker: Ticker.Ticker,
@@ -167,11 +176,12 @@ const checksOf = (
   slippage: BigDecimal.BigDecimal,
   limits: TradingLimits.TraderLimits
 ) => {
-  const { contract, setting, assets, marginMode } = reads
-  if (setting === undefined) return undefined
-  const available = assets.find((asset) => asset.coin === contract.marginCoin)?.available ?? BigDecimal.make(0n, 0)
+  const { demo, contract, setting, assets, marginMode } = reads
+  if (setting === undefined && !demo) return undefined
+  const coin = demo ? DEMO_COIN : contract.marginCoin
+  const available = assets.find((asset) => asset.coin === coin)?.available ?? BigDecimal.make(0n, 0)
   const leverage = { marginMode: orders.marginMode, setting, inForce: marginMode }
-  return checkBatch({ contract, ticker, leverage, available, orders: orders.orders, slippage, limits })
+  return checkBatch({ contract, ticker, leverage, available, orders: orders.orders, slippage, limits, demo })
 }
 
 /** The orders of a preview, as typed. */
@@ -180,7 +190,7 @@ type Orders = Pick<OrderArgs, "marginMode" | "orders">
 /** A preview's checks and the margin mode in force they assumed, or why they could not run. */
 type PreviewReads =
   | Extract<PreviewChecks, { _tag: "Unchecked" }>
-  | Extract<PreviewChecks, { _tag: "Checked" }> & { readonly marginMode: BatchOrder.MarginMode }
+  | Extract<PreviewChecks, { _tag: "Checked" }> & { readonly marginMode: BatchOrder.MarginMode | undefined }
 
 const runChecks = async (
   ctx: BotContext,
@@ -194,10 +204,14 @@ const runChecks = async (
   if (Exit.isFailure(exit)) {
     const failure = Cause.failureOption(exit.cause)
     ctx.note("checks_failed", Option.match(failure, { onNone: () => Cause.pretty(exit.cause), onSome: (error) => error.message }), "warn")
-    return { _tag: "Unchecked", reason: Option.match(failure, { onNone: () => fmt`the bot failed`, onSome: (error) => errorReport(error).view.text }) }
+    return {
+      _tag: "Unchecked",
+      reason: Option.match(failure, { onNone: () => fmt`the bot failed`, onSome: (error) => errorReport(error).view.text }),
+      retryable: Option.match(failure, { onNone: () => false, onSome: (error) => error.retryable })
+    }
   }
   const checks = checksOf(exit.value, ticker, args, slippage, limits)
-  if (checks === undefined) return { _tag: "Unchecked", reason: fmt`the exchange sent no leverage setting for ${ticker.symbol}.` }
+  if (checks === undefined) return { _tag: "Unchecked", reason: fmt`the exchange sent no leverage setting for ${ticker.symbol}.`, retryable: false }
   return { _tag: "Checked", checks, marginMode: exit.value.marginMode }
 }
 
@@ -288,8 +302,8 @@ export const orders = (deps: Deps, settings: OrderSettings, limits: TradingLimit
     if (Option.isSome(history)) await show(ctx, planHistoryView(history.value.orders, history.value.more, symbol, page))
   }
 
-  composer.use(onCommand(deps, "orders", (ctx) =>
-    withArgs(ctx, "orders", parseOrders(ctx.payload), async ({ query, history }) => {
+  composer.use(onCommand(deps, "orders", async (ctx) =>
+    (await refusedOnDemo(ctx, deps, "plan (trigger) orders")) ? undefined : withArgs(ctx, "orders", parseOrders(ctx.payload), async ({ query, history }) => {
       if (query === undefined) return showOrders(ctx, undefined, 0)
       // checked against the market list first: an unknown symbol gets "did you mean", not an exchange call
       const market = await findMarket(ctx, deps, query, (symbol) => history ? { _tag: "PlanHistory", symbol, page: 0 } : { _tag: "Orders", symbol, page: 0 })

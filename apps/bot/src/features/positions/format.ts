@@ -62,9 +62,10 @@ const liquidation = (position: Position.Position): string =>
 const mark = (ticker: Ticker.Ticker | undefined): string =>
   ticker === undefined ? "-" : dec(Option.getOrElse(ticker.markPrice, () => ticker.last))
 
-const positionLines = (row: PositionRow, index: number): FmtString => {
+/** `coin`: what the PnL and margin are in, when not the market's quote (the demo's SUSDT). */
+const positionLines = (row: PositionRow, index: number, coin?: string): FmtString => {
   const { position } = row
-  const quote = quoteOf(position.symbol)
+  const quote = coin ?? quoteOf(position.symbol)
   return fmt`${bold(`${index}.`)} ${bold(marketName(position.symbol))} · ${sideName(position.side)} ${code(dec(position.size))} · ${position.marginMode} ${dec(position.leverage)}x
    entry ${code(entry(row))} · mark ${code(mark(row.ticker))}
    unrealised PnL ${code(pnl(position, quote))}
@@ -72,15 +73,28 @@ const positionLines = (row: PositionRow, index: number): FmtString => {
 }
 
 /** The open positions (`note`, the outcome of a close, above); traders get a Close button per market. */
-export const positionsView = (rows: ReadonlyArray<PositionRow>, options: { readonly trader: boolean; readonly note?: FmtString | undefined }): View => {
+export interface PositionsOptions {
+  readonly trader: boolean
+  readonly note?: FmtString | undefined
+  /**
+   * the exchange's demo trading, which has no close at market: the money is its SUSDT, and a trader is told to close
+   * with an order instead of a Close button
+   */
+  readonly demo?: { readonly coin: string } | undefined
+}
+
+export const positionsView = (rows: ReadonlyArray<PositionRow>, options: PositionsOptions): View => {
   const head = options.note === undefined ? fmt`` : fmt`${options.note}\n\n`
   const refresh: Button = { label: "⟳ Refresh", data: { _tag: "Positions" } }
   if (rows.length === 0) return view(fmt`${head}No open positions.`, [[refresh]])
+  const demoNote = options.demo !== undefined && options.trader
+    ? fmt`\n\nThe exchange's demo trading has no close at market: close with an order, e.g. ${code(`/order ${assets(rows[0]!.position.symbol).base.toLowerCase()}; close_${rows[0]!.position.side} ${dec(rows[0]!.position.size)} market`)}.`
+    : ""
   const text = fmt`${head}${bold("Positions")} · ${rows.length}
 
-${join(rows.map((row, index) => positionLines(row, index + 1)), "\n\n")}`
+${join(rows.map((row, index) => positionLines(row, index + 1, options.demo?.coin)), "\n\n")}${demoNote}`
   const markets = [...new Set(rows.map((row) => row.position.symbol))].slice(0, MAX_CLOSE_BUTTONS)
-  const closes: Array<Button> = options.trader
+  const closes: Array<Button> = options.trader && options.demo === undefined
     ? markets.map((symbol) => ({ label: `✖ Close ${marketName(symbol)}`, data: { _tag: "ClosePosition", symbol } }))
     : []
   const buttons: Array<ReadonlyArray<Button>> = []

@@ -6,6 +6,7 @@ import { Composer } from "telegraf"
 import type { FmtString } from "telegraf/format"
 import * as AccountReads from "../../kernel/AccountReads.js"
 import { roleOf } from "../../kernel/access.js"
+import { DEMO_COIN, onDemo } from "../../kernel/demo.js"
 import { snapshot } from "../../kernel/MarketData.js"
 import { onButton, onCommand } from "../../kernel/middleware.js"
 import { run, runExit, send, show } from "../../kernel/respond.js"
@@ -64,8 +65,11 @@ export const positions = (deps: Deps): Composer<BotContext> => {
   const isTrader = (ctx: BotContext) => roleOf(deps.access, ctx.from?.id) === "trader"
 
   const showPositions = async (ctx: BotContext, note?: FmtString) => {
-    const rows = await run(ctx, deps, openPositions)
-    if (Option.isSome(rows)) return show(ctx, positionsView(rows.value, { trader: isTrader(ctx), note }))
+    const read = await run(ctx, deps, Effect.zip(openPositions, onDemo))
+    if (Option.isSome(read)) {
+      const [rows, demo] = read.value
+      return show(ctx, positionsView(rows, { trader: isTrader(ctx), note, demo: demo ? { coin: DEMO_COIN } : undefined }))
+    }
     if (note !== undefined) await show(ctx, view(note))
   }
 

@@ -225,6 +225,11 @@ export class Pacer {
     return line
   }
 
+  /** Messages waiting over all chats (busy notices aside), as the backlog bound counts them. */
+  get waiting(): number {
+    return this.messages
+  }
+
   /** Forgets the chats with nothing waiting whose turn has come: they would start afresh anyway. */
   private forget(): void {
     const now = this.now()

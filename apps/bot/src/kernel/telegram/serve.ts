@@ -1,7 +1,9 @@
 /**
  * Getting updates to the bot: long polling, or a webhook server on its own port that checks Telegram's secret token
- * on every request. Both start the bot's background work and register the command menu first and, when stopped, let
- * the updates in hand finish, then stop the background work.
+ * on every request. Both start the bot's background work and register the command menu first and, when stopped, drain:
+ * they stop taking updates (polling stops fetching; the webhook answers 503, so Telegram delivers them again, to
+ * another replica or to this bot once back), let the updates in hand finish within a bound, then stop the background
+ * work (the watcher: whatever it holds, such as its lease, is released as its fiber ends).
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
@@ -13,6 +15,7 @@ import type { Webhook } from "../BotConfig.js"
 import { COMMANDS } from "../commands.js"
 import { UpdateNotTaken } from "../redis/UpdateLedger.js"
 import type { Logger } from "../log.js"
+import { isOpsPath, Ops } from "../ops/Ops.js"
 
 export interface Running {
   /** Stops taking updates and waits for those being handled, at most `drainMillis` (default `DRAIN_MILLIS`). */
@@ -32,8 +35,11 @@ const setMenu = (trade: TradeBot): Promise<true> =>
     description: command.summary
   })))
 
-/** Long polling. `onFatal` hears of an error that stopped polling later on (e.g. another instance took over). */
-export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) => void): Promise<Running> => {
+/**
+ * Long polling. `onFatal` hears of an error that stopped polling later on (e.g. another instance took over). `ops`
+ * is told when it drains (its endpoints, if served, then say not ready).
+ */
+export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) => void, ops: Ops = new Ops()): Promise<Running> => {
   const { bot } = trade
   await trade.start()
   await setMenu(trade)
@@ -49,6 +55,7 @@ export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) =>
   return {
     stop: async (drainMillis = DRAIN_MILLIS) => {
       stopping = true
+      ops.drain()
       bot.stop("shutdown")
       await polling.catch(() => undefined)
       await trade.drain(drainMillis)
@@ -154,17 +161,20 @@ const refuse = (res: ServerResponse, status: number, text: string, headers: Outg
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /**
- * A webhook: POST on the URL's path with the secret token, `GET /healthz` for load balancers, 404 elsewhere. The
+ * A webhook: POST on the URL's path with the secret token, the operator's endpoints (`ops`: `/healthz`, `/readyz`,
+ * `/metrics`), 404 elsewhere. The
  * body is read only after the secret matched, up to `maxBodyBytes`, and handed on only when it is an update; a slow
  * or idle client is cut off by the timeouts. Each refusal the secret's holder caused (413, 400) and each update the
  * bot failed on is logged; server errors once it listens (e.g. too many open files) are logged and survived. An update
- * whose entry in the shared ledger (Redis) cannot be made is answered 503, so Telegram delivers it again.
+ * whose entry in the shared ledger (Redis) cannot be made, or that comes while the server drains, is answered 503
+ * (`update_refused`), so Telegram delivers it again.
  */
 export const startWebhook = async (
   trade: TradeBot,
   webhook: Webhook,
   logger: Logger,
-  limits: Partial<WebhookLimits> = {}
+  limits: Partial<WebhookLimits> = {},
+  ops: Ops = new Ops()
 ): Promise<RunningWebhook> => {
   const { bot } = trade
   const limit = { ...WEBHOOK_LIMITS, ...limits }
@@ -174,14 +184,19 @@ export const startWebhook = async (
   const hookPath = new URL(webhook.url).pathname
   const secretMatches = secretChecker(webhook.secret)
 
+  /** Updates being handed to the bot (the ledger's step comes before the bot tracks them): a drain waits for these too. */
+  const handing = new Set<Promise<void>>()
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? "").split("?")[0]
-    if (path === "/healthz") {
-      return req.method === "GET" || req.method === "HEAD" ? answer(res, 200, "ok") : refuse(res, 405, "", { allow: "GET, HEAD" })
-    }
+    const path = (req.url ?? "").split("?")[0] ?? ""
+    if (isOpsPath(path)) return ops.answer(path, req, res)
     if (path !== hookPath) return refuse(res, 404, "")
     if (!secretMatches(req.headers[SECRET_HEADER])) return refuse(res, 403, "")
     if (req.method !== "POST") return refuse(res, 405, "", { allow: "POST" })
+    if (ops.draining) {
+      logger.log("info", "update_refused", { reason: "draining" })
+      return refuse(res, 503, "draining", { "retry-after": "1" })
+    }
     const body = await readBody(req, limit.maxBodyBytes)
     if (body._tag === "Aborted") return
     if (body._tag === "TooLarge") {
@@ -193,11 +208,17 @@ export const startWebhook = async (
       logger.log("warn", "webhook_refused", { status: 400, detail: update })
       return refuse(res, 400, update)
     }
+    const handed = bot.handleUpdate(update)
+    const tracked = handed.then(() => undefined, () => undefined).finally(() => handing.delete(tracked))
+    handing.add(tracked)
     try {
-      await bot.handleUpdate(update)
+      await handed
     } catch (error) {
       // not handled, as the shared ledger could not be asked: Telegram delivers it again, maybe to another replica
-      if (error instanceof UpdateNotTaken) return answer(res, 503, "try again", { "retry-after": "1" })
+      if (error instanceof UpdateNotTaken) {
+        logger.log("info", "update_refused", { update: update.update_id, reason: "store" })
+        return answer(res, 503, "try again", { "retry-after": "1" })
+      }
       // answered 200 all the same: Telegram would deliver the same update again, fail the same way, and hold back
       // those behind it
       logger.log("error", "webhook_update_failed", { update: update.update_id, detail: describe(error) })
@@ -246,10 +267,18 @@ export const startWebhook = async (
   logger.log("info", "webhook_listening", { host: address.address, port: address.port, path: hookPath })
   return {
     port: address.port,
-    // the webhook stays registered: Telegram keeps the updates that arrive until the bot is back
+    // the webhook stays registered: Telegram keeps the updates refused meanwhile until a replica (or this bot) takes them
     stop: async (drainMillis = DRAIN_MILLIS) => {
-      await close()
-      await trade.drain(drainMillis)
+      ops.drain()
+      const deadline = Date.now() + drainMillis
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([Promise.all(handing), new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMillis)))])
+      clearTimeout(timer)
+      await trade.drain(Math.max(0, deadline - Date.now()))
+      const closed = close()
+      server.closeAllConnections()
+      await closed
+      // the watcher's fiber is interrupted here: what it holds (its lease) is released as it ends
       await trade.stop()
     }
   }
