@@ -12,6 +12,8 @@ const slow = [
   "test/redisRace.test.ts",
   "test/redisBudget.test.ts",
   "test/redisWatcher.test.ts",
+  // three replicas on one Redis, a burst against low budgets and its control (about 20 s)
+  "test/replicas.test.ts",
   // every command against every fault, on real timeouts
   "test/faultSuite.test.ts",
   // the watcher's rounds on the real clock, and fixed waits to show that nothing more is told

@@ -1,7 +1,8 @@
 /**
  * The bot: telegraf with the paced Telegram client, the middleware in a fixed order and one composer per feature,
  * the unknown-command hint last; and its background work, started before the first update and stopped after the
- * last: the account watcher and the alert checker, which push messages to chats.
+ * last: the account watcher and the alert checker, which push messages to chats, and with Redis the confirmations'
+ * heartbeat (this process announced alive; what processes that died held taken back).
  */
 import { Effect, Fiber, Option } from "effect"
 import type { ConfigError } from "@tradedesk/core"
@@ -27,6 +28,7 @@ import type { AccessPolicy } from "./kernel/access.js"
 import { Admission, admit } from "./kernel/Admission.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
 import { Confirmations } from "./kernel/Confirmations.js"
+import type { Liveness, Recovered } from "./kernel/Confirmations.js"
 import { ConfirmStore } from "./kernel/ConfirmStore.js"
 import { Denials } from "./kernel/Denials.js"
 import { Inflight } from "./kernel/Inflight.js"
@@ -78,6 +80,8 @@ export interface BotOptions {
    * delivers it again) or `handle` (long polling; the default)
    */
   readonly unsureUpdates?: Unsure
+  /** with Redis, how long this process's announcement lasts and how often it is renewed (default 10 s and 3 s) */
+  readonly liveness?: Liveness
 }
 
 export interface TradeBot {
@@ -89,7 +93,7 @@ export interface TradeBot {
    * starts the watcher and the alert checker: before the first update. Calls after the first do nothing.
    */
   readonly start: () => Promise<void>
-  /** Stops the watcher and the alert checker. */
+  /** Stops the watcher, the alert checker and the heartbeat (withdrawing this process's announcement). */
   readonly stop: () => Promise<void>
   /** Messages waiting to go to Telegram, over all chats (`/metrics`). */
   readonly waitingReplies: () => number
@@ -118,7 +122,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     access: options.access,
     denials: new Denials(now),
     logger: options.logger,
-    confirmations: new Confirmations(confirmTtlMs, logger, now),
+    confirmations: new Confirmations(confirmTtlMs, logger, now, {}, options.liveness),
     typingDelayMs: options.typingDelayMs ?? 400,
     simulator: options.simulator ?? false,
     now
@@ -164,19 +168,23 @@ export const createBot = (options: BotOptions): TradeBot => {
     chats: hearing.chats,
     tell: (to, events, away) => Effect.forEach(to.filter(hearing.mayHear), (chatId) => tell(chatId, eventsViews(events, away)), { discard: true })
   }
+  // told in the background: the look-ups must not hold up the start or the next check
+  const tellRecovered = (recovered: ReadonlyArray<Recovered>) => {
+    for (const write of recovered) {
+      write.view().then((view) => runtime.runPromise(tell(write.chat, [view]))).catch((error: unknown) =>
+        logger.log("error", "outcome_unknown_not_told", { confirmation: write.id, chat: write.chat, detail: describe(error) })
+      )
+    }
+  }
   let started: Promise<ReadonlyArray<Fiber.RuntimeFiber<never, ConfigError>>> | undefined
   const start = async () => {
     started ??= (async () => {
-      const recovered = await deps.confirmations.open(await runtime.runPromise(ConfirmStore))
-      // told in the background: the look-ups must not hold up the start
-      for (const write of recovered) {
-        write.view().then((view) => runtime.runPromise(tell(write.chat, [view]))).catch((error: unknown) =>
-          logger.log("error", "outcome_unknown_not_told", { confirmation: write.id, chat: write.chat, detail: describe(error) })
-        )
-      }
+      tellRecovered(await deps.confirmations.open(await runtime.runPromise(ConfirmStore)))
       // the subscriptions and alerts of users no longer allowed are dropped before anything is told
       await runtime.runPromise(Effect.zip(loadSubscriptions(options.access, logger), loadAlerts(options.access, logger)))
       return [
+        // with Redis, this process stays announced, and what processes that died held is taken back by a survivor
+        runtime.runFork(deps.confirmations.heartbeat((recovered) => Effect.sync(() => tellRecovered(recovered)))),
         // with Redis, only the process that holds the account's lease watches it, its state writes fenced by the lease;
         // the exchange's demo has none of the order and fill reads the watcher makes (and /notify says so)
         runtime.runFork(Effect.flatMap(onDemo, (demo) =>

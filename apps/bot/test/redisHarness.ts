@@ -11,6 +11,12 @@ import { onTestFinished } from "vitest"
 import { connect, prefixOf } from "../src/kernel/redis/RedisConnection.js"
 import type { RedisSettings } from "../src/kernel/redis/RedisConnection.js"
 
+/**
+ * Where a helper puts what must be undone: by default when the test ends; a setup shared by several tests (a
+ * `beforeAll`, where `onTestFinished` cannot be called) passes its own list and undoes it in its `afterAll`.
+ */
+export type Cleanup = (undo: () => Promise<void>) => void
+
 export const REDIS_HOST = "127.0.0.1"
 export const REDIS_PORT = 6379
 
@@ -27,20 +33,20 @@ export const redisSettings = (port = REDIS_PORT, timeoutMs = 2_000): RedisSettin
 })
 
 /** A client of the shared Redis, closed when the test ends; fails clearly when Redis does not answer. */
-export const redisClient = async (settings: RedisSettings = redisSettings()): Promise<Redis> => {
+export const redisClient = async (settings: RedisSettings = redisSettings(), cleanup: Cleanup = onTestFinished): Promise<Redis> => {
   const client = await connect(settings).catch((error: unknown) => {
     throw new Error(
       `these tests need Redis on ${REDIS_HOST}:${REDIS_PORT}, which does not answer (${error instanceof Error ? error.message : String(error)}); ` +
         "start it with .ci/ensure-redis.sh"
     )
   })
-  onTestFinished(() => client.quit().then(() => undefined, () => client.disconnect()))
+  cleanup(() => client.quit().then(() => undefined, () => client.disconnect()))
   return client
 }
 
 /** Deletes the namespace's keys when the test ends (SCAN, never KEYS). */
-export const cleanAfterTest = (namespace: string): void => {
-  onTestFinished(async () => {
+export const cleanAfterTest = (namespace: string, cleanup: Cleanup = onTestFinished): void => {
+  cleanup(async () => {
     const client = await connect(redisSettings())
     try {
       let cursor = "0"
@@ -56,10 +62,10 @@ export const cleanAfterTest = (namespace: string): void => {
 }
 
 /** A fresh namespace on the shared Redis, with a client over it; both cleaned up when the test ends. */
-export const freshRedis = async (timeoutMs?: number) => {
+export const freshRedis = async (timeoutMs?: number, cleanup: Cleanup = onTestFinished) => {
   const settings = redisSettings(REDIS_PORT, timeoutMs)
-  const client = await redisClient(settings)
-  cleanAfterTest(settings.namespace)
+  const client = await redisClient(settings, cleanup)
+  cleanAfterTest(settings.namespace, cleanup)
   return { settings, client }
 }
 
@@ -67,7 +73,7 @@ export const freshRedis = async (timeoutMs?: number) => {
  * A TCP relay in front of the shared Redis, to make it misbehave: `freeze` stops passing bytes (a Redis that hangs),
  * `cut` drops every connection and refuses new ones (a Redis that is gone).
  */
-export const relay = async () => {
+export const relay = async (cleanup: Cleanup = onTestFinished) => {
   const sockets = new Set<Socket>()
   let frozen = false
   let cut = false
@@ -92,7 +98,7 @@ export const relay = async () => {
       for (const socket of sockets) socket.destroy()
       server.close(() => resolve())
     })
-  onTestFinished(close)
+  cleanup(close)
   return {
     port: (server.address() as AddressInfo).port,
     freeze: () => void (frozen = true),

@@ -8,7 +8,8 @@
  * Backends: `memory` (tests; nothing survives the process) and `files` (the data folder: one file per confirmation,
  * written atomically and flushed with its folder). Both serialise the changes of a record within the process (a lock
  * per stripe of ids), and rely on one process per store (the data folder's `FolderLock`). A backend shared by
- * processes (Redis) implements `transition` as one atomic step on the server (a script comparing before it writes).
+ * processes (Redis) implements `transition` as one atomic step on the server (a script comparing before it writes),
+ * and tells which of the processes' runs are alive (`Runs`).
  *
  * A record that cannot be read (not JSON, not a record, larger than any record the bot writes) reads as missing and
  * is logged: a confirmation the bot cannot read is never sent.
@@ -88,6 +89,22 @@ export type Transition =
   | { readonly _tag: "Moved"; readonly before: Confirmation; readonly after: Confirmation }
   | { readonly _tag: "Stale"; readonly current: Option.Option<Confirmation> }
 
+/**
+ * The runs of the bot sharing a store, each announcing that it is alive for a short time and renewing that while it
+ * runs: a record claimed by another run was left by a dead run only once that run's announcement is gone. A store that
+ * serves one process (memory, files) has none: every other run there is a stopped one.
+ */
+export interface Runs {
+  /** Announces `run` alive for `ttlMs` from now; announced again before that lapses, it stays alive. */
+  readonly announce: (run: string, ttlMs: number) => Effect.Effect<void, StoreError>
+  /** Withdraws `run`'s announcement (a clean stop). */
+  readonly retire: (run: string) => Effect.Effect<void, StoreError>
+  /** Those of `runs` announced now. */
+  readonly alive: (runs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, StoreError>
+  /** The records claimed or being sent now, by whatever run: what a check for runs that died reads. */
+  readonly held: Effect.Effect<ReadonlyArray<Confirmation>, StoreError>
+}
+
 export interface Backend {
   /** Stores a new record, not flushed (lost in a crash, it was never confirmable); an id already taken fails. */
   readonly insert: (record: Confirmation) => Effect.Effect<void, StoreError>
@@ -99,6 +116,8 @@ export interface Backend {
   /** Every readable record (unreadable ones, and files that cannot be read at all, are logged and left). */
   readonly list: Effect.Effect<ReadonlyArray<Confirmation>, StoreError>
   readonly remove: (id: string) => Effect.Effect<void, StoreError>
+  /** Shared by processes: their runs' announcements (none: one process, and any other run is a stopped one). */
+  readonly runs?: Runs
 }
 
 

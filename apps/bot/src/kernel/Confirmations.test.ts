@@ -2,21 +2,22 @@
  * The confirmation service over a store: one press through, for its owner, within its time; settlements; caps; what a
  * restart finds; and a store that fails, which sends nothing and says so.
  */
-import { Effect, Either, Schema } from "effect"
+import { Duration, Effect, Either, Fiber, Schedule, Schema } from "effect"
 import { fmt } from "telegraf/format"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { Confirmations } from "./Confirmations.js"
-import type { Kind } from "./Confirmations.js"
+import type { Kind, Liveness, Recovered } from "./Confirmations.js"
 import * as ConfirmStore from "./ConfirmStore.js"
 import type { Backend } from "./ConfirmStore.js"
 import { jsonLogger } from "./log.js"
 import type { Logger } from "./log.js"
 import * as RedisConfirmStore from "./redis/RedisConfirmStore.js"
 import { StoreError } from "./Store.js"
-import { freshRedis } from "../../test/redisHarness.js"
+import { freshRedis, redisClient } from "../../test/redisHarness.js"
+import type { RedisSettings } from "./redis/RedisConnection.js"
 import { view } from "./view.js"
 
 const Write = Schema.Struct({ symbol: Schema.String, market: Schema.Boolean })
@@ -24,8 +25,8 @@ type Write = typeof Write.Type
 
 const silent: Logger = jsonLogger(() => undefined)
 
-const opened = async (store: Backend, now: () => number = Date.now, ttl = 60_000, limits = {}) => {
-  const confirmations = new Confirmations(ttl, silent, now, limits)
+const opened = async (store: Backend, now: () => number = Date.now, ttl = 60_000, limits = {}, liveness: Liveness = {}) => {
+  const confirmations = new Confirmations(ttl, silent, now, limits, liveness)
   const kind = confirmations.kind("cancel", Write, {
     confirmableAfterRestart: (write) => !write.market,
     unknownView: async (write, id) => view(fmt`outcome unknown: ${write.symbol} ${id}`)
@@ -161,7 +162,9 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
       expect((await first.kind.claim(sending, 1))._tag).toBe("Claimed")
       expect(await first.kind.sending(sending)).toBe(true)
       expect((await first.kind.claim(checking, 1))._tag).toBe("Claimed")
-      // the process stops here: one write on its way, one still being checked (nothing of it sent)
+      // the process stops here: one write on its way, one still being checked (nothing of it sent); on a shared
+      // store its announcement is gone (withdrawn here; after a crash it lapses)
+      await first.confirmations.retire()
       const second = await opened(store)
       // made in one millisecond: told in no particular order
       const recovered = new Map(second.recovered.map((write) => [write.id, write]))
@@ -174,6 +177,7 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
       expect((await second.kind.claim(waiting, 1))._tag).toBe("Claimed")
       expect((await second.kind.claim(waiting, 1))._tag).toBe("Busy")
       await second.kind.settle(checking, "sent")
+      await second.confirmations.retire()
       const third = await opened(store)
       expect(third.recovered.map((write) => write.id)).toEqual([waiting])
       expect((await third.kind.claim(sending, 1))._tag).toBe("Unknown")
@@ -229,5 +233,97 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
       state.broken = false
       expect((await kind.claim(id, 1))._tag).toBe("Unknown")
     })
+  })
+})
+
+describe("confirmations of processes sharing a Redis store", () => {
+  /** short, so a run that dies is noticed soon; long enough that a loaded machine does not miss a renewal */
+  const liveness: Liveness = { ttlMs: 1_000, everyMs: 50 }
+
+  /** A process of the bot on the namespace: its own connection, store and confirmations. */
+  const processOn = async (settings: RedisSettings) =>
+    opened(RedisConfirmStore.make(await redisClient(settings), settings.namespace, silent), Date.now, 60_000, {}, liveness)
+
+  /** Renews `confirmations`' announcement (as its heartbeat does) until interrupted, which leaves it to lapse: a crash. */
+  const announcing = (confirmations: Confirmations) =>
+    Effect.runFork(Effect.repeat(Effect.promise(() => confirmations.check()), Schedule.spaced(Duration.millis(50))))
+
+  /** Polls `probe` until it holds, for at most `timeoutMs`. */
+  const eventually = async (probe: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs
+    while (!(await probe())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+
+  /** A run holding two writes: one on its way, one still being checked. */
+  const holding = async (settings: RedisSettings) => {
+    const first = await processOn(settings)
+    const heartbeat = announcing(first.confirmations)
+    const sending = await made(first.kind)
+    const checking = await made(first.kind)
+    expect((await first.kind.claim(sending, 1))._tag).toBe("Claimed")
+    expect(await first.kind.sending(sending)).toBe(true)
+    expect((await first.kind.claim(checking, 1))._tag).toBe("Claimed")
+    return { first, sending, checking, die: () => Effect.runPromise(Fiber.interrupt(heartbeat)) }
+  }
+
+  it("leave the writes of a run that is alive alone, and take them back once it died", async () => {
+    const { settings, client } = await freshRedis()
+    const { first, sending, checking, die } = await holding(settings)
+    const second = await processOn(settings)
+    expect(second.recovered).toEqual([])
+    expect(await second.confirmations.check()).toEqual([])
+    // a press elsewhere while it is sent or checked: busy, not "outcome unknown"
+    expect((await second.kind.claim(sending, 1))._tag).toBe("Busy")
+    expect((await second.kind.claim(checking, 1))._tag).toBe("Busy")
+    const states = async () => new Map((await Effect.runPromise(RedisConfirmStore.make(client, settings.namespace, silent).list)).map((record) => [record.id, record.state]))
+    expect(await states()).toEqual(new Map([[sending, "sending"], [checking, "claimed"]]))
+
+    // the first process dies: its announcement is not renewed, and lapses
+    await die()
+    const recovered: Array<Recovered> = []
+    await eventually(async () => {
+      recovered.push(...(await second.confirmations.check()))
+      return recovered.length >= 2
+    }, "the survivor to take back the dead run's writes")
+    const told = new Map(recovered.map((write) => [write.id, write]))
+    expect([...told.keys()].sort()).toEqual([sending, checking].sort())
+    expect((await told.get(sending)!.view()).text.text).toBe(`outcome unknown: cmt_btcusdt ${sending}`)
+    expect((await told.get(checking)!.view()).text.text).toContain("nothing was sent")
+    expect(await states()).toEqual(new Map([[sending, "unknown"], [checking, "waiting"]]))
+    expect(await second.kind.claim(sending, 1)).toEqual({ _tag: "Unknown", payload: { symbol: "cmt_btcusdt", market: false } })
+    expect((await second.kind.claim(checking, 1))._tag).toBe("Claimed")
+    // the run that lost its claim (were it only paused) cannot send it any more
+    expect(await first.kind.sending(checking)).toBe(false)
+  })
+
+  it("take back a dead run's writes once when two survivors notice it: each owner is told once", async () => {
+    const { settings, client } = await freshRedis()
+    const { sending, checking, die } = await holding(settings)
+    const survivors = [await processOn(settings), await processOn(settings)]
+    expect(survivors.flatMap((survivor) => survivor.recovered)).toEqual([])
+    const told: Array<string> = []
+    const beats = [0, 0]
+    const heartbeats = survivors.map((survivor, at) =>
+      Effect.runFork(survivor.confirmations.heartbeat((recovered) =>
+        Effect.sync(() => {
+          told.push(...recovered.map((write) => write.id))
+          beats[at]!++
+        })
+      ))
+    )
+    await die()
+    await eventually(() => told.length >= 2, "the dead run's writes to be taken back")
+    // a few more checks by each: nothing is told again
+    const after = [...beats]
+    await eventually(() => beats.every((count, at) => count >= after[at]! + 3), "more checks by both survivors")
+    expect(told.sort()).toEqual([sending, checking].sort())
+    // a clean stop withdraws the announcement at once
+    const keys = survivors.map((survivor) => `tradedesk:${settings.namespace}:run:${survivor.confirmations.run}`)
+    expect(await client.exists(...keys)).toBe(2)
+    await Promise.all(heartbeats.map((heartbeat) => Effect.runPromise(Fiber.interrupt(heartbeat))))
+    expect(await client.exists(...keys)).toBe(0)
   })
 })

@@ -13,9 +13,12 @@
  *   what the feature's look-up finds (`unknownView`); it is never sent again. One the stopped run had only claimed
  *   was never sent: it waits again. A kind may refuse to be confirmed after a restart at all (a market order: the
  *   price it was previewed at is gone).
+ * - On a store shared by processes (Redis), a run is stopped only once its announcement lapsed or was withdrawn
+ *   (`Runs`): each run renews its own and, as often, takes back what runs that died held (`heartbeat`), with the same
+ *   compare-and-set as at start, so of two survivors one moves a record and tells its owner, the other finds it moved.
  * Bounds: a few waiting per user and a cap over all (the oldest evicted), finished ones kept a day and capped.
  */
-import { Effect, Either, Option, Schema } from "effect"
+import { Duration, Effect, Either, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import type { Backend, Change, Confirmation, Expect, State } from "./ConfirmStore.js"
 import type { Logger } from "./log.js"
@@ -66,6 +69,13 @@ export interface Recovered {
   readonly id: string
   readonly chat: number
   readonly view: () => Promise<View>
+}
+
+export interface Liveness {
+  /** how long this run's announcement lasts unrenewed: a run that died is noticed that long after (default 10 s) */
+  readonly ttlMs?: number
+  /** how often it is renewed and the writes of runs that died are looked for (default 3 s) */
+  readonly everyMs?: number
 }
 
 export interface Limits {
@@ -128,17 +138,22 @@ export class Confirmations {
   /** when this run began: a confirmation made before then is from before a restart */
   private readonly startedAt: number
   private nextSweep = 0
+  private readonly announceMillis: number
+  private readonly checkMillis: number
 
   constructor(
     readonly ttlMillis: number,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
-    limits: Limits = {}
+    limits: Limits = {},
+    liveness: Liveness = {}
   ) {
     this.perOwner = limits.perOwner ?? 5
     this.maxWaiting = limits.waiting ?? 2_000
     this.maxKept = limits.kept ?? 20_000
     this.startedAt = now()
+    this.announceMillis = liveness.ttlMs ?? 10_000
+    this.checkMillis = liveness.everyMs ?? 3_000
   }
 
   private get opened(): Backend {
@@ -153,42 +168,134 @@ export class Confirmations {
   /**
    * Takes the store and what it holds (call it before the first press). Records a stopped run was sending become
    * `unknown`, ones it had only claimed wait again (both returned, for their owners to be told); waiting ones a kind
-   * does not confirm after a restart expire. Fails when the store cannot be read or one of those changes be recorded.
+   * does not confirm after a restart expire. On a shared store, this run is announced first, and a record held by a
+   * run still announced is left to it. Fails when the store cannot be read or one of those changes be recorded.
    */
   async open(store: Backend): Promise<ReadonlyArray<Recovered>> {
     this.store = store
+    const announced = await this.perform(store.runs?.announce(this.run, this.announceMillis) ?? Effect.void)
+    if (Either.isLeft(announced)) throw new Error(`cannot announce this run of the bot: ${announced.left}`)
     const listed = await this.perform(store.list)
     if (Either.isLeft(listed)) throw new Error(`cannot read the confirmations: ${listed.left}`)
+    const living = await this.living(listed.right)
+    if (Either.isLeft(living)) throw new Error(`cannot tell which runs of the bot are alive: ${living.left}`)
     const recovered: Array<Recovered> = []
-    const settled = async (record: Confirmation, from: State, to: State) => {
-      if (!(await this.move(record.id, { state: from, ...(held(from) ? { claimedBy: record.claimedBy } : {}) }, to))) {
-        throw new Error(`cannot record confirmation ${record.id} as ${to} after the restart`)
-      }
-    }
     for (const record of [...listed.right].sort((a, b) => a.createdAt - b.createdAt)) {
       this.index.set(record.id, { owner: record.owner, expiresAt: record.expiresAt, state: record.state, at: record.at })
       if (record.state === "waiting") this.waiting.add(record.id)
-      if (record.state === "sending" && record.claimedBy !== this.run) {
-        await settled(record, "sending", "unknown")
-        this.log.log("warn", "outcome_unknown_after_restart", { confirmation: record.id, kind: record.kind, chat: record.chat })
-        const payload = this.payloadOf(record)
-        const unknownView = this.kinds.get(record.kind)?.options.unknownView
-        if (Option.isSome(payload) && unknownView !== undefined) {
-          recovered.push({ id: record.id, chat: record.chat, view: () => unknownView(payload.value, record.id) })
-        }
-        continue
+      if (this.left(record, living.right)) {
+        const told = await this.takeBack(record)
+        if (told !== undefined) recovered.push(told)
+      } else if (record.state === "waiting" && !this.confirmableAfterRestart(record)) {
+        await this.expire(record.id)
       }
-      const interrupted = record.state === "claimed" && record.claimedBy !== this.run
-      // its checks were under way: nothing was sent, and it waits again
-      if (interrupted) await settled(record, "claimed", "waiting")
-      const confirmable = this.kinds.get(record.kind)?.options.confirmableAfterRestart
-      const payload = this.payloadOf(record)
-      const stale = this.index.get(record.id)?.state === "waiting" && confirmable !== undefined && Option.isSome(payload) && !confirmable(payload.value)
-      if (stale) await settled(record, "waiting", "expired")
-      if (interrupted) recovered.push({ id: record.id, chat: record.chat, view: async () => interruptedView(!stale && record.expiresAt > this.now()) })
     }
     await this.sweep()
     return recovered
+  }
+
+  /** The runs of the store alive now among those holding `records` (none without `Runs`: every other run stopped). */
+  private living(records: ReadonlyArray<Confirmation>): Promise<Either.Either<ReadonlySet<string>, string>> {
+    const runs = this.opened.runs
+    const holders = new Set(records.filter((record) => held(record.state) && record.claimedBy !== undefined && record.claimedBy !== this.run).map((record) => record.claimedBy!))
+    return runs === undefined || holders.size === 0 ? Promise.resolve(Either.right(new Set())) : this.perform(runs.alive([...holders]))
+  }
+
+  /** Whether `record` is held by another run that is alive (a shared store: it is being sent there now). */
+  private async sendingElsewhere(record: Confirmation): Promise<boolean> {
+    const living = await this.living([record])
+    return Either.isRight(living) && living.right.has(record.claimedBy ?? "")
+  }
+
+  /** Whether `record` is held by a run that is gone. */
+  private left(record: Confirmation, living: ReadonlySet<string>): boolean {
+    return held(record.state) && record.claimedBy !== this.run && !living.has(record.claimedBy ?? "")
+  }
+
+  private confirmableAfterRestart(record: Confirmation): boolean {
+    const confirmable = this.kinds.get(record.kind)?.options.confirmableAfterRestart
+    const payload = this.payloadOf(record)
+    return confirmable === undefined || Option.isNone(payload) || confirmable(payload.value)
+  }
+
+  /** waiting → expired; false when another run moved it first; fails when the store cannot record it. */
+  private async expire(id: string): Promise<boolean> {
+    const moved = await this.move(id, { state: "waiting" }, "expired")
+    if (moved === "failed") throw new Error(`cannot record confirmation ${id} as expired after the restart`)
+    return moved === "moved"
+  }
+
+  /**
+   * Takes back a write a run that is gone held: being sent, its answer never came (unknown); only claimed, nothing was
+   * sent and it waits again (or expires, for a kind not confirmed after a restart). What its owner is told; nothing
+   * when another run took it back first (that one tells). Fails when the store cannot record it.
+   */
+  private async takeBack(record: Confirmation): Promise<Recovered | undefined> {
+    const to = record.state === "sending" ? "unknown" : "waiting"
+    // made by another run since this one started: known from now on, as if found at start, once this run moved it
+    const known = this.index.has(record.id)
+    if (!known) this.index.set(record.id, { owner: record.owner, expiresAt: record.expiresAt, state: record.state, at: record.at })
+    const moved = await this.move(record.id, { state: record.state, claimedBy: record.claimedBy }, to)
+    if (moved !== "moved" && !known) this.index.delete(record.id)
+    if (moved === "failed") throw new Error(`cannot record confirmation ${record.id} as ${to} after the restart`)
+    if (moved === "stale") return undefined
+    if (to === "unknown") {
+      this.log.log("warn", "outcome_unknown_after_restart", { confirmation: record.id, kind: record.kind, chat: record.chat, run: record.claimedBy })
+      const payload = this.payloadOf(record)
+      const unknownView = this.kinds.get(record.kind)?.options.unknownView
+      if (Option.isNone(payload) || unknownView === undefined) return undefined
+      return { id: record.id, chat: record.chat, view: () => unknownView(payload.value, record.id) }
+    }
+    // its checks were under way: nothing was sent, and it waits again
+    const stale = !this.confirmableAfterRestart(record) && (await this.expire(record.id))
+    return { id: record.id, chat: record.chat, view: async () => interruptedView(!stale && record.expiresAt > this.now()) }
+  }
+
+  /**
+   * On a shared store: renews this run's announcement, then takes back what runs that died held, as `open` does;
+   * what their owners are told. A step that fails is logged, and the next check tries again.
+   */
+  async check(): Promise<ReadonlyArray<Recovered>> {
+    const runs = this.opened.runs
+    if (runs === undefined) return []
+    const announced = await this.perform(runs.announce(this.run, this.announceMillis))
+    if (Either.isLeft(announced)) this.log.log("warn", "run_not_announced", { run: this.run, reason: announced.left })
+    const found = await this.perform(runs.held)
+    if (Either.isLeft(found)) return this.notChecked(found.left)
+    const living = await this.living(found.right)
+    if (Either.isLeft(living)) return this.notChecked(living.left)
+    const recovered: Array<Recovered> = []
+    for (const record of found.right.filter((record) => this.left(record, living.right))) {
+      try {
+        const told = await this.takeBack(record)
+        if (told !== undefined) recovered.push(told)
+      } catch (error) {
+        this.notChecked(error instanceof Error ? error.message : String(error))
+      }
+    }
+    return recovered
+  }
+
+  private notChecked(reason: string): ReadonlyArray<Recovered> {
+    this.log.log("warn", "confirmations_not_checked", { reason })
+    return []
+  }
+
+  /**
+   * On a shared store: checks every few seconds (`check`), handing what owners are told to `tell`, until interrupted;
+   * then withdraws this run's announcement (a clean stop: the others need not wait for it to lapse). Without, never ends.
+   */
+  heartbeat(tell: (recovered: ReadonlyArray<Recovered>) => Effect.Effect<void>): Effect.Effect<never> {
+    const runs = this.opened.runs
+    if (runs === undefined) return Effect.never
+    const beat = Effect.zipRight(Effect.sleep(Duration.millis(this.checkMillis)), Effect.flatMap(Effect.promise(() => this.check()), tell))
+    return Effect.forever(beat).pipe(Effect.ensuring(Effect.promise(() => this.retire())))
+  }
+
+  /** Withdraws this run's announcement from a shared store (logged when it cannot: it then lapses). */
+  async retire(): Promise<void> {
+    const retired = await this.perform(this.store?.runs?.retire(this.run) ?? Effect.void)
+    if (Either.isLeft(retired)) this.log.log("warn", "run_not_retired", { run: this.run, reason: retired.left })
   }
 
   /** Registers a feature's kind of write: its payload as stored, and how it takes a restart. */
@@ -213,20 +320,20 @@ export class Confirmations {
   }
 
   /**
-   * Moves a record as `expect` finds it to `to` in the store and the index (its claimant kept while it is held);
-   * false when it was otherwise or the store failed.
+   * Moves a record as `expect` finds it to `to` in the store and the index (its claimant kept while it is held):
+   * `stale` when it was otherwise, `failed` when the store failed.
    */
-  private async move(id: string, expect: Expect, to: State): Promise<boolean> {
+  private async move(id: string, expect: Expect, to: State): Promise<"moved" | "stale" | "failed"> {
     const at = this.now()
     const claimedBy = held(to) ? this.run : undefined
     const moved = await this.perform(this.opened.transition(id, expect, { state: to, at, claimedBy, flush: to !== "claimed" }))
     if (Either.isLeft(moved)) {
       this.log.log("error", "confirmation_not_recorded", { id, from: expect.state, to, reason: moved.left })
-      return false
+      return "failed"
     }
-    if (moved.right._tag === "Stale") return false
+    if (moved.right._tag === "Stale") return "stale"
     this.note(id, to, at)
-    return true
+    return "moved"
   }
 
   /** Keeps the index in step with a record's new state. */
@@ -269,15 +376,16 @@ export class Confirmations {
   }
 
   /** The answer a record in a state other than waiting gives to a press. */
-  private notClaimed(record: Confirmation): NotClaimed<unknown> {
+  private async notClaimed(record: Confirmation): Promise<NotClaimed<unknown>> {
     switch (record.state) {
       case "waiting":
         return { _tag: "Expired" }
       case "claimed":
         return { _tag: "Busy" }
       case "sending":
-        // being sent by this run now; else the run that sent it could not record how it ended: it may have been done
-        if (this.inFlight.has(record.id)) return { _tag: "Busy" }
+        // being sent now, by this run or another one alive; else the run that sent it could not record how it ended
+        // (or died): it may have been done
+        if (this.inFlight.has(record.id) || (await this.sendingElsewhere(record))) return { _tag: "Busy" }
         return { _tag: "Unknown", payload: Option.getOrUndefined(this.payloadOf(record)) }
       case "unknown":
         return { _tag: "Unknown", payload: Option.getOrUndefined(this.payloadOf(record)) }
@@ -323,7 +431,7 @@ export class Confirmations {
   async sending(id: string): Promise<boolean> {
     if (this.inFlight.get(id) === "sending") return true
     if (this.inFlight.get(id) !== "claimed") return false
-    const moved = await this.move(id, { state: "claimed", claimedBy: this.run }, "sending")
+    const moved = (await this.move(id, { state: "claimed", claimedBy: this.run }, "sending")) === "moved"
     if (moved) this.inFlight.set(id, "sending")
     return moved
   }

@@ -1,7 +1,8 @@
 /**
  * What the Redis confirmation store adds to the contract every backend meets (ConfirmStore.test.ts,
- * Confirmations.test.ts): keys in the bot's namespace and all expiring, a list read from its index, and a Redis that
- * is gone or hangs failing the step — a Confirm then sends nothing and says so — within the command timeout.
+ * Confirmations.test.ts): keys in the bot's namespace and all expiring, a list read from its index, the runs'
+ * announcements and the held records read from a set of their own, and a Redis that is gone or hangs failing the
+ * step — a Confirm then sends nothing and says so — within the command timeout.
  */
 import { Effect, Either, Exit, Layer, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -69,6 +70,43 @@ describe("the Redis confirmation store", () => {
     const ids = Array.from({ length: 450 }, (_, at) => `many${at}`)
     await Effect.runPromise(Effect.forEach(ids, (id) => store.insert(record(id)), { concurrency: 32 }))
     expect(Either.getOrThrow(await run(store.list)).map((found) => found.id).sort()).toEqual([...ids].sort())
+  })
+
+  it("announces runs for a time, tells which are alive, and withdraws them", async () => {
+    const { settings, client } = await freshRedis()
+    const runs = RedisConfirmStore.make(client, settings.namespace, silent).runs!
+    const alive = async (ask: ReadonlyArray<string>) => [...Either.getOrThrow(await run(runs.alive(ask)))].sort()
+    await run(runs.announce("brief", 300))
+    await run(runs.announce("long", 60_000))
+    expect(await client.pttl(`tradedesk:${settings.namespace}:run:brief`)).toBeLessThanOrEqual(300)
+    expect(await alive(["brief", "long", "never"])).toEqual(["brief", "long"])
+    expect(await alive([])).toEqual([])
+    await run(runs.retire("long"))
+    expect(await alive(["brief", "long"])).toEqual(["brief"])
+    // not announced again: it lapses
+    const deadline = Date.now() + 10_000
+    while ((await alive(["brief"])).length > 0) {
+      if (Date.now() > deadline) throw new Error("the announcement did not lapse")
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })
+
+  it("reads the records held (claimed or being sent) from a set its scripts keep", async () => {
+    const { settings, client } = await freshRedis()
+    const store = RedisConfirmStore.make(client, settings.namespace, silent)
+    for (const id of ["abc1", "abc2", "abc3"]) await run(store.insert(record(id)))
+    const held = async () => Either.getOrThrow(await run(store.runs!.held)).map((found) => [found.id, found.state, found.claimedBy]).sort()
+    expect(await held()).toEqual([])
+    await run(store.transition("abc1", { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: "run1", flush: false }))
+    await run(store.transition("abc2", { state: "waiting" }, { state: "claimed", at: 2_000, claimedBy: "run2", flush: false }))
+    await run(store.transition("abc2", { state: "claimed" }, { state: "sending", at: 2_000, claimedBy: "run2", flush: true }))
+    expect(await held()).toEqual([["abc1", "claimed", "run1"], ["abc2", "sending", "run2"]])
+    const set = `tradedesk:${settings.namespace}:confirm-held`
+    expect(await client.pttl(set)).toBeGreaterThan(RedisConfirmStore.KEEP_MILLIS - 60_000)
+    await run(store.transition("abc2", { state: "sending" }, { state: "sent", at: 3_000, claimedBy: undefined, flush: true }))
+    await run(store.remove("abc1"))
+    expect(await held()).toEqual([])
+    expect(await client.smembers(set)).toEqual([])
   })
 
   it("sends its scripts again to a Redis that forgot them (restarted)", async () => {

@@ -7,7 +7,9 @@
  * - `confirm:<id>`, a hash: `record` (the record as first written, JSON, never rewritten), and what changes —
  *   `state`, `at` and `claimedBy` — as fields of their own that override the record's;
  * - `confirm-ids`, the ids in the order they were made (a sorted set, scored by the server's clock in microseconds),
- *   so `list` never scans the key space (`KEYS`) and lists oldest first, as the other backends do.
+ *   so `list` never scans the key space (`KEYS`) and lists oldest first, as the other backends do;
+ * - `confirm-held`, the ids of the records claimed or being sent (a set the same scripts keep), read by `runs.held`;
+ * - `run:<run>`, each running process's announcement (`Runs`): set for a short time, renewed while it runs.
  * Each step is one Lua script, atomic on the server: `transition` reads the record, checks the `Expect` (state, kind,
  * owner, claimant, expiry) and writes the `Change`, or returns what it found. The script reads the kind, owner and
  * expiry from the record's JSON (Redis's cjson: integers are exact up to 2^53, beyond any id or time the bot writes);
@@ -43,6 +45,7 @@ const LIST_MAX = 100_000
 /**
  * `entry(key, id, max)`: none when the key is missing; `{'unreadable', reason}`; or `{'found', record, state, at,
  * claimedBy}` and the decoded record. `keep(index, key, ms)`: the key expires in `ms`, and the index not before it.
+ * `hold(held, id, state, ms)`: the id is in the set of held ones while its state is claimed or sending.
  */
 const FUNCTIONS = `
 local function entry(key, id, max)
@@ -59,9 +62,17 @@ local function keep(index, key, ms)
   redis.call('PEXPIRE', key, ms)
   if redis.call('PTTL', index) < ms then redis.call('PEXPIRE', index, ms) end
 end
+local function hold(held, id, state, ms)
+  if state == 'claimed' or state == 'sending' then
+    redis.call('SADD', held, id)
+    if redis.call('PTTL', held) < ms then redis.call('PEXPIRE', held, ms) end
+  else
+    redis.call('SREM', held, id)
+  end
+end
 `
 
-/** KEYS: index, record. ARGV: id, record JSON, state, at, claimant ('' none), keep ms. 1: stored; 0: the id is taken. */
+/** KEYS: index, record, held. ARGV: id, record JSON, state, at, claimant ('' none), keep ms. 1: stored; 0: the id is taken. */
 const INSERT = new RedisScript(`${FUNCTIONS}
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('HSET', KEYS[2], 'record', ARGV[2], 'state', ARGV[3], 'at', ARGV[4])
@@ -69,11 +80,12 @@ if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'claimedBy', ARGV[5]) end
 local now = redis.call('TIME')
 redis.call('ZADD', KEYS[1], now[1] * 1000000 + now[2], ARGV[1])
 keep(KEYS[1], KEYS[2], tonumber(ARGV[6]))
+hold(KEYS[3], ARGV[1], ARGV[3], tonumber(ARGV[6]))
 return 1
 `)
 
 /**
- * KEYS: index, record. ARGV: max bytes, id, then the expectation — state, kind, owner, claimant, live at ('' where
+ * KEYS: index, record, held. ARGV: max bytes, id, then the expectation — state, kind, owner, claimant, live at ('' where
  * not asked) — then the change — state, at, claimant ('' none) — and how long a record is kept past its expiry or
  * change. The entry as found, tagged 'moved' when the change was made.
  */
@@ -89,18 +101,24 @@ if ARGV[7] ~= '' and (type(record.expiresAt) ~= 'number' or record.expiresAt < t
 redis.call('HSET', KEYS[2], 'state', ARGV[8], 'at', ARGV[9])
 if ARGV[10] == '' then redis.call('HDEL', KEYS[2], 'claimedBy') else redis.call('HSET', KEYS[2], 'claimedBy', ARGV[10]) end
 local expiresAt = type(record.expiresAt) == 'number' and record.expiresAt or 0
-keep(KEYS[1], KEYS[2], tonumber(ARGV[11]) + math.max(0, expiresAt - tonumber(ARGV[9])))
+local ms = tonumber(ARGV[11]) + math.max(0, expiresAt - tonumber(ARGV[9]))
+keep(KEYS[1], KEYS[2], ms)
+hold(KEYS[3], ARGV[2], ARGV[8], ms)
 current[1] = 'moved'
 return current
 `)
 
-/** KEYS: index, then records. ARGV: max bytes, then their ids. One entry each ({'missing'} for a record expired or gone). */
+/**
+ * KEYS: index, held, then records. ARGV: max bytes, then their ids. One entry each ({'missing'} for a record expired or
+ * gone).
+ */
 const READ = new RedisScript(`${FUNCTIONS}
 local out = {}
-for i = 2, #KEYS do
-  local current = entry(KEYS[i], ARGV[i], tonumber(ARGV[1]))
+for i = 3, #KEYS do
+  local current = entry(KEYS[i], ARGV[i - 1], tonumber(ARGV[1]))
   if current == nil then
-    redis.call('ZREM', KEYS[1], ARGV[i])
+    redis.call('ZREM', KEYS[1], ARGV[i - 1])
+    redis.call('SREM', KEYS[2], ARGV[i - 1])
     current = {'missing'}
   end
   out[#out + 1] = current
@@ -108,10 +126,11 @@ end
 return out
 `)
 
-/** KEYS: index, record. ARGV: id. */
+/** KEYS: index, record, held. ARGV: id. */
 const REMOVE = new RedisScript(`
 redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
 return 1
 `)
 
@@ -131,6 +150,8 @@ const unexpected = (id: string, error: ParseResult.ParseError) =>
 export const make = (client: Redis, namespace: string, log: Logger): Backend => {
   const prefix = prefixOf(namespace)
   const index = `${prefix}confirm-ids`
+  const heldIds = `${prefix}confirm-held`
+  const runKey = (run: string) => `${prefix}run:${run}`
   const keyOf = (id: string) => `${prefix}confirm:${id}`
   const keepFor = (record: { readonly expiresAt: number; readonly at: number }) => Math.max(record.expiresAt, record.at) - record.at + KEEP_MILLIS
 
@@ -152,9 +173,12 @@ export const make = (client: Redis, namespace: string, log: Logger): Backend => 
     return record.right.id === id ? Option.some(record.right) : unreadable(id, "holds another id")
   }
 
+  const inChunks = (ids: ReadonlyArray<string>) =>
+    Array.from({ length: Math.ceil(ids.length / LIST_CHUNK) }, (_, at) => ids.slice(at * LIST_CHUNK, (at + 1) * LIST_CHUNK))
+
   const readChunk = (ids: ReadonlyArray<string>) =>
     Effect.flatMap(
-      command("confirmation list", () => READ.run(client, [index, ...ids.map(keyOf)], [MAX_RECORD_BYTES, ...ids])),
+      command("confirmation list", () => READ.run(client, [index, heldIds, ...ids.map(keyOf)], [MAX_RECORD_BYTES, ...ids])),
       (reply) => {
         const entries = decodeEntries(reply)
         if (Either.isLeft(entries) || entries.right.length !== ids.length) {
@@ -170,7 +194,7 @@ export const make = (client: Redis, namespace: string, log: Logger): Backend => 
       const text = JSON.stringify(Schema.encodeSync(Confirmation)(record))
       return Effect.flatMap(
         command(`confirmation ${record.id}`, () =>
-          INSERT.run(client, [index, keyOf(record.id)], [record.id, text, record.state, record.at, record.claimedBy ?? "", keepFor(record)])),
+          INSERT.run(client, [index, keyOf(record.id), heldIds], [record.id, text, record.state, record.at, record.claimedBy ?? "", keepFor(record)])),
         (stored) => (stored === 1 ? Effect.void : Effect.fail(new StoreError({ key: `confirmation ${record.id}`, reason: "the id is taken" })))
       )
     },
@@ -189,7 +213,7 @@ export const make = (client: Redis, namespace: string, log: Logger): Backend => 
         change.claimedBy ?? "",
         KEEP_MILLIS
       ]
-      return Effect.flatMap(command(`confirmation ${id}`, () => TRANSITION.run(client, [index, keyOf(id)], args)), (reply): Effect.Effect<Transition, StoreError> => {
+      return Effect.flatMap(command(`confirmation ${id}`, () => TRANSITION.run(client, [index, keyOf(id), heldIds], args)), (reply): Effect.Effect<Transition, StoreError> => {
         const entry = decodeEntry(reply)
         if (Either.isLeft(entry)) return Effect.fail(unexpected(id, entry.left))
         if (entry.right === null) return Effect.succeed({ _tag: "Stale", current: Option.none() })
@@ -205,10 +229,23 @@ export const make = (client: Redis, namespace: string, log: Logger): Backend => 
     list: Effect.flatMap(command("confirmation list", () => client.zrange(index, -LIST_MAX, -1)), (members) => {
       // what the set holds is checked like any outside input: an id the bot never draws names no record
       const ids = members.filter((id) => SHORT_ID.test(id))
-      const chunks = Array.from({ length: Math.ceil(ids.length / LIST_CHUNK) }, (_, at) => ids.slice(at * LIST_CHUNK, (at + 1) * LIST_CHUNK))
-      return Effect.map(Effect.forEach(chunks, readChunk, { concurrency: 4 }), (records) => records.flat())
+      return Effect.map(Effect.forEach(inChunks(ids), readChunk, { concurrency: 4 }), (records) => records.flat())
     }),
-    remove: (id) => (SHORT_ID.test(id) ? Effect.asVoid(command(`confirmation ${id}`, () => REMOVE.run(client, [index, keyOf(id)], [id]))) : Effect.void)
+    remove: (id) => (SHORT_ID.test(id) ? Effect.asVoid(command(`confirmation ${id}`, () => REMOVE.run(client, [index, keyOf(id), heldIds], [id]))) : Effect.void),
+    runs: {
+      announce: (run, ttlMs) => Effect.asVoid(command(`run ${run}`, () => client.set(runKey(run), "1", "PX", ttlMs))),
+      retire: (run) => Effect.asVoid(command(`run ${run}`, () => client.del(runKey(run)))),
+      alive: (runs) =>
+        runs.length === 0
+          ? Effect.succeed(new Set())
+          : Effect.map(command("runs", () => client.mget(runs.map(runKey))), (found) => new Set(runs.filter((_, at) => found[at] !== null))),
+      // the writes in flight: a few per process, read in full
+      held: Effect.flatMap(command("confirmations held", () => client.smembers(heldIds)), (members) =>
+        Effect.map(
+          Effect.forEach(inChunks(members.filter((id) => SHORT_ID.test(id))), readChunk, { concurrency: 4 }),
+          (records) => records.flat().filter((record) => record.state === "claimed" || record.state === "sending")
+        ))
+    }
   }
 }
 
