@@ -41,6 +41,7 @@ import { BotContext } from "./kernel/telegram/BotContext.js"
 import { commandKey, PacedTelegram } from "./kernel/telegram/PacedTelegram.js"
 import { essential, Pacer } from "./kernel/telegram/Pacer.js"
 import { WatcherLease } from "./kernel/redis/Lease.js"
+import { SharedPacing } from "./kernel/redis/RedisPacing.js"
 import { handledOnce } from "./kernel/redis/UpdateLedger.js"
 import type { Unsure } from "./kernel/redis/UpdateLedger.js"
 import type { PacerOptions } from "./kernel/telegram/Pacer.js"
@@ -90,7 +91,8 @@ export interface TradeBot {
   readonly drain: (timeoutMs: number) => Promise<void>
   /**
    * Opens the confirmations kept before a restart — telling their owners of writes whose answer never came — and
-   * starts the watcher and the alert checker: before the first update. Calls after the first do nothing.
+   * starts the watcher and the alert checker (with Redis, the pacer joins the shared pacing budget): before the first
+   * update. Calls after the first do nothing.
    */
   readonly start: () => Promise<void>
   /** Stops the watcher, the alert checker and the heartbeat (withdrawing this process's announcement). */
@@ -179,6 +181,9 @@ export const createBot = (options: BotOptions): TradeBot => {
   let started: Promise<ReadonlyArray<Fiber.RuntimeFiber<never, ConfigError>>> | undefined
   const start = async () => {
     started ??= (async () => {
+      // with Redis, the pacer takes its slots from the budget all the bot's processes share
+      const shared = await runtime.runPromise(SharedPacing)
+      if (Option.isSome(shared)) pacer.share(shared.value)
       tellRecovered(await deps.confirmations.open(await runtime.runPromise(ConfirmStore)))
       // the subscriptions and alerts of users no longer allowed are dropped before anything is told
       await runtime.runPromise(Effect.zip(loadSubscriptions(options.access, logger), loadAlerts(options.access, logger)))

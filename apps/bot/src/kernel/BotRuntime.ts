@@ -19,6 +19,7 @@ import * as RedisConfirmStore from "./redis/RedisConfirmStore.js"
 import * as RedisConnection from "./redis/RedisConnection.js"
 import * as RedisRateLimitStore from "./redis/RedisRateLimitStore.js"
 import * as RedisKeyValueStore from "./redis/RedisKeyValueStore.js"
+import * as RedisPacing from "./redis/RedisPacing.js"
 import * as Lease from "./redis/Lease.js"
 import * as UpdateLedger from "./redis/UpdateLedger.js"
 import * as Store from "./Store.js"
@@ -35,6 +36,7 @@ export type Services =
   | UpdateLedger.UpdateLedger
   | Lease.WatcherLease
   | Readiness.StoreHealth
+  | RedisPacing.SharedPacing
   | Metrics.Metrics
   | Watcher.OwnCancels
   | TradeDeskConfig.TradeDeskConfig
@@ -68,21 +70,21 @@ export interface StoreSettings {
 const silent: Log.Logger = { log: () => undefined }
 
 /**
- * The store, the confirmation store, the ledger of updates, the watcher's lease and the store's health check: on Redis
- * when it is set (one connection for all), else in this process and its data folder.
+ * The store, the confirmation store, the ledger of updates, the watcher's lease, the store's health check and the
+ * Telegram pacing budget: on Redis when it is set (one connection for all), else in this process and its data folder.
  */
 const sharedLayer = (
   storage: StoreSettings,
   log: Log.Logger
 ): Layer.Layer<
-  Store.Store | ConfirmStore.ConfirmStore | UpdateLedger.UpdateLedger | Lease.WatcherLease | Readiness.StoreHealth,
+  Store.Store | ConfirmStore.ConfirmStore | UpdateLedger.UpdateLedger | Lease.WatcherLease | Readiness.StoreHealth | RedisPacing.SharedPacing,
   never,
   TradeDeskConfig.TradeDeskConfig
 > => {
   if (storage.redis !== undefined) {
     // one watcher per account across the processes
     const lease = Layer.unwrapEffect(Effect.map(TradeDeskConfig.TradeDeskConfig, (config) => Lease.layerRedis(`watcher-${Watcher.accountOf(config)}`, log)))
-    return Layer.mergeAll(RedisKeyValueStore.layer(log), RedisConfirmStore.layer(log), UpdateLedger.layerRedis, lease, Readiness.layerRedis).pipe(
+    return Layer.mergeAll(RedisKeyValueStore.layer(log), RedisConfirmStore.layer(log), UpdateLedger.layerRedis, lease, Readiness.layerRedis, RedisPacing.layerRedis(log)).pipe(
       Layer.provide(RedisConnection.layer(storage.redis, log))
     )
   }
@@ -94,6 +96,7 @@ const sharedLayer = (
       : Layer.orDie(ConfirmStore.layerFiles(storage.dataDir, log)),
     UpdateLedger.layerNone,
     Lease.layerNone,
+    RedisPacing.layerNone,
     storage.dataDir === undefined ? Readiness.layerMemory : Readiness.layerFolder(storage.dataDir)
   )
 }

@@ -9,6 +9,9 @@
  * while). A placement's outcome (`essential`) is never refused nor replaced, and goes before the replies waiting, as
  * does a busy notice. A chat action (`typing…`) never waits and never holds a message back: it goes only when no
  * message wants the slot, else it is skipped.
+ *
+ * The slots over all chats and each chat's turn can also be counted in a shared budget (`PaceBudget`: Redis, for the
+ * bot's processes together); a message then goes when both this pacer and the budget have its slot free.
  */
 import { AsyncLocalStorage } from "node:async_hooks"
 
@@ -31,6 +34,20 @@ export interface PacerOptions {
   readonly lateAfterMs?: number
   /** a chat is told the bot is busy at most once in this time (default 30,000) */
   readonly busyNoticeIntervalMs?: number
+}
+
+/** A limit that is not free yet: the chat's turn or the slot over all chats, and how long until it is. */
+export interface PaceWait {
+  readonly scope: "chat" | "all"
+  readonly millis: number
+}
+
+/**
+ * Slots counted beyond this pacer, shared with the bot's other processes. `take` either takes the slot of a message
+ * to `chat` at `now` (answering none) or says what to wait for; it never rejects and answers in bounded time.
+ */
+export interface PaceBudget {
+  readonly take: (chat: string | undefined, chatIntervalMs: number, globalIntervalMs: number, now: number) => Promise<PaceWait | undefined>
 }
 
 /** One message that wants to go out. */
@@ -137,6 +154,9 @@ export class Pacer {
   private bytes = 0
   private notices = 0
   private readonly noticed = new Map<string, number>()
+  private budget: PaceBudget | undefined = undefined
+  /** a slot is being asked of the budget: one at a time, so the pacer's own order holds */
+  private asking = false
 
   constructor(options: PacerOptions = {}, readonly now: () => number = Date.now) {
     this.perChat = options.perChatIntervalMs ?? 1000
@@ -212,6 +232,11 @@ export class Pacer {
       this.schedule(line)
     }
     this.pump()
+  }
+
+  /** From now on every slot is also taken from `budget` (shared with the bot's other processes). */
+  share(budget: PaceBudget): void {
+    this.budget = budget
   }
 
   private lineOf(chat: string | undefined): Line {
@@ -322,7 +347,7 @@ export class Pacer {
 
   /** Hands out the free slots over all chats, one chat at a time, and sets a timer for the next one. */
   private pump(): void {
-    for (;;) {
+    while (!this.asking) {
       const line = first(this.urgentReady) ?? first(this.ordinaryReady)
       if (line === undefined) return
       const now = this.now()
@@ -335,13 +360,40 @@ export class Pacer {
         }
         return
       }
-      const item = line.waiting.shift()!
-      this.uncount(line, item)
-      // counted from now, not from when the slot was due: two messages are never closer than the interval
-      this.globalNext = now + this.globalInterval
-      line.next = now + line.interval
-      this.schedule(line)
-      item.grant(now)
+      if (this.budget === undefined) {
+        this.grant(line, now)
+      } else {
+        this.ask(this.budget, line, now)
+      }
     }
+  }
+
+  /** Asks the shared budget for the line's slot; grants it when taken, else waits for what the budget names. */
+  private ask(budget: PaceBudget, line: Line, now: number): void {
+    this.asking = true
+    void budget.take(line.chat === "" ? undefined : line.chat, line.interval, this.globalInterval, now).then((wait) => {
+      this.asking = false
+      const answered = this.now()
+      if (wait === undefined) {
+        // the line still has a head: a waiting message leaves it only here, and a replacement takes its place
+        this.grant(line, answered)
+      } else if (wait.scope === "chat") {
+        line.next = Math.max(line.next, answered + wait.millis)
+        this.schedule(line)
+      } else {
+        this.globalNext = Math.max(this.globalNext, answered + wait.millis)
+      }
+      this.pump()
+    })
+  }
+
+  private grant(line: Line, now: number): void {
+    const item = line.waiting.shift()!
+    this.uncount(line, item)
+    // counted from now, not from when the slot was due: two messages are never closer than the interval
+    this.globalNext = now + this.globalInterval
+    line.next = now + line.interval
+    this.schedule(line)
+    item.grant(now)
   }
 }

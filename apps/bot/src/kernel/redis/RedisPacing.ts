@@ -1,0 +1,98 @@
+/**
+ * Telegram's limits on the bot's messages, counted in Redis for all the bot's processes: about 30 per second over all
+ * chats and each chat's turn (one message a second in a private chat, about 20 a minute in a group, as `Pacer.ts`
+ * applies them). Each process's pacer keeps its own line and bounds, and takes every slot from this budget too.
+ *
+ * Layout: `tradedesk:<namespace>:pace:all` and `tradedesk:<namespace>:pace:chat:<chat>`, each holding the time (in
+ * milliseconds, the processes' clocks) from which the next message may go, and expiring just after it. Taking a slot
+ * is one Lua script: it answers how long the chat or all chats must still wait, or sets both next times and answers
+ * that the slot is taken — one round trip per message, atomic on the server.
+ *
+ * When Redis cannot be asked (down, hanging past the connection's time limit, an answer not understood), this process
+ * paces on its own at a third of each rate (one of three replicas' share) and asks Redis again after
+ * `UNREACHABLE_RETRY_MILLIS`: sending slows, it never stops. The first failure and the recovery are logged.
+ */
+import { Context, Effect, Either, Layer, Option, Schema } from "effect"
+import type { Redis } from "ioredis"
+import type { Logger } from "../log.js"
+import type { PaceBudget, PaceWait } from "../telegram/Pacer.js"
+import { describeError, prefixOf, RedisConnection } from "./RedisConnection.js"
+import { RedisScript } from "./RedisScript.js"
+
+/** How long this process paces on its own after Redis failed before asking it again. */
+export const UNREACHABLE_RETRY_MILLIS = 5_000
+
+/** Without Redis, each limit is kept at this share of its rate: the bot's processes together stay within it. */
+export const FALLBACK_SHARE = 3
+
+/** Added to every expiry: the processes' clocks may differ a little from each other's. */
+const SKEW_MILLIS = 1_000
+
+/** chats remembered while pacing without Redis before forgetting those whose turn has come */
+const REMEMBERED_CHATS = 10_000
+
+/** KEYS: all chats, then the chat (none for a message without one). ARGV: now, the chat's interval, the overall interval. */
+const TAKE = new RedisScript(`
+local now, chatInterval, allInterval = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+if #KEYS > 1 then
+  local chatNext = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if chatNext > now then return {'chat', math.ceil(chatNext - now)} end
+end
+local allNext = tonumber(redis.call('GET', KEYS[1]) or '0')
+if allNext > now then return {'all', math.ceil(allNext - now)} end
+-- whole milliseconds, rounded up: two slots are never closer than the interval
+redis.call('SET', KEYS[1], math.ceil(now + allInterval), 'PX', math.ceil(allInterval) + ${SKEW_MILLIS})
+if #KEYS > 1 then redis.call('SET', KEYS[2], math.ceil(now + chatInterval), 'PX', math.ceil(chatInterval) + ${SKEW_MILLIS}) end
+return {'taken'}
+`)
+
+const TakeReply = Schema.Union(Schema.Tuple(Schema.Literal("taken")), Schema.Tuple(Schema.Literal("chat", "all"), Schema.Int))
+const decodeTake = Schema.decodeUnknownEither(TakeReply)
+
+export class RedisPacing implements PaceBudget {
+  private readonly prefix: string
+  /** while set, Redis failed lately: it is asked again from this time */
+  private retryAt: number | undefined = undefined
+  private allNext = 0
+  private readonly chatNext = new Map<string, number>()
+
+  constructor(private readonly client: Redis, namespace: string, private readonly log: Logger) {
+    this.prefix = `${prefixOf(namespace)}pace:`
+  }
+
+  readonly take = async (chat: string | undefined, chatIntervalMs: number, globalIntervalMs: number, now: number): Promise<PaceWait | undefined> => {
+    if (this.retryAt === undefined || now >= this.retryAt) {
+      const reply = await TAKE.run(this.client, chat === undefined ? [`${this.prefix}all`] : [`${this.prefix}all`, `${this.prefix}chat:${chat}`], [now, chatIntervalMs, globalIntervalMs])
+        .then((answer) => Either.mapLeft(decodeTake(answer), () => "an answer not understood"), (error: unknown) => Either.left(describeError(error)))
+      if (Either.isRight(reply)) {
+        if (this.retryAt !== undefined) this.log.log("info", "pacing_store_back", {})
+        this.retryAt = undefined
+        return reply.right[0] === "taken" ? undefined : { scope: reply.right[0], millis: reply.right[1] }
+      }
+      if (this.retryAt === undefined) this.log.log("warn", "pacing_store_failed", { reason: `Redis: ${reply.left}`, then: `pacing alone at 1/${FALLBACK_SHARE} of the rate` })
+      this.retryAt = now + UNREACHABLE_RETRY_MILLIS
+    }
+    return this.alone(chat, chatIntervalMs * FALLBACK_SHARE, globalIntervalMs * FALLBACK_SHARE, now)
+  }
+
+  /** The same limits, kept in this process at a share of their rates. */
+  private alone(chat: string | undefined, chatIntervalMs: number, globalIntervalMs: number, now: number): PaceWait | undefined {
+    const chatNext = chat === undefined ? 0 : this.chatNext.get(chat) ?? 0
+    if (chatNext > now) return { scope: "chat", millis: Math.ceil(chatNext - now) }
+    if (this.allNext > now) return { scope: "all", millis: Math.ceil(this.allNext - now) }
+    this.allNext = now + globalIntervalMs
+    if (chat !== undefined) {
+      if (this.chatNext.size >= REMEMBERED_CHATS) for (const [id, at] of this.chatNext) if (at <= now) this.chatNext.delete(id)
+      this.chatNext.set(chat, now + chatIntervalMs)
+    }
+    return undefined
+  }
+}
+
+/** The budget the bot's pacer shares with the bot's other processes; none: it paces alone. */
+export class SharedPacing extends Context.Tag("@tradedesk/bot/SharedPacing")<SharedPacing, Option.Option<PaceBudget>>() {}
+
+export const layerNone: Layer.Layer<SharedPacing> = Layer.succeed(SharedPacing, Option.none())
+
+export const layerRedis = (log: Logger): Layer.Layer<SharedPacing, never, RedisConnection> =>
+  Layer.effect(SharedPacing, Effect.map(RedisConnection, ({ client, namespace }) => Option.some(new RedisPacing(client, namespace, log))))
