@@ -9,7 +9,7 @@ import type { Failure } from "./failures.js"
 import { isFailure } from "./failures.js"
 import type { Instrument } from "./instruments.js"
 import type { Market } from "./Market.js"
-import { missing, symbolParam } from "./params.js"
+import { instrumentParam, missing } from "./params.js"
 import { queryFields } from "./requests.js"
 import { text } from "./units.js"
 import { FUNDING_INTERVAL_MINUTES, nextFundingTime, premiumUnits, RATE_SCALE } from "./v3/funding.js"
@@ -18,9 +18,8 @@ import { FUNDING_INTERVAL_MINUTES, nextFundingTime, premiumUnits, RATE_SCALE } f
 const instrumentOf = (market: Market, call: Call): Instrument | Failure => {
   const fields = queryFields(call.query)
   if (isFailure(fields)) return fields
-  const symbol = symbolParam(fields, "symbol", market)
-  if (isFailure(symbol)) return symbol
-  const instrument = symbol === undefined ? undefined : market.instrument(symbol)
+  const instrument = instrumentParam(fields, "symbol", market)
+  if (isFailure(instrument)) return instrument
   return instrument ?? missing("symbol")
 }
 

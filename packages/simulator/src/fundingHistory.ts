@@ -13,7 +13,7 @@ import type { Instrument } from "./instruments.js"
 import type { Json } from "./json.js"
 import { stringify } from "./json.js"
 import type { Market } from "./Market.js"
-import { missing, symbolParam, wholeParam } from "./params.js"
+import { instrumentParam, missing, wholeParam } from "./params.js"
 import { queryFields } from "./requests.js"
 import { text } from "./units.js"
 import { nextFundingTime } from "./v3/funding.js"
@@ -55,11 +55,10 @@ const settlements = (market: Market, instrument: Instrument, limit: number, from
 export const fundingHistoryV2 = (market: Market, call: Call): string | Failure => {
   const fields = queryFields(call.query)
   if (isFailure(fields)) return fields
-  const symbol = symbolParam(fields, "symbol", market)
-  if (isFailure(symbol)) return symbol
+  const instrument = instrumentParam(fields, "symbol", market)
+  if (isFailure(instrument)) return instrument
   const limit = wholeParam(fields, "limit", 1, MAX_LIMIT)
   if (isFailure(limit)) return limit
-  const instrument = symbol === undefined ? undefined : market.instrument(symbol)
   if (instrument === undefined) return missing("symbol")
   if (limit === undefined) return missing("limit")
   return stringify(settlements(market, instrument, limit, 0, market.time).map((settlement): Json => ({

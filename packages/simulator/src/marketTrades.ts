@@ -13,7 +13,7 @@ import type { Instrument } from "./instruments.js"
 import type { Json } from "./json.js"
 import { stringify } from "./json.js"
 import type { Market } from "./Market.js"
-import { missing, symbolParam, wholeParam } from "./params.js"
+import { instrumentParam, missing, wholeParam } from "./params.js"
 import { queryFields } from "./requests.js"
 import { text } from "./units.js"
 import { requiredInstrument, wholeParam as v3WholeParam } from "./v3/params.js"
@@ -54,11 +54,10 @@ const uuidOf = (id: bigint): string => {
 export const marketTradesV2 = (market: Market, call: Call): string | Failure => {
   const fields = queryFields(call.query)
   if (isFailure(fields)) return fields
-  const symbol = symbolParam(fields, "symbol", market)
-  if (isFailure(symbol)) return symbol
+  const instrument = instrumentParam(fields, "symbol", market)
+  if (isFailure(instrument)) return instrument
   const limit = wholeParam(fields, "limit", 1, MAX_LIMIT)
   if (isFailure(limit)) return limit
-  const instrument = symbol === undefined ? undefined : market.instrument(symbol)
   if (instrument === undefined) return missing("symbol")
   return stringify(tradesOf(market, instrument, limit ?? DEFAULT_LIMIT).map((trade): Json => ({
     ticketId: String(trade.id),

@@ -9,7 +9,7 @@ import { isFailure } from "./failures.js"
 import type { Instrument } from "./instruments.js"
 import { stringify } from "./json.js"
 import type { Market } from "./Market.js"
-import { missing, symbolParam } from "./params.js"
+import { instrumentParam, missing } from "./params.js"
 import { queryFields } from "./requests.js"
 import { text } from "./units.js"
 import { requiredInstrument, v3Symbol } from "./v3/params.js"
@@ -25,9 +25,8 @@ const amounts = (market: Market, instrument: Instrument): { readonly base: strin
 export const openInterestV2 = (market: Market, call: Call): string | Failure => {
   const fields = queryFields(call.query)
   if (isFailure(fields)) return fields
-  const symbol = symbolParam(fields, "symbol", market)
-  if (isFailure(symbol)) return symbol
-  const instrument = symbol === undefined ? undefined : market.instrument(symbol)
+  const instrument = instrumentParam(fields, "symbol", market)
+  if (isFailure(instrument)) return instrument
   if (instrument === undefined) return missing("symbol")
   const { base, quote } = amounts(market, instrument)
   return stringify([{

@@ -4,7 +4,8 @@
  * absent (the exchange's own examples send `"coin": ""` and `"startTime": null`).
  */
 import type { Failure } from "./failures.js"
-import { badParameter, failure } from "./failures.js"
+import { badParameter, failure, isFailure } from "./failures.js"
+import type { Instrument } from "./instruments.js"
 import type { Market } from "./Market.js"
 import type { Fields } from "./requests.js"
 
@@ -24,6 +25,12 @@ export const symbolParam = (fields: Fields, key: string, market: Market): string
   if (value === undefined) return undefined
   if (typeof value !== "string" || !SYMBOL.test(value)) return badParameter(`${key} must be a symbol like cmt_btcusdt, got ${JSON.stringify(value)}`)
   return market.instrument(value) === undefined ? unknownSymbol(value) : value
+}
+
+/** The instrument a listed `cmt_…` symbol names (`symbolParam`'s refusals alike). */
+export const instrumentParam = (fields: Fields, key: string, market: Market): Instrument | undefined | Failure => {
+  const symbol = symbolParam(fields, key, market)
+  return isFailure(symbol) || symbol === undefined ? symbol : market.instrument(symbol)
 }
 
 /** A whole number within bounds: digits in a query string, a whole JSON number (or digits) in a body. */
