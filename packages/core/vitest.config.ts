@@ -11,6 +11,8 @@ export default defineConfig(({ mode }) => ({
   test: {
     include: mode === "slow" ? slow : ["test/**/*.test.ts"],
     exclude: mode === "slow" ? configDefaults.exclude : [...configDefaults.exclude, ...slow],
+    // the fast tier's files share one module graph per worker: re-importing effect for each file cost most of its time
+    isolate: mode === "slow",
     setupFiles: ["./test/setup.ts"],
     testTimeout: 20_000
   }

@@ -1,6 +1,7 @@
 /**
- * All the services (every operation of Operations.ts and the server time) over one transport, one rate limiter and
- * one HTTP client: the layer an application provides.
+ * All the services (every operation of Operations.ts, the server time and the V3 WebSocket streams) over one
+ * transport, one rate limiter and one HTTP client: the layer an application provides. The streams open no socket
+ * until one of them runs.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Layer from "effect/Layer"
@@ -20,6 +21,7 @@ import * as Market from "./market/Market.js"
 import * as MarketStats from "./market/MarketStats.js"
 import * as Account from "./account/Account.js"
 import * as Positions from "./positions/Positions.js"
+import * as Streams from "./streams/Streams.js"
 
 export type Services =
   | Tickers.Tickers
@@ -33,8 +35,9 @@ export type Services =
   | MarketStats.MarketStats
   | Account.Account
   | Positions.Positions
+  | Streams.Streams
 
-const services = Layer.mergeAll(
+const restServices = Layer.mergeAll(
   Tickers.layer,
   PlanOrders.layer,
   BatchOrders.layer,
@@ -47,6 +50,9 @@ const services = Layer.mergeAll(
   Account.layer,
   Positions.layer
 )
+
+/** The streams read their private snapshots through the REST services they are built beside. */
+const services = Layer.provideMerge(Streams.layer, restServices)
 
 /** The services given a configuration, an HTTP client and a rate limiter (to swap any of them, e.g. in tests). */
 export const layerWith: Layer.Layer<

@@ -17,6 +17,9 @@ import type { ApiVersion } from "./Errors.js"
 
 export const PRODUCTION_FUTURES_BASE_URL = "https://api-contract.weex.com"
 export const PRODUCTION_SPOT_BASE_URL = "https://api-spot.weex.com"
+/** The exchange's V3 WebSocket bases, to which `/public` and `/private` are appended (shared/spec/FACTS-ws.md §1). */
+export const PRODUCTION_FUTURES_WS_URL = "wss://ws-contract.weex.com/v3/ws"
+export const PRODUCTION_SPOT_WS_URL = "wss://ws-spot.weex.com/v3/ws"
 
 /** The exchange's pause after a 429 (docs/exchange.md), when it sends no Retry-After. */
 export const DEFAULT_PENALTY_MILLIS = 10_000
@@ -57,6 +60,24 @@ export interface RateLimitSettings {
   readonly penalty: Duration.Duration
 }
 
+/** How the V3 WebSocket streams keep their connections (the `streams` option). */
+export interface StreamSettings {
+  /** an RFC 6455 ping every this many ms; no pong before the next one closes the socket and reconnects (default 15 s) */
+  readonly heartbeatMillis: number
+  /** the first reconnect's delay (default 500 ms); each later one doubles, with jitter, up to `reconnectMaxMillis` */
+  readonly reconnectMinMillis: number
+  /** the longest delay between reconnects (default 30 s) */
+  readonly reconnectMaxMillis: number
+  /** failed reconnects in a row before the streams fail with a StreamClosedError (default 10) */
+  readonly maxReconnects: number
+  /** the largest frame accepted, in bytes (default 4 MiB) */
+  readonly maxFrameBytes: number
+  /** the most elements in one push's list: trades, candles, book levels (default 1000) */
+  readonly maxElements: number
+  /** order-book resyncs in a row without a continuous book before the stream fails with a DepthGapError (default 5) */
+  readonly maxResyncs: number
+}
+
 export interface Settings {
   /** the exchange API spoken (default `v2`, the specification's; the exchange is retiring V2: docs/v3.md) */
   readonly apiVersion: ApiVersion
@@ -64,6 +85,11 @@ export interface Settings {
   readonly demo: boolean
   readonly futuresBaseUrl: string
   readonly spotBaseUrl: string
+  /** the V3 WebSocket base of the futures host (`…/v3/ws`): streams connect to its `/public` and `/private` */
+  readonly futuresWsUrl: string
+  /** the V3 WebSocket base of the spot host */
+  readonly spotWsUrl: string
+  readonly streams: StreamSettings
   readonly credentials: Option.Option<Credentials>
   /** the `locale` header; none sends no header */
   readonly locale: Option.Option<string>
@@ -90,6 +116,20 @@ export interface Options {
   readonly demo?: boolean
   readonly futuresBaseUrl?: string
   readonly spotBaseUrl?: string
+  /** default `wss://ws-contract.weex.com/v3/ws`: a `ws:` or `wss:` base, to which `/public` and `/private` are appended */
+  readonly futuresWsUrl?: string
+  /** default `wss://ws-spot.weex.com/v3/ws` */
+  readonly spotWsUrl?: string
+  /** how the streams keep their connections; every field optional */
+  readonly streams?: {
+    readonly heartbeatMs?: number
+    readonly reconnectMinMs?: number
+    readonly reconnectMaxMs?: number
+    readonly maxReconnects?: number
+    readonly maxFrameBytes?: number
+    readonly maxElements?: number
+    readonly maxResyncs?: number
+  }
   readonly apiKey?: string | Redacted.Redacted<string>
   readonly apiSecret?: string | Redacted.Redacted<string>
   readonly apiPassphrase?: string | Redacted.Redacted<string>
@@ -177,6 +217,32 @@ const baseUrl = (option: string, value: unknown, fallback: string): Checked<stri
   return Either.right(`${url.origin}${url.pathname}`.replace(/\/+$/, ""))
 }
 
+/** A `ws:` or `wss:` base, optionally with a path; no query or fragment. */
+const wsUrl = (option: string, value: unknown, fallback: string): Checked<string> => {
+  const text = value ?? fallback
+  const url = typeof text === "string" && URL.canParse(text) ? new URL(text) : undefined
+  if (url === undefined || (url.protocol !== "ws:" && url.protocol !== "wss:") || url.search !== "" || url.hash !== "") {
+    return invalid(option, `must be a ws: or wss: URL without query or fragment, got ${JSON.stringify(value)}`)
+  }
+  return Either.right(url.href.replace(/\/+$/, ""))
+}
+
+const streamSettings = (given: Options["streams"]): Checked<StreamSettings> =>
+  Either.gen(function*() {
+    if (given !== undefined && (typeof given !== "object" || given === null)) return yield* invalid("streams", "must be an object")
+    const options = given ?? {}
+    const reconnectMinMillis = yield* integer("streams.reconnectMinMs", options.reconnectMinMs, 500, 1, 3_600_000)
+    return {
+      heartbeatMillis: yield* integer("streams.heartbeatMs", options.heartbeatMs, 15_000, 1, 3_600_000),
+      reconnectMinMillis,
+      reconnectMaxMillis: yield* integer("streams.reconnectMaxMs", options.reconnectMaxMs, Math.max(30_000, reconnectMinMillis), reconnectMinMillis, 3_600_000),
+      maxReconnects: yield* integer("streams.maxReconnects", options.maxReconnects, 10, 0, 1_000_000),
+      maxFrameBytes: yield* integer("streams.maxFrameBytes", options.maxFrameBytes, 4 * 1024 * 1024, 1024, MAX_RESPONSE_BYTES_LIMIT),
+      maxElements: yield* integer("streams.maxElements", options.maxElements, 1000, 1, 1_000_000),
+      maxResyncs: yield* integer("streams.maxResyncs", options.maxResyncs, 5, 0, 1000)
+    }
+  })
+
 /** Largest `readRetries`: retries are for passing faults, not a way to wait out an outage. */
 const MAX_READ_RETRIES = 10
 
@@ -249,6 +315,9 @@ export const validate = (options: Options): Checked<Settings> =>
       demo,
       futuresBaseUrl: yield* baseUrl("futuresBaseUrl", options.futuresBaseUrl, PRODUCTION_FUTURES_BASE_URL),
       spotBaseUrl: yield* baseUrl("spotBaseUrl", options.spotBaseUrl, PRODUCTION_SPOT_BASE_URL),
+      futuresWsUrl: yield* wsUrl("futuresWsUrl", options.futuresWsUrl, PRODUCTION_FUTURES_WS_URL),
+      spotWsUrl: yield* wsUrl("spotWsUrl", options.spotWsUrl, PRODUCTION_SPOT_WS_URL),
+      streams: yield* streamSettings(options.streams),
       credentials: apiKey && apiSecret && apiPassphrase ? Option.some({ apiKey, apiSecret, apiPassphrase }) : Option.none(),
       locale: options.locale === "" ? Option.none() : Option.some(options.locale ?? "en-US"),
       timeout: Duration.millis(yield* positive("timeoutMs", options.timeoutMs, 10_000)),
@@ -278,6 +347,8 @@ const VARIABLE_OF: Readonly<Record<string, string>> = {
   demo: "TRADEDESK_DEMO",
   futuresBaseUrl: "TRADEDESK_FUTURES_BASE_URL",
   spotBaseUrl: "TRADEDESK_SPOT_BASE_URL",
+  futuresWsUrl: "TRADEDESK_FUTURES_WS_URL",
+  spotWsUrl: "TRADEDESK_SPOT_WS_URL",
   apiKey: "TRADEDESK_API_KEY",
   apiSecret: "TRADEDESK_API_SECRET",
   apiPassphrase: "TRADEDESK_API_PASSPHRASE",
@@ -296,7 +367,7 @@ const VARIABLE_OF: Readonly<Record<string, string>> = {
 }
 
 /**
- * Options from the environment: `TRADEDESK_API_VERSION` (`v2` or `v3`), `TRADEDESK_DEMO` (`true` or `false`), `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_API_KEY`,
+ * Options from the environment: `TRADEDESK_API_VERSION` (`v2` or `v3`), `TRADEDESK_DEMO` (`true` or `false`), `TRADEDESK_FUTURES_BASE_URL`, `TRADEDESK_SPOT_BASE_URL`, `TRADEDESK_FUTURES_WS_URL`, `TRADEDESK_SPOT_WS_URL`, `TRADEDESK_API_KEY`,
  * `TRADEDESK_API_SECRET`, `TRADEDESK_API_PASSPHRASE`, `TRADEDESK_LOCALE`, `TRADEDESK_TIMEOUT_MS`,
  * `TRADEDESK_CLOCK_OFFSET_MS`, `TRADEDESK_SYNC_CLOCK`, `TRADEDESK_MAX_RESPONSE_BYTES`, `TRADEDESK_MAX_DECIMAL_LENGTH`,
  * `TRADEDESK_IP_WEIGHT_PER_WINDOW`, `TRADEDESK_UID_WEIGHT_PER_WINDOW`, `TRADEDESK_RATE_WINDOW_MS`,
@@ -307,6 +378,8 @@ export const optionsFromEnv: Config.Config<Options> = Config.all({
   demo: Config.option(Config.literal("true", "false")("TRADEDESK_DEMO")).pipe(Config.map(Option.match({ onNone: () => undefined, onSome: (value) => value === "true" }))),
   futuresBaseUrl: optionalString("TRADEDESK_FUTURES_BASE_URL"),
   spotBaseUrl: optionalString("TRADEDESK_SPOT_BASE_URL"),
+  futuresWsUrl: optionalString("TRADEDESK_FUTURES_WS_URL"),
+  spotWsUrl: optionalString("TRADEDESK_SPOT_WS_URL"),
   apiKey: optionalSecret("TRADEDESK_API_KEY"),
   apiSecret: optionalSecret("TRADEDESK_API_SECRET"),
   apiPassphrase: optionalSecret("TRADEDESK_API_PASSPHRASE"),

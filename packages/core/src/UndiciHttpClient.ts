@@ -117,27 +117,31 @@ const ignore = () => undefined
 
 /**
  * The body, read until its end or until it is over `limitBytes`: then reading stops, the request is aborted (its
- * connection closed) and nothing more is buffered.
+ * connection closed) and nothing more is buffered. Read by `data` events, as undici's own `body.text()` reads: an
+ * async iterator over the stream costs a promise per chunk and, on a large answer, measurably more time.
  */
-const readCapped = async (body: Dispatcher.ResponseData["body"], declaredLength: string | undefined, limitBytes: number) => {
-  // aborting an unfinished body emits an error the caller has no use for
-  body.on("error", ignore)
-  if (declaredLength !== undefined && Number(declaredLength) > limitBytes) {
-    body.destroy()
-    return new ResponseTooLarge(limitBytes)
-  }
-  const chunks: Array<Buffer> = []
-  let size = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limitBytes) {
+const readCapped = (body: Dispatcher.ResponseData["body"], declaredLength: string | undefined, limitBytes: number) =>
+  new Promise<Buffer | ResponseTooLarge>((resolve, reject) => {
+    const tooLarge = () => {
+      // aborting an unfinished body emits an error the caller has no use for
+      body.removeListener("error", reject)
+      body.on("error", ignore)
       body.destroy()
-      return new ResponseTooLarge(limitBytes)
+      resolve(new ResponseTooLarge(limitBytes))
     }
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks, size)
-}
+    if (declaredLength !== undefined && Number(declaredLength) > limitBytes) return tooLarge()
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limitBytes) return void chunks.push(chunk)
+      body.removeListener("data", onData)
+      tooLarge()
+    }
+    body.on("error", reject)
+    body.on("data", onData)
+    body.on("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+  })
 
 /** A client with its own connection pool, closed with the layer's scope; answers are capped at `maxResponseBytes`. */
 export const layer: Layer.Layer<HttpClient.HttpClient, never, TradeDeskConfig> = Layer.scoped(

@@ -37,21 +37,21 @@ import type { WithDecimalInputs } from "./facade/inputs.js"
 import type * as Plain from "./facade/records.js"
 import { plainCodec, toPlain } from "./internal/plainRecord.js"
 import type { Plain as PlainOf } from "./internal/plainRecord.js"
-import type { CandlesRequest } from "./market/Candle.js"
+import type { Candle, CandlesRequest } from "./market/Candle.js"
 import type { ContractsRequest } from "./market/Contract.js"
 import type { DepthRequest } from "./market/Depth.js"
 import type { FundingHistoryRequest } from "./market/FundingHistory.js"
 import type { FundingRateRequest } from "./market/FundingRate.js"
 import type { MarkPriceRequest } from "./market/MarkPrice.js"
-import type { MarketTradesRequest } from "./market/MarketTrade.js"
+import type { MarketTrade, MarketTradesRequest } from "./market/MarketTrade.js"
 import type { OpenInterestRequest } from "./market/OpenInterest.js"
 import { Market } from "./market/Market.js"
 import type { OrderInput } from "./orders/BatchOrder.js"
 import type { BatchOrdersInput as DomainBatchOrdersInput } from "./orders/BatchOrder.js"
 import { BatchOrders } from "./orders/BatchOrders.js"
 import type { CancelAllOrdersInput, CancelOrderRequest, CancelOrdersRequest, CancelPlanOrderRequest, ClosePositionsRequest } from "./orders/Cancel.js"
-import type { FillsRequest } from "./orders/Fill.js"
-import type { OpenOrdersRequest, OrderDetailRequest, OrderHistoryRequest } from "./orders/Order.js"
+import type { Fill, FillsRequest } from "./orders/Fill.js"
+import type { OpenOrdersRequest, Order, OrderDetailRequest, OrderHistoryRequest } from "./orders/Order.js"
 import { Orders } from "./orders/Orders.js"
 import type { FillsRange, PlanOrderHistoryRange } from "./orders/Orders.js"
 import type { PlanOrdersRequest } from "./orders/PlanOrder.js"
@@ -59,7 +59,7 @@ import type { PlacePlanOrderInput as DomainPlacePlanOrderInput, PlanOrderHistory
 import { PlanOrders } from "./orders/PlanOrders.js"
 import type { TimeRange } from "./orders/PlanOrders.js"
 import type { TimeInput } from "./Params.js"
-import type { PositionRequest } from "./positions/Position.js"
+import type { Position, PositionRequest } from "./positions/Position.js"
 import * as RateLimit from "./RateLimit.js"
 import { ServerTime } from "./ServerTime.js"
 import * as TradeDesk from "./TradeDesk.js"
@@ -71,6 +71,12 @@ import type { Options } from "./TradeDeskConfig.js"
 import { layer as transportLayer, onWriteSent, TradingHttp } from "./TradingHttp.js"
 import type { WriteKeys } from "./TradingHttp.js"
 import * as UndiciHttpClient from "./UndiciHttpClient.js"
+import type { FuturesAsset } from "./account/Asset.js"
+import { isStreamError } from "./streams/StreamErrors.js"
+import type { StreamError } from "./streams/StreamErrors.js"
+import type { BalanceUpdate, OrderUpdate, PrivateItem, StreamTicker } from "./streams/StreamRecords.js"
+import { Streams } from "./streams/Streams.js"
+import type { DepthLevels, OrderBook, StreamInterval } from "./streams/Streams.js"
 
 /** The optional last argument of every method. */
 export interface CallOptions {
@@ -177,6 +183,28 @@ export interface TradeDeskClient {
   /** every plan order of the symbol created within the time range, oldest window first, each once */
   readonly iteratePlanOrderHistory: (range: PlanOrderHistoryRange, options?: CallOptions) => AsyncIterable<Plain.PlanOrder>
 
+  // Live streams (V3 WebSocket; on V2 they reject with an UnsupportedOperationError). Each is an async iterable of
+  // plain records, ended by `break` or the `signal` (which rejects with an AbortedError); ending it unsubscribes.
+
+  /** a symbol's 24 h statistics on every change (no best bid or ask: see `watchDepth`) */
+  readonly watchTicker: (params: { readonly symbol: string }, options?: CallOptions) => AsyncIterable<PlainOf<StreamTicker>>
+  /** the whole book after every applied frame, kept continuous by its update ids */
+  readonly watchDepth: (params: { readonly symbol: string; readonly levels?: DepthLevels }, options?: CallOptions) => AsyncIterable<PlainOf<OrderBook>>
+  /** recent trades, then each trade, each once */
+  readonly watchTrades: (params: { readonly symbol: string }, options?: CallOptions) => AsyncIterable<PlainOf<MarketTrade>>
+  /** the candle history, then the current candle on every change */
+  readonly watchCandles: (
+    params: { readonly symbol: string; readonly interval: StreamInterval; readonly priceType?: "LAST_PRICE" | "MARK_PRICE" },
+    options?: CallOptions
+  ) => AsyncIterable<PlainOf<Candle>>
+  /** open orders (a `snapshot` item, again after every reconnect), then each change (`update` items) */
+  readonly watchOrders: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<Order, OrderUpdate>>>
+  /** recent fills, then each fill; every fill once */
+  readonly watchFills: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<Fill, Fill>>>
+  readonly watchPositions: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<Position, Position>>>
+  /** REST balances as snapshots, then the collateral pushes (which carry no available balance) */
+  readonly watchBalances: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<FuturesAsset, BalanceUpdate>>>
+
   /**
    * Ends the client: calls in flight and open iterators are stopped, the connection pool and the runtime are closed.
    * A stopped call rejects with a ClientClosedError, except a write whose request was already sent: its outcome is
@@ -261,7 +289,7 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
       }
       if (!Cause.isInterruptedOnly(exit.cause)) {
         const failure = Cause.squash(exit.cause)
-        throw isTradeDeskError(failure) ? failure : new UnexpectedError({ endpoint, detail: failure instanceof Error ? failure.message : String(failure) })
+        throw isTradeDeskError(failure) || isStreamError(failure) ? failure : new UnexpectedError({ endpoint, detail: failure instanceof Error ? failure.message : String(failure) })
       }
       const closed = closing.signal.aborted
       if (sent === undefined) throw closed ? new ClientClosedError({ endpoint, when: "during" }) : new AbortedError({ endpoint, write })
@@ -320,13 +348,13 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
    */
   const iterate = <A>(
     endpoint: EndpointName,
-    stream: () => Stream.Stream<A, TradeDeskError, Requirements>,
+    stream: () => Stream.Stream<A, TradeDeskError | StreamError, Requirements>,
     options?: CallOptions
   ): AsyncIterable<PlainOf<A>> => ({
     [Symbol.asyncIterator]: () => {
       const scope = Effect.runSync(Scope.make())
       openIterators.add(scope)
-      let pull: Effect.Effect<ReadonlyArray<A> | undefined, TradeDeskError, Requirements> | undefined
+      let pull: Effect.Effect<ReadonlyArray<A> | undefined, TradeDeskError | StreamError, Requirements> | undefined
       let page: ReadonlyArray<A> = []
       let index = 0
       let finished = false
@@ -421,6 +449,15 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     iterateFills: (range, options) => iterate("fills", () => Stream.unwrap(Effect.map(Orders, (service) => service.fillsInRange(range))), options),
     iteratePlanOrderHistory: (range, options) =>
       iterate("planOrderHistory", () => Stream.unwrap(Effect.map(Orders, (service) => service.planOrderHistoryInRange(range))), options),
+
+    watchTicker: (params, options) => iterate("ticker", () => Stream.unwrap(Effect.map(Streams, (service) => service.ticker(params))), options),
+    watchDepth: (params, options) => iterate("depth", () => Stream.unwrap(Effect.map(Streams, (service) => service.depth(params))), options),
+    watchTrades: (params, options) => iterate("marketTrades", () => Stream.unwrap(Effect.map(Streams, (service) => service.trades(params))), options),
+    watchCandles: (params, options) => iterate("candles", () => Stream.unwrap(Effect.map(Streams, (service) => service.candles(params))), options),
+    watchOrders: (options) => iterate("openOrders", () => Stream.unwrap(Effect.map(Streams, (service) => service.orders())), options),
+    watchFills: (options) => iterate("fills", () => Stream.unwrap(Effect.map(Streams, (service) => service.fills())), options),
+    watchPositions: (options) => iterate("positions", () => Stream.unwrap(Effect.map(Streams, (service) => service.positions())), options),
+    watchBalances: (options) => iterate("futuresAssets", () => Stream.unwrap(Effect.map(Streams, (service) => service.balances())), options),
 
     close: async () => {
       closing.abort()

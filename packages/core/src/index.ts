@@ -51,6 +51,10 @@ export * as TradingFees from "./account/TradingFees.js"
 // Positions.
 export * as Position from "./positions/Position.js"
 export * as Positions from "./positions/Positions.js"
+// Live streams (V3 WebSocket): the service, its records and its errors.
+export * as Streams from "./streams/Streams.js"
+export * as StreamRecords from "./streams/StreamRecords.js"
+export * from "./streams/StreamErrors.js"
 // Affiliate statistics.
 export * as AffiliateStats from "./affiliate/AffiliateStats.js"
 export * as AffiliateUserStats from "./affiliate/AffiliateUserStats.js"

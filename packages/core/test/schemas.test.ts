@@ -8,6 +8,7 @@ import * as SpotBill from "../src/account/SpotBill.js"
 import * as Ticker from "../src/market/Ticker.js"
 import * as V3Account from "../src/v3/account.js"
 import * as OrderWrites from "../src/v3/orderWrites.js"
+import { plainCodec, toPlain } from "../src/internal/plainRecord.js"
 import { DEFAULT_LIMITS, INVALID } from "../src/internal/wireRecord.js"
 import { fixture } from "./loopback.js"
 
@@ -121,7 +122,12 @@ const codecs = {
 } as const
 
 /** Strings that sit on the edges of the decimal and time rules. */
-const EDGE_STRINGS = ["", "0", "-0", "1.", ".5", "-", "1e5", "1E-8", "1e999", "00012.50", "9007199254740993", "8640000000000000", "8640000000000001", "9999999999999999", "12345678901234567", " 1", "NaN"]
+const EDGE_STRINGS = [
+  "", "0", "-0", "1.", ".5", "-", "1e5", "1E-8", "1e999", "00012.50", "9007199254740993", "8640000000000000", "8640000000000001",
+  "9999999999999999", "12345678901234567", " 1", "NaN",
+  // the longest decimal the default limits accept, and one character more
+  `0.${"1".repeat(98)}`, `0.${"1".repeat(99)}`
+]
 
 describe("schema round trips", () => {
   for (const [name, schema] of Object.entries(schemas)) {
@@ -141,31 +147,47 @@ describe("schema round trips", () => {
   }
 
   for (const [name, codec] of Object.entries(codecs)) {
-    it(`${name}: the fast decoder accepts exactly what the schema accepts, with the same values`, () => {
+    it(`${name}: the fast and plain decoders accept exactly what the schema accepts, with the same values`, () => {
       const { schema, fast } = codec as { schema: Schema.Schema<unknown, unknown>; fast: (wire: unknown, limits: typeof DEFAULT_LIMITS) => unknown }
       const decode = Schema.decodeUnknownEither(schema)
       const encode = Schema.encodeSync(schema)
       // random wire values (mostly refused), encoded domain values (valid), and valid ones with one field set to an edge string
       const edged = Arbitrary.make(schema).map(encode).chain((wire) =>
-        fc.constantFrom(...EDGE_STRINGS).map((edge) => {
+        fc.tuple(fc.constantFrom(...EDGE_STRINGS), fc.nat()).map(([edge, at]) => {
           const records = Array.isArray(wire) ? wire : [wire]
           const record = records[0] as Record<string, unknown> | undefined
           if (record === undefined) return wire
           const keys = Object.keys(record)
-          const key = keys[edge.length % keys.length]!
+          const key = keys[at % keys.length]!
           return Array.isArray(wire) ? [{ ...record, [key]: edge }, ...records.slice(1)] : { ...record, [key]: edge }
         })
       )
       const wires = fc.oneof(Arbitrary.make(Schema.encodedSchema(schema)), Arbitrary.make(schema).map(encode), edged)
-      fc.assert(
-        fc.property(wires, (wire) => {
-          const value = fast(wire, DEFAULT_LIMITS)
-          const full = decode(wire)
-          expect(value !== INVALID).toBe(Either.isRight(full))
-          if (Either.isRight(full)) expect(value).toEqual(full.right)
-        }),
-        { numRuns: 300 }
-      )
+      // the facade's plain decoder (hand-written for the tickers) likewise, giving the schema's value made plain
+      const plainFast = plainCodec(codec as Parameters<typeof plainCodec>[0]).fast
+      const agrees = (wire: unknown) => {
+        const value = fast(wire, DEFAULT_LIMITS)
+        const plain = plainFast(wire, DEFAULT_LIMITS)
+        const full = decode(wire)
+        expect(value !== INVALID).toBe(Either.isRight(full))
+        expect(plain !== INVALID).toBe(Either.isRight(full))
+        if (Either.isRight(full)) {
+          expect(value).toEqual(full.right)
+          expect(plain).toStrictEqual(toPlain(full.right))
+        }
+      }
+      fc.assert(fc.property(wires, agrees), { numRuns: 300 })
+      // and every field of a valid record set to every edge string, or removed: each decision, not a random few
+      const samples = fc.sample(Arbitrary.make(schema).map(encode), { seed: 21, numRuns: 20 })
+        .map((wire) => ({ list: Array.isArray(wire), record: (Array.isArray(wire) ? wire[0] : wire) as Record<string, unknown> | undefined }))
+        .filter((sample) => sample.record !== undefined)
+      const keys = [...new Set(samples.flatMap((sample) => Object.keys(sample.record!)))]
+      for (const { list, record } of samples.slice(0, 3)) {
+        for (const key of keys) {
+          const { [key]: _removed, ...without } = record!
+          for (const changed of [without, ...EDGE_STRINGS.map((edge) => ({ ...record, [key]: edge }))]) agrees(list ? [changed] : changed)
+        }
+      }
     })
   }
 })

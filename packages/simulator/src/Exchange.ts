@@ -13,6 +13,9 @@ import { badParameter, isFailure } from "./failures.js"
 import { AMOUNT_SCALE, Coins, Ledger } from "./Ledger.js"
 import { Market, MAX_PRICE_UNITS } from "./Market.js"
 import { Orders } from "./Orders.js"
+import type { Order, Trade } from "./Orders.js"
+import { ExchangeEvents } from "./ExchangeEvents.js"
+import type { Futures } from "./Futures.js"
 import { unknownSymbol } from "./params.js"
 import { Prng } from "./Prng.js"
 import { planRecord } from "./records.js"
@@ -99,6 +102,8 @@ export class Exchange {
   readonly tradingV3: TradingV3
   /** the exchange's demo trading (`/capi/v3/sim/…`): a demo account per account */
   readonly demoV3: DemoV3
+  /** market moves, order changes and executions, as they happen (the WebSocket layer observes them) */
+  readonly events = new ExchangeEvents()
   private readonly ledger: Ledger
   private readonly orders: Orders
   private readonly affiliate = new Affiliate()
@@ -108,7 +113,7 @@ export class Exchange {
   constructor(options: ExchangeOptions) {
     this.market = new Market(options.seed, options.symbols, options.now)
     this.ledger = new Ledger(new Coins(this.market.instruments))
-    this.orders = new Orders(this.market, options.now)
+    this.orders = new Orders(this.market, options.now, this.events)
     this.trading = new Trading(this.market, this.orders, this.ledger)
     this.marketV3 = new MarketV3(this.market, options.budgets)
     this.tradingV3 = new TradingV3(this.market, this.orders)
@@ -132,6 +137,17 @@ export class Exchange {
     this.market.step(now)
     this.orders.onTick(now)
     for (const activity of this.activities) maybeEvent(activity, now)
+    this.events.emit({ _tag: "MarketMoved", symbol: undefined })
+  }
+
+  /** Every account's futures side: positions, settings, cash and totals. */
+  get futures(): Futures {
+    return this.orders.futures
+  }
+
+  /** An order's fills, newest first (at most the account's remembered ones). */
+  fillsOf(order: Order): ReadonlyArray<Trade> {
+    return this.orders.trades(order.uid, { orderId: order.orderId, limit: Number.MAX_SAFE_INTEGER }).items
   }
 
   /**
@@ -150,6 +166,7 @@ export class Exchange {
     // the tickers answer is kept for a tick: the new price is in the next one asked, not a tick later
     this.tickerCache = undefined
     this.orders.onPriceSet(now)
+    this.events.emit({ _tag: "MarketMoved", symbol })
     return undefined
   }
 

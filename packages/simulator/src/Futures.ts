@@ -138,6 +138,8 @@ export interface Applied {
   readonly fee: bigint
   readonly realised: bigint
   readonly marginMode: MarginMode
+  /** the position after the fill (size 0 once closed); none when nothing was filled */
+  readonly position: Position | undefined
 }
 
 export interface Summary {
@@ -330,9 +332,9 @@ export class Futures {
       if (side === "long") account.totals.openLong += usdt
       else account.totals.openShort += usdt
       this.post(account, instrument.symbol, side === "long" ? "position_open_long" : "position_open_short", -fee, fee, fill.time)
-      return { units, fee, realised: 0n, marginMode: position.marginMode }
+      return { units, fee, realised: 0n, marginMode: position.marginMode, position }
     }
-    if (existing === undefined || units === 0) return { units: 0, fee: 0n, realised: 0n, marginMode: fill.marginMode }
+    if (existing === undefined || units === 0) return { units: 0, fee: 0n, realised: 0n, marginMode: fill.marginMode, position: undefined }
     const share = (amount: bigint) => divide(amount * BigInt(units), BigInt(existing.sizeUnits))
     const entryValue = share(existing.openValue)
     const margin = share(existing.margin)
@@ -356,7 +358,7 @@ export class Futures {
     else account.totals.closeShort += usdt
     const businessType = fill.liquidation ? "finish_liquidate" : side === "long" ? "position_close_long" : "position_close_short"
     this.post(account, instrument.symbol, businessType, realised - fee, fee, fill.time)
-    return { units, fee, realised, marginMode: existing.marginMode }
+    return { units, fee, realised, marginMode: existing.marginMode, position: existing }
   }
 
   /** Unrealised PnL of a position at the mark price, in 10^-8 USDT. */
@@ -399,6 +401,8 @@ export class Futures {
    * position the available balance counts as its margin too, so the estimate holds while it is the only one.
    */
   liquidationPrice(position: Position): number {
+    // a closed position (pushed once with size 0) has none
+    if (position.sizeUnits === 0) return 0
     const { instrument } = position
     const cover = position.marginMode === "isolated" ? position.margin : position.margin + this.summary(position.uid).available
     const coverValue = rescale(cover, AMOUNT_SCALE, valueScale(instrument))
@@ -433,10 +437,14 @@ export class Futures {
     return due
   }
 
-  /** Settles funding on every position once the simulated clock passes a funding time (missed ones are not repeated). */
-  fund(now: number): void {
-    if (now < this.nextFunding) return
+  /**
+   * Settles funding on every position once the simulated clock passes a funding time (missed ones are not repeated);
+   * answers the positions it settled.
+   */
+  fund(now: number): ReadonlyArray<Position> {
+    if (now < this.nextFunding) return []
     this.nextFunding = nextFundingAfter(now)
+    const funded: Array<Position> = []
     for (const account of this.accounts.values()) {
       for (const position of account.positions.values()) {
         const quote = this.market.quote(position.instrument.symbol)
@@ -448,8 +456,10 @@ export class Futures {
         const booked = this.post(account, position.instrument.symbol, "position_funding", received, 0n, now)
         position.fundingFee += booked
         account.totals.funding += booked
+        funded.push(position)
       }
     }
+    return funded
   }
 
   /** Matching bills, newest first, and whether more match. */

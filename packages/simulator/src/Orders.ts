@@ -25,6 +25,7 @@ import type { Instrument } from "./instruments.js"
 import type { Market } from "./Market.js"
 import { MAKER_FEE_BPS, maxPositionUnits, priceBand, TAKER_FEE_BPS } from "./contracts.js"
 import { Prng } from "./Prng.js"
+import { ExchangeEvents } from "./ExchangeEvents.js"
 import { decimal, divide, rescale, toUnits } from "./units.js"
 
 /** An order to place, as decoded from the wire. */
@@ -204,7 +205,8 @@ export class Orders {
   private nextId = 1_165_432_198_765_432_000n
   private nextTradeId = 700_112_233_445_566_000n
 
-  constructor(private readonly market: Market, now: number) {
+  /** `events`: where placements, cancels and executions are told (the WebSocket layer listens) */
+  constructor(private readonly market: Market, now: number, readonly events = new ExchangeEvents()) {
     this.futures = new Futures(market, now)
   }
 
@@ -377,7 +379,7 @@ export class Orders {
   onTick(now: number): void {
     this.match(now, false)
     this.liquidate(now)
-    this.futures.fund(now)
+    for (const position of this.futures.fund(now)) this.events.emit({ _tag: "Funded", position })
   }
 
   /** After `setPrice`: the same, with resting orders the price went through filled whole. */
@@ -501,6 +503,8 @@ export class Orders {
     if (isDone(order)) return
     this.reserve(order)
     if (!this.working.includes(order)) this.working.push(order)
+    // an order that partly filled on arrival was told with its execution
+    if (order.filledUnits === 0) this.events.emit({ _tag: "OrderChanged", order })
   }
 
   /** Lists a normal order with its account's orders. */
@@ -721,14 +725,18 @@ export class Orders {
     order.fee += applied.fee
     order.realised += applied.realised
     const book = this.book(uid)
-    book.trades.push({ tradeId: this.nextTradeId++, order, marginMode: applied.marginMode, units: applied.units, priceUnits, fee: applied.fee, realised: applied.realised, maker, time: now })
+    const trade: Trade = { tradeId: this.nextTradeId++, order, marginMode: applied.marginMode, units: applied.units, priceUnits, fee: applied.fee, realised: applied.realised, maker, time: now }
+    book.trades.push(trade)
     if (book.trades.length >= 2 * TRADE_MEMORY) book.trades = book.trades.slice(-TRADE_MEMORY)
+    const cut = order.filledUnits < order.sizeUnits && applied.units < units
     if (order.filledUnits >= order.sizeUnits) this.finish(order, "filled", now)
-    else if (applied.units < units) this.finish(order, "canceled", now)
-    else {
+    else if (!cut) {
       order.status = "partially_filled"
       this.reserve(order)
     }
+    this.events.emit({ _tag: "Executed", trade, position: applied.position })
+    // the rest that could not fill is canceled after the execution was told
+    if (cut) this.finish(order, "canceled", now)
   }
 
   private cancelOne(order: Order, now: number): Canceled {
@@ -745,6 +753,8 @@ export class Orders {
       this.futures.freeze(order.uid, -order.reserved)
       order.reserved = 0n
     }
+    // a fill is told with its execution
+    if (status === "canceled") this.events.emit({ _tag: "OrderChanged", order })
   }
 }
 

@@ -25,6 +25,8 @@ try {
     `  futures  ${simulator.futuresBaseUrl}`,
     `  spot     ${simulator.spotBaseUrl}`,
     `  admin    ${simulator.adminUrl}`,
+    `  futures streams  ${simulator.futuresWsUrl}/public  ${simulator.futuresWsUrl}/private`,
+    `  spot streams     ${simulator.spotWsUrl}/public  ${simulator.spotWsUrl}/private`,
     "demo accounts:",
     describe("trader", simulator.accounts.trader),
     describe("agent", simulator.accounts.agent) + "  (affiliate; also trades, has plan orders and bills)",

@@ -44,7 +44,8 @@ export const priceBand = (last: number, side: "buy" | "sell"): { readonly low: n
     : { low: Math.max(low, Math.ceil((last * (10_000 - ratio)) / 10_000)), high }
 }
 
-const rate = (bps: bigint) => Decimal.format(trimmed(bps, 4))
+/** A rate in basis points as the exchange writes it (`6n` → `0.0006`). */
+export const rate = (bps: bigint) => Decimal.format(trimmed(bps, 4))
 
 /** One contract as `market/contracts` shows it (the official sample's fields, in its order). */
 export const contractRecord = (instrument: Instrument): Json => ({

@@ -1,2 +1,2 @@
 export { startSimulator } from "./simulator.js"
-export type { DemoAccount, Fault, OperationName, RunningSimulator, SimulatorOptions } from "./types.js"
+export type { DemoAccount, Fault, OperationName, RunningSimulator, SimulatorOptions, WsFaults, WsStats } from "./types.js"

@@ -22,7 +22,7 @@ const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 1000
 const MINUTE_MS = 60_000
 
-interface Trade {
+export interface MarketTrade {
   /** digits: the minute's start and the instrument's place in the listing */
   readonly id: bigint
   readonly time: number
@@ -32,7 +32,7 @@ interface Trade {
   readonly buyerIsMaker: boolean
 }
 
-const tradesOf = (market: Market, instrument: Instrument, limit: number): ReadonlyArray<Trade> => {
+export const tradesOf = (market: Market, instrument: Instrument, limit: number): ReadonlyArray<MarketTrade> => {
   const place = BigInt(market.instruments.indexOf(instrument))
   return market.candles(instrument.symbol, 1, limit).filter((minute) => minute.baseVolume > 0n).map((minute) => ({
     id: BigInt(minute.time) * 1000n + place,
@@ -45,7 +45,7 @@ const tradesOf = (market: Market, instrument: Instrument, limit: number): Readon
 }
 
 /** A UUID's form (8-4-4-4-12 hex digits) of an id, as V3's live trades carry. */
-const uuidOf = (id: bigint): string => {
+export const uuidOf = (id: bigint): string => {
   const hex = id.toString(16).padStart(32, "0")
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }

@@ -14,6 +14,7 @@ import { decode } from "./requests.js"
 import { createListener } from "./server.js"
 import { Simulation } from "./Simulation.js"
 import type { Fault, OperationName, RunningSimulator, SimulatorOptions } from "./types.js"
+import { WsServer } from "./ws/WsServer.js"
 
 const DEFAULT_SYMBOLS = 240
 const MAX_SYMBOLS = 5000
@@ -97,8 +98,13 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
   if (!Number.isFinite(tickMs) || tickMs < 0 || tickMs > MAX_TIMER_MS) {
     throw new RangeError(`tickMs must be from 0 to ${MAX_TIMER_MS}, got ${options.tickMs}`)
   }
+  const wsPingMs = options.wsPingMs ?? 60_000
+  if (!Number.isFinite(wsPingMs) || wsPingMs < 1 || wsPingMs > MAX_TIMER_MS) {
+    throw new RangeError(`wsPingMs must be from 1 to ${MAX_TIMER_MS}, got ${options.wsPingMs}`)
+  }
+  const seed = integerIn("seed", options.seed, 1, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
   const simulation = new Simulation({
-    seed: integerIn("seed", options.seed, 1, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+    seed,
     symbols: integerIn("symbols", options.symbols, DEFAULT_SYMBOLS, 1, MAX_SYMBOLS),
     now: options.now ?? Date.now,
     budgets: budgetsOf(options.budget),
@@ -112,12 +118,16 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
   const futures = makeServer(createListener(simulation, spotPort === undefined ? "both" : "futures", delays, admin))
   const spot = spotPort === undefined ? undefined : makeServer(createListener(simulation, "spot", delays, admin))
   const servers = spot === undefined ? [futures] : [futures, spot]
+  const streams = new WsServer(simulation, seed, wsPingMs, delays)
+  streams.attach(futures, spot === undefined ? "both" : "futures")
+  if (spot !== undefined) streams.attach(spot, "spot")
   let futuresPort: number
   let spotListening: number
   try {
     futuresPort = await listen(futures, port, host)
     spotListening = spot === undefined ? futuresPort : await listen(spot, spotPort ?? 0, host)
   } catch (error) {
+    streams.close()
     await Promise.all(servers.map(shut))
     throw error
   }
@@ -126,12 +136,21 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
   ticker?.unref()
   const urlHost = host.includes(":") ? `[${host}]` : host
   const futuresBaseUrl = `http://${urlHost}:${futuresPort}`
+  const futuresWsUrl = `ws://${urlHost}:${futuresPort}/v3/ws`
   let closing: Promise<void> | undefined
 
   return {
     futuresBaseUrl,
     spotBaseUrl: `http://${urlHost}:${spotListening}`,
     adminUrl: `${futuresBaseUrl}${ADMIN_PREFIX}`,
+    futuresWsUrl,
+    spotWsUrl: spot === undefined ? `ws://${urlHost}:${futuresPort}/spot/v3/ws` : `ws://${urlHost}:${spotListening}/v3/ws`,
+    wsFaults: {
+      drop: (kind) => streams.drop(kind),
+      delay: (ms) => streams.delay(ms),
+      skipSequence: (symbol) => streams.skipSequence(symbol)
+    },
+    wsStats: () => streams.stats(),
     accounts: Object.freeze({ trader: Accounts.trader, agent: Accounts.agent }),
     tick: (times) => simulation.tick(times),
     setPrice: (symbol, price) => {
@@ -144,6 +163,7 @@ export const startSimulator = async (options: SimulatorOptions = {}): Promise<Ru
     close: () => {
       closing ??= (async () => {
         if (ticker !== undefined) clearInterval(ticker)
+        streams.close()
         delays.close()
         await Promise.all(servers.map(shut))
       })()

@@ -104,12 +104,41 @@ export interface SimulatorOptions {
    * embedded where other local processes must not move its prices, inject faults or read its demo credentials
    */
   readonly admin?: boolean
+  /** the WebSocket server's ping interval (ms), default 60 000 as the exchange's */
+  readonly wsPingMs?: number
+}
+
+/** Test controls of the WebSocket streams (core's stream tests use them). */
+export interface WsFaults {
+  /** cuts every open socket, or those of one kind, abruptly (no close frame: the client sees 1006) */
+  readonly drop: (kind?: "public" | "private") => void
+  /** holds every later push this long (0: at once again); acks and pings are not held */
+  readonly delay: (ms: number) => void
+  /** the next depth diff of the symbol (V3 id, `BTCUSDT`) skips: its `U` is not the previous `u` */
+  readonly skipSequence: (symbol: string) => void
+}
+
+/** Open WebSocket connections and their subscribed channels, by kind: a test sees a client reconnect and resubscribe. */
+export interface WsStats {
+  readonly publicSockets: number
+  readonly privateSockets: number
+  readonly publicSubscriptions: number
+  readonly privateSubscriptions: number
 }
 
 export interface RunningSimulator {
   /** e.g. http://127.0.0.1:PORT (no trailing slash) */
   readonly futuresBaseUrl: string
   readonly spotBaseUrl: string
+  /**
+   * The contract WebSocket base, e.g. ws://127.0.0.1:PORT/v3/ws: `/public` and `/private` are appended, as on the
+   * exchange. The same sockets answer under `/contract/v3/ws` (for clients that tell the market by the URL).
+   */
+  readonly futuresWsUrl: string
+  /** The spot WebSocket base: ws://127.0.0.1:SPOTPORT/v3/ws with `spotPort`, else ws://127.0.0.1:PORT/spot/v3/ws */
+  readonly spotWsUrl: string
+  readonly wsFaults: WsFaults
+  readonly wsStats: () => WsStats
   /** e.g. http://127.0.0.1:PORT/__sim (not served with `admin: false`) */
   readonly adminUrl: string
   readonly accounts: { readonly trader: DemoAccount; readonly agent: DemoAccount }

@@ -15,55 +15,13 @@
  * The client's API takes and returns floats; the test compares the answers' own decimal strings where money matters.
  */
 import { BigDecimal } from "effect"
-import { weex } from "ccxt"
 import { describe, expect, it } from "vitest"
 import { start } from "./helpers.js"
-import type { Fixture } from "./helpers.js"
+import { client, expectAllServed } from "./thirdParty.js"
 
 const BTC = "BTC/USDT:USDT"
 /** a symbol in which the demo account has no position and no order (plan orders included): its margin mode may change */
 const XRP = "XRP/USDT:USDT"
-
-interface Client {
-  readonly exchange: weex
-  /** `METHOD /path` of every request the client sent */
-  readonly sent: ReadonlyArray<string>
-}
-
-/**
- * The client as a user configures it for another host: the four base URLs, the trader's key, and the clock taken from
- * the server's (the fixture's clock stands still, so signatures are judged against the server's time, not the machine's).
- * Its own rate limiter is off: the simulator's budgets apply.
- */
-const client = (fx: Fixture): Client => {
-  const { futuresBaseUrl, spotBaseUrl, accounts } = fx.sim
-  const origins = new Set([new URL(futuresBaseUrl).origin, new URL(spotBaseUrl).origin])
-  const sent: Array<string> = []
-  const loopbackOnly = (url: string, init: RequestInit): Promise<Response> => {
-    const target = new URL(url)
-    if (!origins.has(target.origin)) return Promise.reject(new Error(`the client tried to leave the simulator: ${url}`))
-    sent.push(`${init.method ?? "GET"} ${target.pathname}`)
-    return fetch(url, { method: init.method ?? "GET", headers: init.headers ?? {}, body: init.body ?? null, signal: init.signal ?? null, redirect: "error" })
-  }
-  const exchange = new weex({
-    apiKey: accounts.trader.apiKey,
-    secret: accounts.trader.apiSecret,
-    password: accounts.trader.apiPassphrase,
-    enableRateLimit: false,
-    timeout: 5_000,
-    fetchImplementation: loopbackOnly,
-    options: { adjustForTimeDifference: true }
-  })
-  exchange.urls["api"] = { public: spotBaseUrl, private: spotBaseUrl, contract: futuresBaseUrl, contractPrivate: futuresBaseUrl }
-  return { exchange, sent }
-}
-
-/** Every request the client sent reached the simulator and was served by one of its operations. */
-const expectAllServed = (fx: Fixture, { sent }: Client) => {
-  const counted = Object.values(fx.sim.counters()).reduce((sum, count) => sum + count, 0)
-  expect(sent.length).toBeGreaterThan(0)
-  expect(counted, sent.join("\n")).toBe(sent.length)
-}
 
 const decimal = (value: unknown): BigDecimal.BigDecimal => {
   if (typeof value !== "string") throw new Error(`not a decimal string: ${JSON.stringify(value)}`)

@@ -5,8 +5,9 @@
  * `toPlain` makes a domain value plain, and defines what plain means. `plainCodec` decodes an answer straight to
  * plain records from the same field tables as the domain decoder, under the same rules, without building a
  * `BigDecimal` it would only format again: a decimal keeps the text the exchange sent once it is checked (the text is
- * what `toPlain` gives for it unless written oddly, `"00.5"` or `"1E-8"`, which is then parsed and formatted). An answer
- * this path refuses goes through the domain decoder, which accepts what the rules accept or explains what is wrong.
+ * what `toPlain` gives for it unless written oddly, `"00.5"` or `"1E-8"`, which is then parsed and formatted). A record
+ * with hand-written decoders (`W.HandWritten`, the tickers) is read by its own, built of the same pieces (`plainDecimal`,
+ * `plainDate`). An answer this path refuses goes through the domain decoder, which accepts what the rules accept or explains what is wrong.
  */
 import * as BigDecimal from "effect/BigDecimal"
 import * as DateTime from "effect/DateTime"
@@ -58,7 +59,7 @@ const canonical = (text: string, limits: W.DecodeLimits): string | W.Invalid => 
  * A decimal string under the rules of `Decimal.parse` (length bound, an optional minus, digits with at most one point
  * between digits), kept as sent when it is in canonical form; one pass, no allocation.
  */
-const plainDecimal = (wire: unknown, limits: W.DecodeLimits): string | W.Invalid => {
+export const plainDecimal = (wire: unknown, limits: W.DecodeLimits): string | W.Invalid => {
   if (typeof wire !== "string") return W.INVALID
   const length = wire.length
   if (length === 0 || length > limits.maxDecimalLength) return W.INVALID
@@ -78,7 +79,7 @@ const plainDecimal = (wire: unknown, limits: W.DecodeLimits): string | W.Invalid
 }
 
 /** Epoch milliseconds under the domain decoder's rule (`W.epochMillisOf`), as a `Date` (no `DateTime` on the way). */
-const plainDate = (wire: unknown): Date | W.Invalid => {
+export const plainDate = (wire: unknown): Date | W.Invalid => {
   const millis = W.epochMillisOf(wire)
   return millis === undefined ? W.INVALID : new Date(millis)
 }
@@ -167,7 +168,7 @@ export const plainCodec = <A, I>(codec: W.Codec<A, I>): W.Codec<Plain<A>, I> => 
       decode: (wire, limits = W.DEFAULT_LIMITS) => viaDomain(wire, limits)
     }
   }
-  const record = recordDecoder(layout.fields)
+  const record = layout.plain ?? recordDecoder(layout.fields)
   const fast = (layout.shape === "one"
     ? record
     : (wire: unknown, limits: W.DecodeLimits) =>

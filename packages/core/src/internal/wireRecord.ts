@@ -15,6 +15,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as BigDecimal from "effect/BigDecimal"
 import * as Decimal from "../Decimal.js"
+import type { Plain } from "./plainRecord.js"
 
 /** What a fast decoder returns for a value it refuses. */
 export const INVALID: unique symbol = Symbol.for("@tradedesk/core/invalid")
@@ -322,6 +323,8 @@ export interface RecordCodec<S extends Schema.Schema.Any, A> {
   readonly fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
   /** the field table it was built from, by domain name */
   readonly fields?: Record<string, AnyField>
+  /** the hand-written decoder to plain records, when the record has one (`HandWritten`) */
+  readonly plain?: ((wire: unknown, limits: DecodeLimits) => unknown) | undefined
 }
 
 /** A nested array of records. */
@@ -389,8 +392,25 @@ const fastRecord = (fields: Record<string, AnyField>) => {
   }
 }
 
-/** Builds a record from its field table: the Struct schema (Type = domain, Encoded = wire) and its fast decoder. */
-export const record = <F extends Record<string, AnyField>>(fields: F) => {
+/** The domain record of a field table. */
+export type DomainOf<F extends Record<string, AnyField>> = Schema.Struct.Type<Signatures<F>>
+
+/**
+ * Decoders of one record written out by hand, for a record read thousands at a time (the tickers): named reads and
+ * one object literal, where the table's loop reads and writes each field by a computed key through a decoder in an
+ * array. They must decide exactly as the table's decoders do: the property tests hold `fast` to the Schema and
+ * `plain` to the domain value made plain.
+ */
+export interface HandWritten<A> {
+  readonly fast: (wire: unknown, limits: DecodeLimits) => A | Invalid
+  readonly plain: (wire: unknown, limits: DecodeLimits) => Plain<A> | Invalid
+}
+
+/**
+ * Builds a record from its field table: the Struct schema (Type = domain, Encoded = wire) and its fast decoder, the
+ * table's loop or the hand-written one given.
+ */
+export const record = <F extends Record<string, AnyField>>(fields: F, handWritten?: HandWritten<DomainOf<F>>) => {
   const schemaWith = (limits: DecodeLimits) => {
     const signatures: Record<string, Schema.Struct.Field> = {}
     for (const [name, field] of Object.entries(fields)) signatures[name] = field.signature(limits)
@@ -398,8 +418,8 @@ export const record = <F extends Record<string, AnyField>>(fields: F) => {
   }
   const schema = schemaWith(DEFAULT_LIMITS)
   type Domain = Schema.Schema.Type<typeof schema>
-  const fast = fastRecord(fields) as (wire: unknown, limits: DecodeLimits) => Domain | Invalid
-  return { schema, schemaWith, fast, fields }
+  const fast = handWritten?.fast ?? (fastRecord(fields) as (wire: unknown, limits: DecodeLimits) => Domain | Invalid)
+  return { schema, schemaWith, fast, fields, plain: handWritten?.plain }
 }
 
 export type Codec<A, I> = {
@@ -416,7 +436,12 @@ export type Codec<A, I> = {
    * for a body of records (`one` or `many`): its layout and field table, for decoders of other values; `wrappedIn`
    * as given to `many`
    */
-  readonly layout?: { readonly shape: "one" | "many"; readonly fields: Record<string, AnyField>; readonly wrappedIn?: string | undefined }
+  readonly layout?: {
+    readonly shape: "one" | "many"
+    readonly fields: Record<string, AnyField>
+    readonly wrappedIn?: string | undefined
+    readonly plain?: ((wire: unknown, limits: DecodeLimits) => unknown) | undefined
+  }
 }
 
 const withFallback = <A, I>(
@@ -445,7 +470,7 @@ const withFallback = <A, I>(
 /** A response body that is one record. */
 export const one = <S extends Schema.Schema.AnyNoContext>(codec: RecordCodec<S, Schema.Schema.Type<S>>) => ({
   ...withFallback<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>(codec.schemaWith, codec.fast),
-  layout: codec.fields === undefined ? undefined : { shape: "one" as const, fields: codec.fields }
+  layout: codec.fields === undefined ? undefined : { shape: "one" as const, fields: codec.fields, plain: codec.plain }
 })
 
 /** A list as the one list of an object, e.g. `{"orderList": [...]}`. */
@@ -491,7 +516,7 @@ export function many<S extends Schema.Schema.AnyNoContext>(
   const emptyWhenAbsent = <W>(list: Codec<ReadonlyArray<A>, W>): Codec<ReadonlyArray<A>, W> => ({
     ...list,
     decode: (wire: unknown, limits?: DecodeLimits) => (wire === null || wire === undefined ? Either.right([]) : list.decode(wire, limits)),
-    layout: codec.fields === undefined ? undefined : { shape: "many" as const, fields: codec.fields, wrappedIn }
+    layout: codec.fields === undefined ? undefined : { shape: "many" as const, fields: codec.fields, wrappedIn, plain: codec.plain }
   })
   return wrappedIn === undefined
     ? emptyWhenAbsent(withFallback(bare, fast))

@@ -57,23 +57,56 @@ const symbolRecord = (instrument: Instrument): Json => ({
   marketOpenLimitSize: amount(instrument.maxSizeUnits, instrument)
 })
 
-/** One row of the klines (§21) of a candle of `minutes` minutes. */
-const klineRow = (instrument: Instrument, minutes: number, candle: Candle): Json => {
+/** A candle of `minutes` minutes as the exchange writes it (the WebSocket's kline names its fields the same way). */
+export const klineFields = (instrument: Instrument, minutes: number, candle: Candle) => {
   const price = (units: number) => text(units, instrument.priceDecimals)
   const quoteScale = instrument.priceDecimals + instrument.sizeDecimals
-  return [
-    candle.time,
-    price(candle.open),
-    price(candle.high),
-    price(candle.low),
-    price(candle.close),
-    text(candle.baseVolume, instrument.sizeDecimals),
-    candle.time + minutes * 60_000,
-    text(candle.quoteVolume, quoteScale),
-    Number(candle.baseVolume / BigInt(instrument.minSizeUnits)),
-    text(candle.baseVolume / 2n, instrument.sizeDecimals),
-    text(candle.quoteVolume / 2n, quoteScale)
-  ]
+  return {
+    t: candle.time,
+    T: candle.time + minutes * 60_000,
+    o: price(candle.open),
+    h: price(candle.high),
+    l: price(candle.low),
+    c: price(candle.close),
+    v: text(candle.baseVolume, instrument.sizeDecimals),
+    n: Number(candle.baseVolume / BigInt(instrument.minSizeUnits)),
+    q: text(candle.quoteVolume, quoteScale),
+    V: text(candle.baseVolume / 2n, instrument.sizeDecimals),
+    Q: text(candle.quoteVolume / 2n, quoteScale)
+  }
+}
+
+/** One row of the klines (§21) of a candle of `minutes` minutes. */
+const klineRow = (instrument: Instrument, minutes: number, candle: Candle): Json => {
+  const k = klineFields(instrument, minutes, candle)
+  return [k.t, k.o, k.h, k.l, k.c, k.v, k.T, k.q, k.n, k.V, k.Q]
+}
+
+/**
+ * One symbol's 24 h ticker as `ticker/24hr` answers it (the WebSocket's ticker carries the same figures). The walk
+ * records no trades: the count is the base volume in minimum-size orders, as in the klines.
+ */
+export const tickerRecord = (market: Market, instrument: Instrument) => {
+  const quote = market.quote(instrument.symbol)
+  const day = market.day(instrument.symbol)
+  if (quote === undefined || day === undefined) return undefined
+  const price = (units: number) => text(units, instrument.priceDecimals)
+  const closeTime = market.time
+  return {
+    symbol: v3Symbol(instrument.symbol),
+    priceChange: price(quote.last - day.open),
+    priceChangePercent: Decimal.format(changeRatio(quote.last, day.open)),
+    lastPrice: price(quote.last),
+    openPrice: price(day.open),
+    highPrice: price(day.high),
+    lowPrice: price(day.low),
+    volume: text(day.baseVolume, instrument.sizeDecimals),
+    quoteVolume: Decimal.format(quoteVolume24h(day.quoteVolume, instrument)),
+    markPrice: price(quote.mark),
+    indexPrice: price(quote.index),
+    openTime: closeTime - DAY_MS,
+    closeTime
+  }
 }
 
 /** The instruments a `symbol` parameter selects: all without it. */
@@ -123,28 +156,7 @@ export class MarketV3 {
   tickers(call: Call): Answer {
     const instruments = selected(this.market, call)
     if (isFailure(instruments)) return instruments
-    const closeTime = this.market.time
-    return stringify(instruments.map((instrument): Json => {
-      const quote = this.market.quote(instrument.symbol)
-      const day = this.market.day(instrument.symbol)
-      if (quote === undefined || day === undefined) return null
-      const price = (units: number) => text(units, instrument.priceDecimals)
-      return {
-        symbol: v3Symbol(instrument.symbol),
-        priceChange: price(quote.last - day.open),
-        priceChangePercent: Decimal.format(changeRatio(quote.last, day.open)),
-        lastPrice: price(quote.last),
-        openPrice: price(day.open),
-        highPrice: price(day.high),
-        lowPrice: price(day.low),
-        volume: text(day.baseVolume, instrument.sizeDecimals),
-        quoteVolume: Decimal.format(quoteVolume24h(day.quoteVolume, instrument)),
-        markPrice: price(quote.mark),
-        indexPrice: price(quote.index),
-        openTime: closeTime - DAY_MS,
-        closeTime
-      }
-    }))
+    return stringify(instruments.map((instrument): Json => tickerRecord(this.market, instrument) ?? null))
   }
 
   /** `GET /capi/v3/market/ticker/bookTicker[?symbol=]`: best bid and ask with the depth's first levels. */

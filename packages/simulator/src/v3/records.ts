@@ -16,7 +16,7 @@ const TIME_IN_FORCE = { normal: "GTC", post_only: "POST_ONLY", fok: "FOK", ioc: 
 
 const word = (value: string) => value.toUpperCase()
 
-const marginType = (mode: "cross" | "isolated") => (mode === "cross" ? "CROSSED" : "ISOLATED")
+export const marginType = (mode: "cross" | "isolated") => (mode === "cross" ? "CROSSED" : "ISOLATED")
 
 /**
  * STOP or TAKE_PROFIT: as placed through V3, else by direction as in the model V3 copies: a stop fires when the price
@@ -45,7 +45,7 @@ const cumQuote = (order: Order) =>
 const updateTime = (order: Order) => order.finishedAt ?? order.trigger?.at ?? order.createdAt
 
 /** A normal order as `GET /capi/v3/order` answers it (§3). */
-export const orderRecord = (order: Order): { readonly [key: string]: Json } => {
+export const orderRecord = (order: Order) => {
   const size = (units: number) => text(units, order.instrument.sizeDecimals)
   return {
     avgPrice: avgPrice(order),
@@ -150,7 +150,7 @@ export const openAlgoRecord = (plan: Order): Json => {
 export const algoHistoryRecord = (plan: Order): Json => ({ ...algoHead(plan), workingType: "CONTRACT_PRICE", ...times(plan) })
 
 /** A fill as `GET /capi/v3/userTrades` answers it (§5). */
-export const tradeRecord = (trade: Trade): Json => {
+export const tradeRecord = (trade: Trade) => {
   const { order } = trade
   const { instrument } = order
   return {
@@ -172,7 +172,7 @@ export const tradeRecord = (trade: Trade): Json => {
 }
 
 /** A position as `allPosition` and `singlePosition` answer it (§11). */
-export const positionRecord = (position: Position, futures: Futures): Json => {
+export const positionRecord = (position: Position, futures: Futures) => {
   const { instrument } = position
   const size = (units: number) => text(units, instrument.sizeDecimals)
   const liquidatePrice = futures.liquidationPrice(position)

@@ -16,13 +16,12 @@ import { stringify } from "../json.js"
 import type { Market } from "../Market.js"
 import type { Canceled, NewOrder, Order, Orders, TriggerKind } from "../Orders.js"
 import { isDone } from "../Orders.js"
-import { MAKER_FEE_BPS, MIN_LEVERAGE, TAKER_FEE_BPS } from "../contracts.js"
+import { MAKER_FEE_BPS, MIN_LEVERAGE, rate, TAKER_FEE_BPS } from "../contracts.js"
 import type { Fields } from "../requests.js"
 import { isFields, queryFields } from "../requests.js"
 import type { DemoAccount } from "../types.js"
-import { toUnits, trimmed } from "../units.js"
+import { toUnits } from "../units.js"
 import { AMOUNT_SCALE } from "../Ledger.js"
-import { Decimal } from "@tradedesk/core"
 import { itemCode, refusal } from "./errors.js"
 import {
   checkWindow,
@@ -89,8 +88,6 @@ const canceledRecord = ({ order, canceled, reason }: Canceled): Json => ({
 const notFound = (what: string) => refusal("CONTRACT_ORDER_NOT_EXIST", `${what} does not exist.`)
 
 const isWaiting = (plan: Order) => plan.trigger !== undefined && plan.trigger.at === undefined && !isDone(plan)
-
-const rate = (bps: bigint) => Decimal.format(trimmed(bps, 4))
 
 /** The common part of an order and an algo order: market, intent, size and the attached take-profit and stop-loss. */
 interface Intent {
