@@ -25,6 +25,11 @@ export default defineConfig(({ mode }) => ({
     // a feature's unit tests sit beside its code; cross-feature and end-to-end tests in test/
     include: mode === "slow" ? slow : ["src/**/*.test.ts", "test/**/*.test.ts"],
     exclude: mode === "slow" ? configDefaults.exclude : [...configDefaults.exclude, ...slow],
-    testTimeout: 20_000
+    // the fast tier's files share one module graph per worker: re-importing effect and telegraf for each file cost most
+    // of its time (a suite run again on V3 imports its V2 file under a query, `?v3`, to get a fresh copy)
+    isolate: mode === "slow",
+    testTimeout: 20_000,
+    // the features registered with the kernel (commands, buttons) before any test, as at the bot's start
+    setupFiles: ["test/setup.ts"]
   }
 }))

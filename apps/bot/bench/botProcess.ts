@@ -7,7 +7,7 @@
 import { Either } from "effect"
 import { createBot } from "../src/createBot.js"
 import * as BotConfig from "../src/kernel/BotConfig.js"
-import * as BotRuntime from "../src/kernel/BotRuntime.js"
+import * as BotRuntime from "../src/runtime.js"
 import { jsonLogger } from "../src/kernel/log.js"
 import { startPolling } from "../src/kernel/telegram/serve.js"
 

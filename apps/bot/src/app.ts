@@ -14,7 +14,7 @@ import { dirname, relative, resolve } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { createBot } from "./createBot.js"
 import * as BotConfig from "./kernel/BotConfig.js"
-import * as BotRuntime from "./kernel/BotRuntime.js"
+import * as BotRuntime from "./runtime.js"
 import { FolderLock, FolderLockedError } from "./kernel/FolderLock.js"
 import { jsonLogger, scrub } from "./kernel/log.js"
 import type { Logger } from "./kernel/log.js"
@@ -88,6 +88,7 @@ const exchangeOf = async (config: BotConfig.BotConfig, env: BotConfig.Env): Prom
         ...(options.demo === undefined ? {} : { demo: options.demo }),
         futuresBaseUrl: simulator.futuresBaseUrl,
         spotBaseUrl: simulator.spotBaseUrl,
+        futuresWsUrl: simulator.futuresWsUrl,
         apiKey,
         apiSecret,
         apiPassphrase,
@@ -243,7 +244,16 @@ export const startApp = async (io: AppIo): Promise<App> => {
     const simulator: NotReal = demo ? "demo" : exchange.simulator !== undefined
     // core's settings, checked when the runtime was built: the version spoken (V3 for the demo unless told)
     const { apiVersion } = Either.getOrThrow(CoreConfig.validate(exchange.options))
-    const watch = { budgetShare: config.watchBudgetPercent / 100, marginWarning: config.marginWarningPercent / 100 }
+    // on V3 the watcher and the alerts follow the exchange's streams where their host is known: the embedded
+    // simulator's, TRADEDESK_FUTURES_WS_URL, or the exchange's own beside its own REST host (a REST host of another's
+    // with no stream host set polls, rather than log in to the exchange's); the demo has no streams: it polls
+    const streamHostKnown = exchange.options.futuresWsUrl !== undefined ||
+      (exchange.options.futuresBaseUrl ?? CoreConfig.PRODUCTION_FUTURES_BASE_URL) === CoreConfig.PRODUCTION_FUTURES_BASE_URL
+    const watch = {
+      budgetShare: config.watchBudgetPercent / 100,
+      marginWarning: config.marginWarningPercent / 100,
+      streams: apiVersion === "v3" && !demo && streamHostKnown
+    }
     // the console user is the operator at the terminal: a trader; nobody else can reach that chat
     const access = consoleMode ? { readers: new Set<number>(), traders: new Set([CONSOLE_USER.id]), publicMarket: false } : config.access
     if (consoleMode) {

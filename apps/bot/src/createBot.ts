@@ -1,6 +1,6 @@
 /**
- * The bot: telegraf with the paced Telegram client, the middleware in a fixed order and one composer per feature,
- * the unknown-command hint last; and its background work, started before the first update and stopped after the
+ * The bot: telegraf with the paced Telegram client, the middleware in a fixed order and one composer per feature
+ * (`features.ts`), the unknown-command hint last; and its background work, started before the first update and stopped after the
  * last: the account watcher and the alert checker, which push messages to chats, and with Redis the confirmations'
  * heartbeat (this process announced alive; what processes that died held taken back).
  */
@@ -8,22 +8,13 @@ import { Effect, Fiber, Option } from "effect"
 import type { ConfigError } from "@tradedesk/core"
 import { Telegraf } from "telegraf"
 import type { Context } from "telegraf"
-import { account } from "./features/account/account.js"
-import { affiliate } from "./features/affiliate/affiliate.js"
-import { alerts, checkAlerts, loadAlerts } from "./features/alerts/alerts.js"
+import { composers } from "./features.js"
+import { checkAlerts, loadAlerts } from "./features/alerts/alerts.js"
 import { firedView } from "./features/alerts/format.js"
-import { bills } from "./features/bills/bills.js"
-import { chart } from "./features/chart/chart.js"
-import { fills } from "./features/fills/fills.js"
-import { help, unknown } from "./features/help/help.js"
-import { market } from "./features/market/market.js"
 import { eventsViews } from "./features/notify/format.js"
-import { loadSubscriptions, notify } from "./features/notify/notify.js"
+import { loadSubscriptions } from "./features/notify/notify.js"
 import { audience } from "./features/notify/subscribers.js"
-import { open } from "./features/open/open.js"
-import { orders } from "./features/orders/orders.js"
-import type { OrderSettings } from "./features/orders/orders.js"
-import { positions } from "./features/positions/positions.js"
+import type { OrderSettings } from "./features/order/order.js"
 import type { AccessPolicy } from "./kernel/access.js"
 import { Admission, admit } from "./kernel/Admission.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
@@ -39,6 +30,7 @@ import { push } from "./kernel/respond.js"
 import type { Deps } from "./kernel/respond.js"
 import { BotContext } from "./kernel/telegram/BotContext.js"
 import { commandKey, PacedTelegram } from "./kernel/telegram/PacedTelegram.js"
+import type { TradeBot } from "./kernel/telegram/serve.js"
 import { essential, Pacer } from "./kernel/telegram/Pacer.js"
 import { WatcherLease } from "./kernel/redis/Lease.js"
 import { SharedPacing } from "./kernel/redis/RedisPacing.js"
@@ -85,22 +77,6 @@ export interface BotOptions {
   readonly liveness?: Liveness
 }
 
-export interface TradeBot {
-  readonly bot: Telegraf<BotContext>
-  /** Waits for the updates being handled to finish (at most `timeoutMs`). */
-  readonly drain: (timeoutMs: number) => Promise<void>
-  /**
-   * Opens the confirmations kept before a restart — telling their owners of writes whose answer never came — and
-   * starts the watcher and the alert checker (with Redis, the pacer joins the shared pacing budget): before the first
-   * update. Calls after the first do nothing.
-   */
-  readonly start: () => Promise<void>
-  /** Stops the watcher, the alert checker and the heartbeat (withdrawing this process's announcement). */
-  readonly stop: () => Promise<void>
-  /** Messages waiting to go to Telegram, over all chats (`/metrics`). */
-  readonly waitingReplies: () => number
-}
-
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 export const createBot = (options: BotOptions): TradeBot => {
@@ -142,19 +118,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     caseInsensitiveCommands,
     authorize(deps),
     admit(new Admission(options.userCommandsPerMinute ?? 30, now)),
-    help(deps, options.limits),
-    market(deps),
-    orders(deps, options.orders, options.limits),
-    bills(deps),
-    affiliate(deps),
-    chart(deps),
-    open(deps),
-    fills(deps),
-    positions(deps),
-    account(deps, options.limits),
-    alerts(deps),
-    notify(deps),
-    unknown(deps)
+    ...composers(deps, { orders: options.orders, limits: options.limits })
   )
 
   // a notification that cannot go out (the chat blocked the bot) is logged; it is never dropped for a busy chat
@@ -198,7 +162,8 @@ export const createBot = (options: BotOptions): TradeBot => {
             : Effect.flatMap(WatcherLease, (lease) =>
               lease.run((fence) => whileWatching(Watcher.run(listeners, logger, options.watch, Option.getOrUndefined(fence))))))),
         runtime.runFork(
-          checkAlerts((fired) => tell(fired.alert.chatId, [firedView(fired, now())]), logger, options.alertIntervalMs ?? 5_000, options.access)
+          // the streams setting names the exchange's WebSocket host: the alerts follow its ticker streams too
+          checkAlerts((fired) => tell(fired.alert.chatId, [firedView(fired, now())]), logger, options.alertIntervalMs ?? 5_000, options.access, options.watch?.streams === true)
         )
       ]
     })()

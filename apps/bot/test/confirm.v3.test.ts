@@ -2,4 +2,4 @@
 import { speak } from "./harness.js"
 
 speak("v3")
-await import("./confirm.test.js")
+await import("./confirm.test.js?v3")

@@ -2,4 +2,4 @@
 import { speak } from "./harness.js"
 
 speak("v3")
-await import("./confirmedWrites.test.js")
+await import("./confirmedWrites.test.js?v3")

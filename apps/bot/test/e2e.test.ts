@@ -4,7 +4,7 @@
 import type { OperationName } from "@tradedesk/simulator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as CallbackData from "../src/kernel/CallbackData.js"
-import { COMMANDS } from "../src/kernel/commands.js"
+import { commands } from "../src/kernel/commands.js"
 import type { ApiCall } from "../src/kernel/telegram/LocalBotApi.js"
 import { group, labels, preOf, reader, spoken, startRig, stranger, trader, until } from "./harness.js"
 import type { Rig } from "./harness.js"
@@ -43,8 +43,8 @@ describe("market data", () => {
 
   it("sets the command menu at start", () => {
     const call = rig.api.calls.find((item) => item.method === "setMyCommands")
-    const commands = (call?.payload.commands ?? []) as ReadonlyArray<{ command: string }>
-    expect(commands.map((command) => command.command)).toEqual(COMMANDS.filter((command) => command.name !== "start").map((command) => command.name))
+    const menu = (call?.payload.commands ?? []) as ReadonlyArray<{ command: string }>
+    expect(menu.map((command) => command.command)).toEqual(commands().filter((command) => command.name !== "start").map((command) => command.name))
   })
 
   it("/tickers shows 20 markets by volume in a table, and pages in place", async () => {
@@ -393,7 +393,7 @@ describe("authorization", () => {
   it("refuses a stranger every command but help, with no exchange call, and says why once", async () => {
     const before = total(rig.simulator.counters())
     const from = rig.api.botMessages(stranger.id).length
-    for (const command of COMMANDS.filter((item) => item.access !== "open")) {
+    for (const command of commands().filter((item) => item.access !== "open")) {
       const outcome = await rig.say(stranger, `${command.examples[0]}`)
       expect([command.name, outcome.outcome]).toEqual([command.name, "denied:not_allowed"])
     }

@@ -6,13 +6,13 @@ import { describe, expect, it } from "vitest"
 import { affiliateCaption, affiliateCsv, affiliateFileName, affiliateView } from "../src/features/affiliate/format.js"
 import { billsCaption, billsCsv, billsFileName, billsView, pageOf, unknownCoinView } from "../src/features/bills/format.js"
 import { tickersView, tickerView, unknownSymbolView } from "../src/features/market/format.js"
-import { resultView } from "../src/features/orders/format.js"
+import { resultView } from "../src/features/order/format.js"
 import * as CallbackData from "../src/kernel/CallbackData.js"
 import { toCsv } from "../src/kernel/csv.js"
 import { ExportBusyError } from "../src/kernel/ExportGate.js"
 import { errorReport } from "../src/kernel/messages.js"
-import { caption, compact, dec, grouped, oneLine, paginate, percent, split, table, view } from "../src/kernel/view.js"
-import { bill, d, NOW, order, pre, snapshotOf, ticker } from "./samples.js"
+import { caption, compact, dec, grouped, money, oneLine, paginate, percent, priceAtStep, signedMoney, split, table, view } from "../src/kernel/view.js"
+import { bill, btcContract, d, NOW, order, pre, snapshotOf, ticker } from "./samples.js"
 
 describe("numbers", () => {
   it("keep the exchange's digits, trailing zeros included", () => {
@@ -40,6 +40,53 @@ describe("numbers", () => {
       const amount = BigDecimal.make(value, scale)
       expect(grouped(amount).replaceAll("\u00a0", "")).toBe(Decimal.format(amount))
     }))
+  })
+
+  it("show money as a trader's screen does: to the cent in dollar coins, 8 places in others, grouped", () => {
+    const shown = (text: string, coin = "USDT") => money(d(text), coin).replaceAll("\u00a0", "_")
+    // the exchange's eight decimals, as views showed them before
+    expect(signedMoney(d("94.83000000"), "USDT")).toBe("+94.83")
+    expect(shown("10004.43313600")).toBe("10_004.43")
+    expect(shown("0.38980800")).toBe("0.39")
+    // every place shown, so a column's decimal points line up
+    expect(shown("100")).toBe("100.00")
+    expect(shown("0")).toBe("0.00")
+    expect(signedMoney(d("0"), "USDT")).toBe("0.00")
+    expect(shown("1.5", "BTC")).toBe("1.50000000")
+    expect(shown("0.123456789", "ETH")).toBe("0.12345679")
+    expect(shown("12.3", "susdt")).toBe("12.30")
+  })
+
+  it("round money half away from zero, the same on both sides of zero", () => {
+    const shown = (text: string) => money(d(text), "USDT")
+    expect(shown("0.125")).toBe("0.13")
+    expect(shown("0.135")).toBe("0.14")
+    expect(shown("0.1249999")).toBe("0.12")
+    expect(shown("-0.125")).toBe("-0.13")
+    expect(shown("-0.1249999")).toBe("-0.12")
+    expect(signedMoney(d("-94.835"), "USDT")).toBe("-94.84")
+    expect(signedMoney(d("0.005"), "USDT")).toBe("+0.01")
+    expect(shown("0.00999")).toBe("0.01")
+  })
+
+  it("never show an amount that is not zero as 0.00: its first two significant digits instead", () => {
+    const shown = (text: string, coin = "USDT") => money(d(text), coin)
+    expect(shown("0.0041234")).toBe("0.0041")
+    expect(shown("0.004")).toBe("0.004")
+    expect(shown("-0.000003")).toBe("-0.000003")
+    expect(signedMoney(d("0.0000996"), "USDT")).toBe("+0.0001")
+    expect(signedMoney(d("-0.00449"), "USDT")).toBe("-0.0045")
+    expect(shown("0.000000001234", "BTC")).toBe("0.0000000012")
+    // exact digits all the way: no float in between
+    expect(shown("0.000000000000000000000000000001")).toBe("0.000000000000000000000000000001")
+  })
+
+  it("show a worked-out price at the contract's price step, or to 8 places without the contract", () => {
+    expect(priceAtStep(d("65001.04"), btcContract)).toBe("65001.0")
+    expect(priceAtStep(d("65001.05"), btcContract)).toBe("65001.1")
+    expect(priceAtStep(d("65001"), btcContract)).toBe("65001.0")
+    expect(priceAtStep(BigDecimal.unsafeDivide(d("192.0001"), d("0.003")), undefined)).toBe("64000.03333333")
+    expect(priceAtStep(d("3000.50"), undefined)).toBe("3000.5")
   })
 })
 

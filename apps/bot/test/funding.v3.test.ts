@@ -2,4 +2,4 @@
 import { speak } from "./harness.js"
 
 speak("v3")
-await import("./funding.test.js")
+await import("./funding.test.js?v3")

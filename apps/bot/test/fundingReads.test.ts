@@ -37,7 +37,8 @@ const fake = (
         fundingHistory: unused,
         openInterest: unused,
         marketTrades: unused,
-        markPrice: unused
+        markPrice: unused,
+        bookTicker: unused
       })),
       Layer.succeed(ReadShare.ReadShare, share)
     ))

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as CallbackData from "../src/kernel/CallbackData.js"
-import { COMMANDS } from "../src/kernel/commands.js"
+import { commands } from "../src/kernel/commands.js"
 import type { ChatRef, Person, StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
 import { group, reader, startRig, stranger, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
@@ -79,8 +79,8 @@ const orderLine = (random: Random): string => {
   ].join(" ")
 }
 
-const NAMES = [...COMMANDS.map((command) => command.name), "quit", "Tickers", "order_", "bills2"]
-const EXAMPLES = COMMANDS.flatMap((command) => command.examples)
+const NAMES = [...commands().map((command) => command.name), "quit", "Tickers", "order_", "bills2"]
+const EXAMPLES = commands().flatMap((command) => command.examples)
 
 /** A message as a user could send it (Telegram takes at most 4,096 characters). */
 const commandLine = (random: Random): string => {

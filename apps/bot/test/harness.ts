@@ -8,12 +8,12 @@ import { startSimulator } from "@tradedesk/simulator"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { Either } from "effect"
 import { createBot } from "../src/createBot.js"
-import type { OrderSettings } from "../src/features/orders/orders.js"
-import type { TradeBot } from "../src/createBot.js"
+import type { OrderSettings } from "../src/features/order/order.js"
+import type { TradeBot } from "../src/kernel/telegram/serve.js"
 import type { WatchSettings } from "../src/kernel/Watcher.js"
 import type { AccessPolicy } from "../src/kernel/access.js"
 import * as BotConfig from "../src/kernel/BotConfig.js"
-import * as BotRuntime from "../src/kernel/BotRuntime.js"
+import * as BotRuntime from "../src/runtime.js"
 import { jsonLogger } from "../src/kernel/log.js"
 import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
 import type * as TradingLimits from "../src/kernel/TradingLimits.js"
@@ -46,8 +46,9 @@ export interface LogLine {
 }
 
 /**
- * The API version every rig of this test file speaks (default V2). A suite is run on V3 by a file that sets it and then
- * imports the suite (`e2e.v3.test.ts`): each test file has its own copy of this module.
+ * The API version every rig of this test file speaks. The setup file sets V2 before each file (the fast tier's files
+ * share this module); a suite is run on V3 by a file that sets it and then imports the suite under a query
+ * (`e2e.v3.test.ts`), which gives a fresh copy of the suite.
  */
 let apiVersion: "v2" | "v3" = "v2"
 export const speak = (version: "v2" | "v3") => {

@@ -2,4 +2,4 @@
 import { speak } from "./harness.js"
 
 speak("v3")
-await import("./manage.e2e.test.js")
+await import("./manage.e2e.test.js?v3")

@@ -2,4 +2,4 @@
 import { speak } from "./harness.js"
 
 speak("v3")
-await import("./margin.test.js")
+await import("./margin.test.js?v3")

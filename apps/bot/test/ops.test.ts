@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { startApp } from "../src/app.js"
 import { createBot } from "../src/createBot.js"
 import * as BotConfig from "../src/kernel/BotConfig.js"
-import * as BotRuntime from "../src/kernel/BotRuntime.js"
+import * as BotRuntime from "../src/runtime.js"
 import type { StoreSettings } from "../src/kernel/BotRuntime.js"
 import { jsonLogger } from "../src/kernel/log.js"
 import * as Metrics from "../src/kernel/ops/Metrics.js"

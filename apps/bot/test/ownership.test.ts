@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import type { AccessPolicy } from "../src/kernel/access.js"
-import { COMMANDS } from "../src/kernel/commands.js"
+import { commands } from "../src/kernel/commands.js"
 import { prepareFolder } from "../src/kernel/Store.js"
 import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
 import { labels, reader, startRig, stranger, trader, until } from "./harness.js"
@@ -198,7 +198,7 @@ describe("words every object inherits", () => {
 
   it("reach no command's parser as anything but input", async () => {
     const r = await open(livePolicy())
-    for (const { name } of COMMANDS) {
+    for (const { name } of commands()) {
       for (const word of PROTOTYPE_KEYS) {
         for (const text of [`/${name} ${word}`, `/${name} btc ${word} 1`, `/${name} ${word} btc`]) {
           const line = await r.say(trader, text)

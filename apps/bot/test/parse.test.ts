@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest"
 import { parseAffiliate } from "../src/features/affiliate/parse.js"
 import { parseBills } from "../src/features/bills/parse.js"
 import { parseTicker, parseTickers } from "../src/features/market/parse.js"
-import { parseOrder, parseOrders } from "../src/features/orders/parse.js"
-import { COMMANDS, commandOf } from "../src/kernel/commands.js"
+import { parseOrder } from "../src/features/order/parse.js"
+import { parseOrders } from "../src/features/orders/parse.js"
+import { commandOf, commands } from "../src/kernel/commands.js"
 import { parseTime } from "../src/kernel/parse.js"
 import type { Parsed } from "../src/kernel/parse.js"
 import { normalizeQuery, resolve, suggest, toSymbol } from "../src/kernel/symbols.js"
@@ -48,7 +49,7 @@ describe("commands", () => {
   })
 
   it("fits Telegram's command menu rules", () => {
-    for (const command of COMMANDS) {
+    for (const command of commands()) {
       expect(command.name).toMatch(/^[a-z0-9_]{1,32}$/)
       expect(command.summary.length).toBeGreaterThanOrEqual(3)
       expect(command.summary.length).toBeLessThanOrEqual(256)

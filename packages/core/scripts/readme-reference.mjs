@@ -107,6 +107,21 @@ const tables = (checker, type, location, heading) => {
   return [`#### \`${heading}\``, "", "| field | wire | type | doc |", "|---|---|---|---|", ...rows, "", ...nested]
 }
 
+/**
+ * A method's result as the client writes it (`Promise<ReadonlyArray<Ticker>>`): as declared for a method of its own,
+ * and for one derived from the operation list (Operations.ts) in the same words, each record by its name in
+ * facade/records.ts.
+ */
+const resultText = (checker, method, signature, records) => {
+  const declared = method.declarations[0]
+  if (ts.isPropertySignature(declared) && declared.type !== undefined) return declared.type.type.getText().replaceAll("Plain.", "")
+  // `Plain<R>` of one record `R` is one type object however it was reached: found by identity, nothing else resolved
+  const named = (type) =>
+    records.find((record) => record.type === type)?.name ??
+      (checker.isArrayType(type) ? `ReadonlyArray<${named(checker.getTypeArguments(type)[0])}>` : typeText(checker, type))
+  return `Promise<${named(checker.getPromisedTypeOfPromise(signature.getReturnType()))}>`
+}
+
 /** The generated section: parameters of each client method, then the fields of each plain record. */
 export const reference = () => {
   const { config } = ts.readConfigFile(`${packageDir}tsconfig.json`, ts.sys.readFile)
@@ -120,12 +135,17 @@ export const reference = () => {
 
   const out = ["### Methods and their parameters", ""]
   const client = exportsOf("src/client.ts")
+  const records = exportsOf("src/facade/records.ts")
+  const recordTypes = records.symbols.filter((symbol) => symbol.name !== "Of").map((symbol) => ({ name: symbol.name, type: checker.getDeclaredTypeOfSymbol(symbol) }))
   const clientType = checker.getDeclaredTypeOfSymbol(client.symbols.find((symbol) => symbol.name === "TradeDeskClient"))
-  for (const method of checker.getPropertiesOfType(clientType)) {
+  // the operations first, in the order Operations.ts declares them, then the methods the client declares itself
+  const methods = checker.getPropertiesOfType(clientType)
+  const derived = (method) => !ts.isPropertySignature(method.declarations[0])
+  const operations = methods.filter(derived).sort((one, other) => one.declarations[0].pos - other.declarations[0].pos)
+  for (const method of [...operations, ...methods.filter((method) => !derived(method))]) {
     const signature = checker.getSignaturesOfType(checker.getTypeOfSymbolAtLocation(method, client.source), ts.SignatureKind.Call)[0]
     const params = signature.parameters.filter((parameter) => parameter.name !== "options")
-    // the result as declared (`Promise<ReadonlyArray<Plain.Ticker>>`), not expanded
-    const result = method.declarations[0].type.type.getText().replaceAll("Plain.", "")
+    const result = resultText(checker, method, signature, recordTypes)
     const doc = ts.displayPartsToString(method.getDocumentationComment(checker))
     out.push(`#### \`${method.name}(${params.map((parameter) => parameter.name).join(", ")})\` → \`${result}\``, "")
     if (doc !== "") out.push(cell(doc), "")
@@ -139,7 +159,6 @@ export const reference = () => {
 
   out.push("### Records", "", "Plain records of the Promise client; the Effect records of the same name hold `BigDecimal` for a decimal string,",
     "`DateTime.Utc` for a `Date` and `Option` for a value that may be `undefined`.", "")
-  const records = exportsOf("src/facade/records.ts")
   for (const symbol of records.symbols.filter((symbol) => symbol.name !== "Of")) {
     out.push(...tables(checker, checker.getDeclaredTypeOfSymbol(symbol), records.source, symbol.name))
   }

@@ -14,6 +14,7 @@ import { endpoint, request } from "./Wire.js"
 import type { Composite, Endpoint, WireTable } from "./Wire.js"
 import * as W from "./internal/wireRecord.js"
 import { FuturesSymbol } from "./Params.js"
+import * as BookTicker from "./market/BookTicker.js"
 import * as Candle from "./market/Candle.js"
 import * as Contract from "./market/Contract.js"
 import * as Depth from "./market/Depth.js"
@@ -295,6 +296,15 @@ export const markPrice = request("markPrice", {
   response: MarkPrice.MarkPriceFromTicker
 })
 
+/** The ticker (IP 1) read for its best bid and ask; V2 sends no size at either. */
+export const bookTicker = request("bookTicker", {
+  method: "GET",
+  path: "/capi/v2/market/ticker",
+  ipWeight: 1,
+  request: BookTicker.BookTickerRequest,
+  response: BookTicker.BookTickerFromTicker
+})
+
 // The funding rate now: three public requests of IP 1 each (docs/trading.md §10.6), joined by symbol
 
 const publicFunding = { name: "fundingRate", method: "GET", ipWeight: 1, request: SymbolRequest } as const
@@ -527,6 +537,7 @@ export const table: WireTable = {
   fundingHistory,
   fundingRate,
   markPrice,
+  bookTicker,
   tradingFees,
   adjustMargin
 }

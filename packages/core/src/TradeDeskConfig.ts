@@ -76,6 +76,8 @@ export interface StreamSettings {
   readonly maxElements: number
   /** order-book resyncs in a row without a continuous book before the stream fails with a DepthGapError (default 5) */
   readonly maxResyncs: number
+  /** on V2 (no streams) the pause between two polls of a stream's REST read (default 5 s) */
+  readonly pollMillis: number
 }
 
 export interface Settings {
@@ -129,6 +131,7 @@ export interface Options {
     readonly maxFrameBytes?: number
     readonly maxElements?: number
     readonly maxResyncs?: number
+    readonly pollMs?: number
   }
   readonly apiKey?: string | Redacted.Redacted<string>
   readonly apiSecret?: string | Redacted.Redacted<string>
@@ -239,7 +242,8 @@ const streamSettings = (given: Options["streams"]): Checked<StreamSettings> =>
       maxReconnects: yield* integer("streams.maxReconnects", options.maxReconnects, 10, 0, 1_000_000),
       maxFrameBytes: yield* integer("streams.maxFrameBytes", options.maxFrameBytes, 4 * 1024 * 1024, 1024, MAX_RESPONSE_BYTES_LIMIT),
       maxElements: yield* integer("streams.maxElements", options.maxElements, 1000, 1, 1_000_000),
-      maxResyncs: yield* integer("streams.maxResyncs", options.maxResyncs, 5, 0, 1000)
+      maxResyncs: yield* integer("streams.maxResyncs", options.maxResyncs, 5, 0, 1000),
+      pollMillis: yield* integer("streams.pollMs", options.pollMs, 5_000, 1, 3_600_000)
     }
   })
 

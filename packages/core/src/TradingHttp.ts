@@ -59,6 +59,13 @@ export class TradingHttp extends Context.Tag("@tradedesk/core/TradingHttp")<Trad
   /** the operations of the configured API version: services pick their entry here */
   readonly wire: WireTable
   readonly call: <P, A>(operation: Operation<P, A>, params: P) => Effect.Effect<A, TradeDeskError>
+  /**
+   * The milliseconds added to the local clock for ACCESS-TIMESTAMP, as the signed calls use it: measured from the
+   * exchange's clock before its first use (unless `syncClock` is off), the configured `clockOffsetMs` otherwise. The
+   * private streams' login signs with it (through `ServerTime`); a fake transport may leave it out (`clockOffsetMs`
+   * then stands for it).
+   */
+  readonly signingClockOffset?: Effect.Effect<number>
 }>() {}
 
 /** The table of the configured API version, or the demo's (V3 only) when demo trading is on. */
@@ -497,7 +504,7 @@ const make = Effect.gen(function*() {
     return operation.run(callEndpoint, params)
   }
 
-  return TradingHttp.of({ wire: table, call })
+  return TradingHttp.of({ wire: table, call, signingClockOffset: Effect.map(clockReading, (reading) => reading.offset) })
 })
 
 /** The transport over a supplied HttpClient and RateLimit. */

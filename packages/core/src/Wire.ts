@@ -47,30 +47,46 @@ export interface Route {
   readonly location: "query" | "body"
 }
 
-/** One request: its route, the caller's parameters ⇄ the wire query or body, and the answer's decoder. */
+/** A request's wire side as the transport sends it: the fields of a query string or of a JSON body. */
+export type WireParams = Readonly<Record<string, unknown>>
+
+/**
+ * One request: its route, the caller's parameters ⇄ the wire query or body, and the answer's decoder. The wire types
+ * differ per endpoint and a Schema is invariant in them, so an endpoint keeps them only as far as the transport reads
+ * them: parameters encode to some fields (`WireParams`), answers are decoded from parsed JSON (`unknown`).
+ */
 export interface Endpoint<Params, A> extends Route {
   readonly write: Write<Params> | undefined
-  /**
-   * The wire side differs per endpoint (query strings or a JSON body) and only the transport reads it: left open. A
-   * Schema is invariant in its wire type, so a table of endpoints with different wire types has no other common type.
-   */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-  readonly request: Schema.Schema<Params, any>
-  /** the answer's decoder; its wire side is left open for the same reason */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-  readonly response: Codec<A, any>
+  readonly request: Schema.Schema<Params, WireParams>
+  readonly response: Codec<A, unknown>
 }
 
 type Defaulted = "api" | "signed" | "uidWeight" | "placesOrders" | "write" | "envelope" | "location"
 
-/** What an endpoint says: all but the defaulted fields, which it gives only where it differs. */
-export type EndpointFields<P, A> = Omit<Endpoint<P, A>, Defaulted> & Partial<Pick<Endpoint<P, A>, Defaulted>>
+/**
+ * What an endpoint says: all but the defaulted fields, which it gives only where it differs; its request schema and
+ * answer's decoder with their own wire types `I` and `O`.
+ */
+export type EndpointFields<P, A, I extends WireParams, O> =
+  & Omit<Endpoint<P, A>, Defaulted | "request" | "response">
+  & Partial<Pick<Endpoint<P, A>, Defaulted>>
+  & { readonly request: Schema.Schema<P, I>; readonly response: Codec<A, O> }
+
+/**
+ * The one place a wire type is forgotten (see `Endpoint`): encoding still yields `I`, a kind of `WireParams`, and the
+ * answer is still decoded from whatever JSON came; only a typed decode of wire values would see the wider type, and
+ * nothing decodes requests or encodes answers through an endpoint.
+ */
+const forgetWire = <P, A, I extends WireParams, O>(request: Schema.Schema<P, I>, response: Codec<A, O>) => ({
+  request: request as unknown as Schema.Schema<P, WireParams>,
+  response: response as unknown as Codec<A, unknown>
+})
 
 /**
  * An endpoint with the defaults: futures host, public, no UID weight, no order placement, not a write, bare JSON,
  * parameters in the query of a GET and the body of anything else.
  */
-export const endpoint = <P, A>(fields: EndpointFields<P, A>): Endpoint<P, A> => ({
+export const endpoint = <P, A, I extends WireParams, O>(fields: EndpointFields<P, A, I, O>): Endpoint<P, A> => ({
   api: "futures",
   signed: false,
   uidWeight: 0,
@@ -78,15 +94,16 @@ export const endpoint = <P, A>(fields: EndpointFields<P, A>): Endpoint<P, A> => 
   write: undefined,
   envelope: "bare",
   location: fields.method === "GET" ? "query" : "body",
-  ...fields
+  ...fields,
+  ...forgetWire(fields.request, fields.response)
 })
 
 const DECLARED: { readonly [K in OperationName]: Declaration<ParamsOf<K>, ResultOf<K>> } = OPERATIONS
 
 /** An operation's own request: its write keys and order placement are the operation's (Operations.ts). */
-export const request = <K extends OperationName>(
+export const request = <K extends OperationName, I extends WireParams, O>(
   name: K,
-  fields: Omit<EndpointFields<ParamsOf<K>, ResultOf<K>>, "name" | "write" | "placesOrders">
+  fields: Omit<EndpointFields<ParamsOf<K>, ResultOf<K>, I, O>, "name" | "write" | "placesOrders">
 ): Endpoint<ParamsOf<K>, ResultOf<K>> => endpoint({ ...fields, name, write: DECLARED[name].write, placesOrders: DECLARED[name].placesOrders })
 
 /** Sends one request of the table's version through the transport (limiter, signing, decoding, error mapping). */

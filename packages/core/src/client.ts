@@ -21,11 +21,8 @@ import * as Stream from "effect/Stream"
 import { setMaxListeners } from "node:events"
 import { Account } from "./account/Account.js"
 import type { AdjustMarginRequest } from "./account/AdjustMargin.js"
-import type { AccountSettingsRequest, SetLeverageRequest, SetMarginModeRequest } from "./account/Leverage.js"
-import type { FuturesBillsRequest } from "./account/FuturesBill.js"
 import type { SpotBillsRequest } from "./account/SpotBill.js"
 import { SpotBills } from "./account/SpotBills.js"
-import type { TradingFeesRequest } from "./account/TradingFees.js"
 import { AffiliateStats } from "./affiliate/AffiliateStats.js"
 import type { AffiliateStatsRequest } from "./affiliate/AffiliateUserStats.js"
 import { ClientClosedError, OutcomeUnknownError, TransportError } from "./Errors.js"
@@ -37,43 +34,36 @@ import type { WithDecimalInputs } from "./facade/inputs.js"
 import type * as Plain from "./facade/records.js"
 import { plainCodec, toPlain } from "./internal/plainRecord.js"
 import type { Plain as PlainOf } from "./internal/plainRecord.js"
-import type { Candle, CandlesRequest } from "./market/Candle.js"
-import type { ContractsRequest } from "./market/Contract.js"
-import type { DepthRequest } from "./market/Depth.js"
-import type { FundingHistoryRequest } from "./market/FundingHistory.js"
-import type { FundingRateRequest } from "./market/FundingRate.js"
-import type { MarkPriceRequest } from "./market/MarkPrice.js"
-import type { MarketTrade, MarketTradesRequest } from "./market/MarketTrade.js"
-import type { OpenInterestRequest } from "./market/OpenInterest.js"
+import type { Candle } from "./market/Candle.js"
+import type { MarketTrade } from "./market/MarketTrade.js"
 import { Market } from "./market/Market.js"
 import type { OrderInput } from "./orders/BatchOrder.js"
 import type { BatchOrdersInput as DomainBatchOrdersInput } from "./orders/BatchOrder.js"
 import { BatchOrders } from "./orders/BatchOrders.js"
-import type { CancelAllOrdersInput, CancelOrderRequest, CancelOrdersRequest, CancelPlanOrderRequest, ClosePositionsRequest } from "./orders/Cancel.js"
-import type { Fill, FillsRequest } from "./orders/Fill.js"
-import type { OpenOrdersRequest, Order, OrderDetailRequest, OrderHistoryRequest } from "./orders/Order.js"
+import type { CancelAllOrdersInput } from "./orders/Cancel.js"
+import type { Fill } from "./orders/Fill.js"
+import type { OpenOrdersRequest, Order, OrderHistoryRequest } from "./orders/Order.js"
 import { Orders } from "./orders/Orders.js"
 import type { FillsRange, PlanOrderHistoryRange } from "./orders/Orders.js"
-import type { PlanOrdersRequest } from "./orders/PlanOrder.js"
-import type { PlacePlanOrderInput as DomainPlacePlanOrderInput, PlanOrderHistoryRequest } from "./orders/PlanOrderPlacement.js"
+import type { PlacePlanOrderInput as DomainPlacePlanOrderInput } from "./orders/PlanOrderPlacement.js"
 import { PlanOrders } from "./orders/PlanOrders.js"
 import type { TimeRange } from "./orders/PlanOrders.js"
 import type { TimeInput } from "./Params.js"
-import type { Position, PositionRequest } from "./positions/Position.js"
+import type { Position } from "./positions/Position.js"
 import * as RateLimit from "./RateLimit.js"
 import { ServerTime } from "./ServerTime.js"
 import * as TradeDesk from "./TradeDesk.js"
 import * as TradeDeskConfig from "./TradeDeskConfig.js"
 import { isWrite, OPERATION_NAMES, OPERATIONS } from "./Operations.js"
-import type { OperationName, ParamsOf, ResultOf } from "./Operations.js"
+import type { OperationName, ParamsOf, ParamsOptional, ResultOf } from "./Operations.js"
 import type { Endpoint, Operation, Route } from "./Wire.js"
 import type { Options } from "./TradeDeskConfig.js"
 import { layer as transportLayer, onWriteSent, TradingHttp } from "./TradingHttp.js"
 import type { WriteKeys } from "./TradingHttp.js"
 import * as UndiciHttpClient from "./UndiciHttpClient.js"
 import type { FuturesAsset } from "./account/Asset.js"
-import { isStreamError } from "./streams/StreamErrors.js"
 import type { StreamError } from "./streams/StreamErrors.js"
+import type { PolledTicker } from "./streams/polling.js"
 import type { BalanceUpdate, OrderUpdate, PrivateItem, StreamTicker } from "./streams/StreamRecords.js"
 import { Streams } from "./streams/Streams.js"
 import type { DepthLevels, OrderBook, StreamInterval } from "./streams/Streams.js"
@@ -101,67 +91,27 @@ export type PlacePlanOrderInput = WithDecimalInputs<DomainPlacePlanOrderInput>
 /** A margin move: the amount as a decimal string, a `BigDecimal` or a whole number. */
 export type AdjustMarginInput = WithDecimalInputs<AdjustMarginRequest>
 
-export interface TradeDeskClient {
-  /** every futures ticker (weight IP 40) */
-  readonly tickers: (options?: CallOptions) => Promise<ReadonlyArray<Plain.Ticker>>
-  readonly planOrders: (params?: PlanOrdersRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.PlanOrder>>
+/**
+ * The Promise client: a method for every operation of Operations.ts, derived from it (`OperationMethods`) but for
+ * those that take decimal inputs or go through a service, declared here with paging, streams and `close`.
+ */
+export interface TradeDeskClient extends OperationMethods {
   /**
    * Places up to 20 orders of one symbol; each has its own result. A write, never retried: a lost answer rejects with
    * an OutcomeUnknownError naming the client oids to look up.
    */
   readonly batchOrders: (batch: BatchOrdersInput, options?: CallOptions) => Promise<Plain.BatchOrdersResponse>
-  readonly spotBills: (params?: SpotBillsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.SpotBill>>
-  readonly affiliateStats: (params?: AffiliateStatsRequest, options?: CallOptions) => Promise<Plain.AffiliatePage>
   /** the exchange's clock */
   readonly serverTime: (options?: CallOptions) => Promise<Date>
-  /** one page of open orders */
-  readonly openOrders: (params?: OpenOrdersRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Order>>
-  readonly orderDetail: (params: OrderDetailRequest, options?: CallOptions) => Promise<Plain.Order>
-  readonly orderHistory: (params?: OrderHistoryRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Order>>
-  readonly fills: (params?: FillsRequest, options?: CallOptions) => Promise<Plain.FillsPage>
-  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError naming the order id or client oid */
-  readonly cancelOrder: (params: CancelOrderRequest, options?: CallOptions) => Promise<Plain.CancelResult>
-  readonly cancelOrders: (params: CancelOrdersRequest, options?: CallOptions) => Promise<Plain.CancelOrdersResult>
   readonly placePlanOrder: (order: PlacePlanOrderInput, options?: CallOptions) => Promise<Plain.PlanOrderAck>
-  readonly cancelPlanOrder: (params: CancelPlanOrderRequest, options?: CallOptions) => Promise<Plain.CancelResult>
-  readonly planOrderHistory: (params: PlanOrderHistoryRequest, options?: CallOptions) => Promise<Plain.PlanOrderHistoryPage>
-  readonly closePositions: (params?: ClosePositionsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.ClosedPosition>>
   readonly cancelAllOrders: (params?: CancelAllOrdersInput, options?: CallOptions) => Promise<ReadonlyArray<Plain.CancelledOrder>>
-  /** contract rules of one symbol or of all (asks the exchange each time) */
-  readonly contracts: (params?: ContractsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Contract>>
   /** one symbol's contract from the client's cache (asked at most once an hour) */
   readonly contract: (params: { readonly symbol: string }, options?: CallOptions) => Promise<Plain.Contract>
-  readonly ticker: (params: { readonly symbol: string }, options?: CallOptions) => Promise<Plain.Ticker>
-  readonly depth: (params: DepthRequest, options?: CallOptions) => Promise<Plain.Depth>
-  readonly candles: (params: CandlesRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Candle>>
-  /** one symbol's funding now: rate, next funding time, mark and index price (V2 joins three requests) */
-  readonly fundingRate: (params: FundingRateRequest, options?: CallOptions) => Promise<Plain.FundingRate>
-  /** one symbol's open interest */
-  readonly openInterest: (params: OpenInterestRequest, options?: CallOptions) => Promise<Plain.OpenInterest>
-  /** one symbol's most recent trades by anyone (up to 1000, 100 when `limit` is omitted) */
-  readonly marketTrades: (params: MarketTradesRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.MarketTrade>>
-  /** the funding rates one symbol was last settled at (up to 100; the mark price at each on V3 only) */
-  readonly fundingHistory: (params: FundingHistoryRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.FundingSettlement>>
-  /** one symbol's mark and index price */
-  readonly markPrice: (params: MarkPriceRequest, options?: CallOptions) => Promise<Plain.MarkPrice>
-  readonly futuresAssets: (options?: CallOptions) => Promise<ReadonlyArray<Plain.FuturesAsset>>
-  readonly accounts: (options?: CallOptions) => Promise<Plain.AccountInfo>
-  readonly accountSettings: (params?: AccountSettingsRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.LeverageSetting>>
-  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accountSettings` to see */
-  readonly setLeverage: (params: SetLeverageRequest, options?: CallOptions) => Promise<void>
-  /** a write, never retried: a lost answer rejects with an OutcomeUnknownError; read `accounts` to see */
-  readonly setMarginMode: (params: SetMarginModeRequest, options?: CallOptions) => Promise<void>
   /**
    * moves margin into an isolated position or out of it; a write, never retried: a lost answer rejects with an
    * OutcomeUnknownError; read `positions` to see
    */
   readonly adjustMargin: (params: AdjustMarginInput, options?: CallOptions) => Promise<void>
-  /** the maker and taker fee rates the account pays on one symbol */
-  readonly tradingFees: (params: TradingFeesRequest, options?: CallOptions) => Promise<Plain.TradingFees>
-  readonly futuresBills: (params?: FuturesBillsRequest, options?: CallOptions) => Promise<Plain.FuturesBillPage>
-  readonly spotAssets: (options?: CallOptions) => Promise<ReadonlyArray<Plain.SpotAsset>>
-  readonly positions: (options?: CallOptions) => Promise<ReadonlyArray<Plain.Position>>
-  readonly position: (params: PositionRequest, options?: CallOptions) => Promise<ReadonlyArray<Plain.Position>>
 
   // Paging: each page is asked for only when the one before is used up; breaking out of `for await` asks no more.
 
@@ -183,12 +133,14 @@ export interface TradeDeskClient {
   /** every plan order of the symbol created within the time range, oldest window first, each once */
   readonly iteratePlanOrderHistory: (range: PlanOrderHistoryRange, options?: CallOptions) => AsyncIterable<Plain.PlanOrder>
 
-  // Live streams (V3 WebSocket; on V2 they reject with an UnsupportedOperationError). Each is an async iterable of
-  // plain records, ended by `break` or the `signal` (which rejects with an AbortedError); ending it unsubscribes.
+  // Live streams: V3's WebSocket channels; on V2 (no streams) each polls its REST read every `streams.pollMs`, one
+  // request of that read's weight a round, charged to the rate limiter (the Streams service's doc says what each
+  // yields there). Each is an async iterable of plain records, ended by `break` or the `signal` (which rejects with an
+  // AbortedError); ending it unsubscribes or stops polling.
 
-  /** a symbol's 24 h statistics on every change (no best bid or ask: see `watchDepth`) */
-  readonly watchTicker: (params: { readonly symbol: string }, options?: CallOptions) => AsyncIterable<PlainOf<StreamTicker>>
-  /** the whole book after every applied frame, kept continuous by its update ids */
+  /** a symbol's 24 h statistics on every change (no best bid or ask: see `watchDepth`); on V2 a `PolledTicker` a round */
+  readonly watchTicker: (params: { readonly symbol: string }, options?: CallOptions) => AsyncIterable<PlainOf<StreamTicker | PolledTicker>>
+  /** the whole book after every applied frame, kept continuous by its update ids (on V2 the REST book a round) */
   readonly watchDepth: (params: { readonly symbol: string; readonly levels?: DepthLevels }, options?: CallOptions) => AsyncIterable<PlainOf<OrderBook>>
   /** recent trades, then each trade, each once */
   readonly watchTrades: (params: { readonly symbol: string }, options?: CallOptions) => AsyncIterable<PlainOf<MarketTrade>>
@@ -197,13 +149,13 @@ export interface TradeDeskClient {
     params: { readonly symbol: string; readonly interval: StreamInterval; readonly priceType?: "LAST_PRICE" | "MARK_PRICE" },
     options?: CallOptions
   ) => AsyncIterable<PlainOf<Candle>>
-  /** open orders (a `snapshot` item, again after every reconnect), then each change (`update` items) */
-  readonly watchOrders: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<Order, OrderUpdate>>>
+  /** open orders (a `snapshot` item, again after every reconnect), then each change (`update` items; on V2 REST's order) */
+  readonly watchOrders: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<Order, OrderUpdate | Order>>>
   /** recent fills, then each fill; every fill once */
   readonly watchFills: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<Fill, Fill>>>
   readonly watchPositions: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<Position, Position>>>
-  /** REST balances as snapshots, then the collateral pushes (which carry no available balance) */
-  readonly watchBalances: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<FuturesAsset, BalanceUpdate>>>
+  /** REST balances as snapshots, then the collateral pushes (which carry no available balance; on V2 REST's balance) */
+  readonly watchBalances: (options?: CallOptions) => AsyncIterable<PlainOf<PrivateItem<FuturesAsset, BalanceUpdate | FuturesAsset>>>
 
   /**
    * Ends the client: calls in flight and open iterators are stopped, the connection pool and the runtime are closed.
@@ -248,10 +200,15 @@ const VIA_SERVICE = ["batchOrders", "placePlanOrder", "cancelAllOrders", "adjust
 type ViaService = typeof VIA_SERVICE[number]
 type Direct = Exclude<OperationName, ViaService>
 
-/** The facade method of an operation: its call options alone when it takes no parameters. */
-type DirectMethods = {
-  readonly [K in Direct]: [keyof ParamsOf<K>] extends [never] ? (options?: CallOptions) => Promise<PlainOf<ResultOf<K>>>
-    : (params?: ParamsOf<K>, options?: CallOptions) => Promise<PlainOf<ResultOf<K>>>
+/**
+ * The facade method of each operation the services add nothing to, derived from Operations.ts with the operation's
+ * doc: its call options alone when it takes no parameters, the parameters optional where the operation says a caller
+ * may leave them out.
+ */
+type OperationMethods = {
+  readonly [K in keyof Omit<typeof OPERATIONS, ViaService>]: [keyof ParamsOf<K>] extends [never] ? (options?: CallOptions) => Promise<PlainOf<ResultOf<K>>>
+    : ParamsOptional<K> extends true ? (params?: ParamsOf<K>, options?: CallOptions) => Promise<PlainOf<ResultOf<K>>>
+    : (params: ParamsOf<K>, options?: CallOptions) => Promise<PlainOf<ResultOf<K>>>
 }
 
 const isDirect = (name: OperationName): name is Direct => !VIA_SERVICE.some((via) => via === name)
@@ -289,7 +246,7 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
       }
       if (!Cause.isInterruptedOnly(exit.cause)) {
         const failure = Cause.squash(exit.cause)
-        throw isTradeDeskError(failure) || isStreamError(failure) ? failure : new UnexpectedError({ endpoint, detail: failure instanceof Error ? failure.message : String(failure) })
+        throw isTradeDeskError(failure) ? failure : new UnexpectedError({ endpoint, detail: failure instanceof Error ? failure.message : String(failure) })
       }
       const closed = closing.signal.aborted
       if (sent === undefined) throw closed ? new ClientClosedError({ endpoint, when: "during" }) : new AbortedError({ endpoint, write })
@@ -329,13 +286,13 @@ export const createClient = (options: Options = {}): TradeDeskClient => {
     )
 
   /**
-   * One method per operation the services add nothing to; an omitted parameter object is `{}`. `DirectMethods` says
+   * One method per operation the services add nothing to; an omitted parameter object is `{}`. `OperationMethods` says
    * what each takes, and the transport checks the parameters against the operation's schema before sending anything.
    */
   const direct = Object.fromEntries(OPERATION_NAMES.filter(isDirect).map((name) => {
     const callWith = (params: unknown, options?: CallOptions) => call(name, (params ?? {}) as ParamsOf<typeof name>, options)
     return [name, OPERATIONS[name].takesParams ? callWith : (options?: CallOptions) => callWith({}, options)]
-  })) as DirectMethods
+  })) as OperationMethods
 
   /** A service's result, made plain. */
   const viaService = <A>(endpoint: EndpointName, program: Effect.Effect<A, TradeDeskError, Requirements>, options?: CallOptions) =>

@@ -7,7 +7,7 @@
 import { DateTime, Either, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { optionalInteger } from "../src/account/optionalWire.js"
-import * as SpotBill from "../src/account/SpotBill.js"
+import * as Endpoints from "../src/Endpoints.js"
 import { quoteLongIntegers } from "../src/internal/exactIntegers.js"
 import { plainCodec } from "../src/internal/plainRecord.js"
 import * as W from "../src/internal/wireRecord.js"
@@ -113,7 +113,7 @@ describe("whole numbers: a JSON number or its digits (a spot bill's coinId came 
   it("a live spot bill (coinId \"82\") reads on V3 and on V2's record, as the documented one (coinId 2) does", async () => {
     const live = await fixture("v3/account/spotBills.live.json")
     const documented = await fixture("v3/account/spotBills.json")
-    for (const codecOfVersion of [V3Account.spotBills.response, SpotBill.SpotBillList]) {
+    for (const codecOfVersion of [V3Account.spotBills.response, Endpoints.spotBills.response]) {
       const [bill] = Either.getOrThrow(read(codecOfVersion, parsed(live)))
       expect(bill).toMatchObject({ billId: "736825748291061726", coinId: 82, coinName: "DOGE", bizType: "trade_in" })
       expect(DateTime.toEpochMillis(bill!.createdAt)).toBe(1775672947953)

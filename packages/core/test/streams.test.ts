@@ -8,6 +8,7 @@ import { createHmac } from "node:crypto"
 import { Chunk, ConfigProvider, Effect, Either, Fiber, Layer, Stream } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { createClient } from "../src/client.js"
+import { isTradeDeskError } from "../src/facade/errors.js"
 import type { TradeDeskClient } from "../src/client.js"
 import { StreamAuthError, SubscriptionRefusedError } from "../src/streams/StreamErrors.js"
 import { Streams } from "../src/streams/Streams.js"
@@ -349,6 +350,7 @@ describe("the private socket", () => {
     const iterator = client().watchOrders()[Symbol.asyncIterator]()
     const error: unknown = await iterator.next().catch((failure: unknown) => failure)
     expect(error).toBeInstanceOf(StreamAuthError)
+    expect(isTradeDeskError(error)).toBe(true)
     expect(error).toMatchObject({ status: 401 })
     const [upgrade] = ws.upgrades
     expect(ws.upgrades).toHaveLength(1)
@@ -357,6 +359,19 @@ describe("the private socket", () => {
     expect(upgrade?.headers["access-passphrase"]).toBe(CREDENTIALS.apiPassphrase)
     expect(upgrade?.headers["access-sign"]).toBe(createHmac("sha256", CREDENTIALS.apiSecret).update(`${timestamp}/v3/ws/private`).digest("base64"))
     expect(String(error)).not.toContain(CREDENTIALS.apiSecret)
+  })
+
+  it("signs the login on the clock offset measured from the exchange's clock, not only the configured one", async () => {
+    const ahead = 3_600_000
+    rest.requests.length = 0
+    rest.handle = (request) => (request.path === "/capi/v3/market/time" ? json({ serverTime: Date.now() + ahead }) : json([]))
+    ws.refuse.set(PRIVATE, 401)
+    const iterator = client({ syncClock: true, clockOffsetMs: 0 }).watchOrders()[Symbol.asyncIterator]()
+    await expect(iterator.next()).rejects.toBeInstanceOf(StreamAuthError)
+    expect(rest.requests.filter((request) => request.path === "/capi/v3/market/time")).toHaveLength(1)
+    // the offset measured is an hour, give or take the round trip: far from the configured 0
+    const offset = Number(ws.upgrades[0]?.headers["access-timestamp"]) - Date.now()
+    expect(Math.abs(offset - ahead)).toBeLessThan(60_000)
   })
 
   it("a refused private subscribe is the auth error", async () => {
@@ -455,10 +470,12 @@ describe("the private socket", () => {
   })
 })
 
-describe("on the V2 API", () => {
-  it("the streams reject with an UnsupportedOperationError that says why", async () => {
-    const error: unknown = await client({ apiVersion: "v2" }).watchTicker({ symbol: "cmt_btcusdt" })[Symbol.asyncIterator]().next().catch((failure: unknown) => failure)
-    expect(error).toMatchObject({ _tag: "UnsupportedOperationError", endpoint: "ticker", apiVersion: "v2" })
+describe("on the V2 API (the streams poll: streams.polling.test.ts)", () => {
+  it("a candle width V2 lacks rejects with an UnsupportedOperationError that says why, and nothing connects", async () => {
+    const candles = client({ apiVersion: "v2" }).watchCandles({ symbol: "cmt_btcusdt", interval: "2h" })[Symbol.asyncIterator]()
+    const error: unknown = await candles.next().catch((failure: unknown) => failure)
+    expect(error).toMatchObject({ _tag: "UnsupportedOperationError", endpoint: "candles", apiVersion: "v2" })
+    expect(String(error)).toContain("2h")
     expect(ws.upgrades).toHaveLength(0)
   })
 })

@@ -73,13 +73,16 @@ describe("the transport on V3", () => {
   const holder = useLoopback()
 
   /** A V3 read of the kind every V3 table entry is: bare JSON, errors as negative codes. */
-  const probe: Endpoint<{ readonly symbol: string }, unknown> = {
-    ...Endpoints.planOrders,
+  const probe: Endpoint<{ readonly symbol: string }, unknown> = V3Wire.endpoint({
+    name: "planOrders",
+    method: "GET",
     path: "/capi/v3/probe",
-    envelope: "v3",
+    signed: true,
+    ipWeight: 3,
+    uidWeight: 3,
     request: Schema.Struct({ symbol: V3Wire.SymbolParam }),
     response: W.fromSchema(Schema.Unknown)
-  }
+  })
   const callProbe = (params: { readonly symbol: string }) =>
     viaTransport(holder.server, Effect.flatMap(TradingHttp.TradingHttp, (http) => http.call(probe, params)), { apiVersion: "v3" })
 

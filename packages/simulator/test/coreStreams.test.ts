@@ -95,7 +95,7 @@ describe("core's streams against the simulator", () => {
 
     const placed = await client.batchOrders({ symbol: "cmt_btcusdt", orders: [{ clientOid: "stream-1", type: "open_long", size: "0.01", priceMode: "market" }] })
     const orderId = placed.orders[0]!.orderId
-    const order = await nextMatching(orders, (item) => item.kind === "update" && item.record.order.status === "filled")
+    const order = await nextMatching(orders, (item) => item.kind === "update" && "order" in item.record && item.record.order.status === "filled")
     expect(order).toMatchObject({ kind: "update", record: { order: { orderId, clientOid: "stream-1", symbol: "cmt_btcusdt", kind: "open_long" } } })
     const fill = await nextMatching(fills, (item) => item.kind === "update")
     expect(fill).toMatchObject({ record: { orderId, symbol: "cmt_btcusdt", direction: "OPEN_LONG" } })

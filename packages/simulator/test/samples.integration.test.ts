@@ -183,6 +183,7 @@ describe("every endpoint of core's table against the simulator", () => {
       expect((yield* stats.fundingHistory({ symbol: BTC, limit: 5 })).length).toBeGreaterThan(0)
       expect((yield* stats.fundingRate({ symbol: BTC })).symbol).toBe(BTC)
       expect(format((yield* stats.markPrice({ symbol: BTC })).markPrice)).toBe("65000.0")
+      expect(format((yield* stats.bookTicker({ symbol: BTC })).bidPrice)).toMatch(/^\d+\.\d$/)
 
       expect((yield* account.futuresAssets()).map((asset) => asset.coin)).toEqual(["USDT"])
       expect((yield* account.accounts()).collateral.length).toBeGreaterThan(0)
@@ -202,10 +203,10 @@ describe("every endpoint of core's table against the simulator", () => {
     const page = await ok(sim, Effect.flatMap(AffiliateStats.AffiliateStats, (service) => service.page({ pageSize: 5 })), sim.accounts.agent)
     expect(page.records.length).toBeGreaterThan(0)
 
-    // the five operations of docs/interface.md, the server time, the 24 of the trading interface, 4 market reads (open
-    // interest, market trades, funding history, the mark price) and the margin move; V2's funding rate now and trading
-    // fees are composites of these requests and of their own
-    expect(endpoints).toHaveLength(35)
+    // the five operations of docs/interface.md, the server time, the 24 of the trading interface, 5 market reads (open
+    // interest, market trades, funding history, the mark price, the best bid and ask) and the margin move; V2's funding
+    // rate now and trading fees are composites of these requests and of their own
+    expect(endpoints).toHaveLength(36)
     const after = sim.counters()
     const unserved = endpoints.map((endpoint) => operationOf(endpoint)).filter((name) => after[name] === before[name])
     expect(unserved).toEqual([])

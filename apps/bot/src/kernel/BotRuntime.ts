@@ -1,13 +1,11 @@
 /**
  * The one runtime the bot runs its exchange programs on: core's services (one transport, one rate limiter, one
- * connection pool), the bot's shared caches (tickers, account reads, affiliate users), export gate and store, built
- * once at start-up and disposed at shutdown.
+ * connection pool), the bot's shared caches (tickers, account reads), export gate and store, and the services the
+ * features bring (given as a layer: the kernel knows none of them), built once at start-up and disposed at shutdown.
  */
 import type { ConfigError } from "@tradedesk/core"
 import { RateLimit, TradeDesk, TradeDeskConfig, UndiciHttpClient } from "@tradedesk/core"
 import { Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
-import * as AffiliateBook from "../features/affiliate/AffiliateBook.js"
-import * as CoinDirectory from "../features/bills/CoinDirectory.js"
 import * as AccountReads from "./AccountReads.js"
 import * as ConfirmStore from "./ConfirmStore.js"
 import * as ExportGate from "./ExportGate.js"
@@ -25,11 +23,18 @@ import * as UpdateLedger from "./redis/UpdateLedger.js"
 import * as Store from "./Store.js"
 import * as Watcher from "./Watcher.js"
 
-export type Services =
+/**
+ * The services features keep, by name: empty here, each feature adds its own where it defines the service
+ * (`declare module "…/kernel/BotRuntime.js" { interface FeatureServices { … } }`).
+ */
+export interface FeatureServices {}
+
+/** What a feature's layer may build on: core's services (read through the shared account reads) and the export gate. */
+export type FeatureNeeds = TradeDesk.Services | ExportGate.ExportGate | TradeDeskConfig.TradeDeskConfig
+
+export type KernelServices =
   | TradeDesk.Services
   | MarketData.MarketData
-  | AffiliateBook.AffiliateBook
-  | CoinDirectory.CoinDirectory
   | ExportGate.ExportGate
   | Store.Store
   | ConfirmStore.ConfirmStore
@@ -41,6 +46,8 @@ export type Services =
   | Watcher.OwnCancels
   | TradeDeskConfig.TradeDeskConfig
 
+export type Services = KernelServices | FeatureServices[keyof FeatureServices]
+
 export type BotRuntime = ManagedRuntime.ManagedRuntime<Services, ConfigError>
 
 export interface CacheSettings {
@@ -48,8 +55,6 @@ export interface CacheSettings {
   readonly tickersTtlMs?: number
   /** how long one answer of an account read (plan orders, a page of bills) serves equal reads (default 2 s) */
   readonly accountReadsTtlMs?: number
-  /** how long the affiliate users of a query are kept for paging and export (default 60 s) */
-  readonly affiliateTtlMs?: number
 }
 
 export interface StoreSettings {
@@ -112,22 +117,22 @@ const coreLayer = (storage: StoreSettings, log: Log.Logger) =>
     Layer.provide(RedisConnection.layer(storage.redis, log))
   )
 
-const layer = (
+const layer = <F>(
   options: TradeDeskConfig.Options,
   caches: CacheSettings,
   storage: StoreSettings,
   log: Log.Logger,
-  metrics: Metrics.MetricsService
-): Layer.Layer<Services, ConfigError> =>
+  metrics: Metrics.MetricsService,
+  features: Layer.Layer<F, never, FeatureNeeds>
+): Layer.Layer<KernelServices | F, ConfigError> =>
   Layer.mergeAll(
     Layer.succeed(Metrics.Metrics, metrics),
     sharedLayer(storage, log),
     MarketData.layer(Duration.millis(caches.tickersTtlMs ?? 3_000)),
-    AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000)),
-    CoinDirectory.layer
+    features
   ).pipe(
     Layer.provideMerge(ExportGate.layer),
-    // over core's services: the features (and the coin directory) read through the shared account reads
+    // over core's services: the features (and their services) read through the shared account reads
     Layer.provideMerge(AccountReads.tradingLayer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     Layer.provideMerge(AccountReads.layer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     // every cancel through the bot is noted, so the watcher tells the exchange's cancels from the trader's
@@ -150,16 +155,22 @@ const coreLogsInto = (log: Log.Logger) =>
 /** Core's spans, counted by operation and exit (`/metrics`), over whatever tracer is in place. */
 const countedSpans = (metrics: Metrics.MetricsService) => Layer.unwrapEffect(Effect.map(Effect.tracer, (base) => Layer.setTracer(metrics.tracer(base))))
 
-export const make = (
+/**
+ * The runtime over the features' layer (the application's `runtime.ts` gives every feature's); without it, the
+ * kernel's services alone (the kernel's own tests).
+ */
+export const make = <F = never>(
   options: TradeDeskConfig.Options,
   caches: CacheSettings = {},
   log?: Log.Logger,
   storage: StoreSettings = {},
-  metrics: Metrics.MetricsService = Metrics.make()
-): BotRuntime =>
+  metrics: Metrics.MetricsService = Metrics.make(),
+  features?: Layer.Layer<F, never, FeatureNeeds>
+): ManagedRuntime.ManagedRuntime<KernelServices | F, ConfigError> =>
   ManagedRuntime.make(
     Layer.provide(
-      layer(options, caches, storage, log ?? silent, metrics),
+      // without features F is never, which the empty layer builds
+      layer(options, caches, storage, log ?? silent, metrics, features ?? (Layer.empty as Layer.Layer<F>)),
       log === undefined ? countedSpans(metrics) : Layer.merge(coreLogsInto(log), countedSpans(metrics))
     )
   )

@@ -24,13 +24,17 @@
  *
  * Processes sharing a Redis: only the holder of the account's lease runs it (redis/Lease.ts), and its state writes
  * are fenced by the lease's token, so a holder that lost the lease neither overwrites its successor's state nor tells.
+ *
+ * On V3 with the `streams` setting it follows the account's private streams instead (watchStreams.ts): the same state,
+ * events and store-before-tell path, fed by pushes; these polling rounds run only while the streams are down.
  */
-import type { Order, TradeDeskError } from "@tradedesk/core"
-import { Account, Fill, Orders, PlanOrders, Position, Positions, RateLimit, TradeDeskConfig } from "@tradedesk/core"
+import type { Asset, Order, TradeDeskError } from "@tradedesk/core"
+import { Account, Fill, Orders, PlanOrders, Position, Positions, RateLimit, Streams, TradeDeskConfig } from "@tradedesk/core"
 import { Endpoints } from "@tradedesk/core/transport"
 import { BigDecimal, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { Logger } from "./log.js"
 import * as Store from "./Store.js"
+import * as WatchStreams from "./watchStreams.js"
 
 // ── what the watcher sees ───────────────────────────────────────────────────────────────────────────────────────────
 
@@ -85,7 +89,7 @@ export interface SeenFill {
   readonly at: number
 }
 
-const seenFill = (fill: Fill.Fill): SeenFill => {
+export const seenFill = (fill: Fill.Fill): SeenFill => {
   const price = Fill.fillPrice(fill)
   return {
     id: fill.tradeId,
@@ -144,7 +148,7 @@ export type Event =
   | { readonly _tag: "PositionLiquidated"; readonly position: SeenPosition }
   | { readonly _tag: "MarginWarning"; readonly ratio: BigDecimal.BigDecimal; readonly level: BigDecimal.BigDecimal }
 
-const seenOrder = (order: Order.Order): SeenOrder => ({
+export const seenOrder = (order: Order.Order): SeenOrder => ({
   id: order.orderId,
   symbol: order.symbol,
   kind: order.kind,
@@ -154,9 +158,9 @@ const seenOrder = (order: Order.Order): SeenOrder => ({
   clientOid: order.clientOid
 })
 
-const positionKey = (position: Pick<SeenPosition, "symbol" | "side" | "marginMode">) => `${position.symbol}|${position.side}|${position.marginMode}`
+export const positionKey = (position: Pick<SeenPosition, "symbol" | "side" | "marginMode">) => `${position.symbol}|${position.side}|${position.marginMode}`
 
-const seenPosition = (position: Position.Position): SeenPosition => ({
+export const seenPosition = (position: Position.Position): SeenPosition => ({
   symbol: position.symbol,
   side: position.side,
   marginMode: position.marginMode,
@@ -416,52 +420,77 @@ export interface Spent {
 /** order details and order histories looked up per round at most; more are told as gone */
 const LOOKUPS = 10
 
+/** Adds an endpoint's weight to what a round spent. */
+const charge = (spent: Spent, endpoint: { readonly ipWeight: number; readonly uidWeight: number }) =>
+  Effect.sync(() => {
+    spent.ip += endpoint.ipWeight
+    spent.uid += endpoint.uidWeight
+  })
+
+/** The plan orders as the watcher sees them, charging `spent`. */
+export const readPlans = (spent: Spent) =>
+  Effect.flatMap(PlanOrders.PlanOrders, (plans) =>
+    plans.list({ limit: 100 }).pipe(
+      Effect.zipLeft(charge(spent, Endpoints.planOrders)),
+      Effect.map((list) =>
+        list.map((plan): SeenPlan => ({
+          id: plan.orderId,
+          symbol: plan.symbol,
+          kind: plan.type,
+          size: plan.size,
+          triggerPrice: plan.triggerPrice,
+          status: plan.status,
+          triggered: Option.isSome(plan.triggeredAt),
+          createdAt: plan.createdAt.epochMillis
+        }))
+      )
+    ))
+
+/**
+ * The margin ratio (equity in use: equity − available, over equity) of the futures assets; 1 when the equity is gone
+ * while positions are held (`holding`), none without a USDT asset.
+ */
+const marginRatioOf = (assets: ReadonlyArray<Asset.FuturesAsset>, holding: boolean): BigDecimal.BigDecimal | undefined => {
+  const usdt = assets.find((asset) => asset.coin.toUpperCase() === "USDT")
+  const ratio = usdt === undefined
+    ? undefined
+    : BigDecimal.isPositive(usdt.equity)
+    ? BigDecimal.unsafeDivide(BigDecimal.max(BigDecimal.subtract(usdt.equity, usdt.available), BigDecimal.fromBigInt(0n)), usdt.equity)
+    : holding ? BigDecimal.fromBigInt(1n) : undefined
+  return ratio === undefined ? undefined : BigDecimal.round(ratio, { scale: 4 })
+}
+
+/** The futures assets, charging `spent`. */
+const readAssets = (spent: Spent) => Effect.flatMap(Account.Account, (account) => Effect.zipLeft(account.futuresAssets(), charge(spent, Endpoints.futuresAssets)))
+
+/** The margin ratio read now (one request), charging `spent`. */
+export const readMarginRatio = (spent: Spent, holding: boolean) => Effect.map(readAssets(spent), (assets) => marginRatioOf(assets, holding))
+
 /** The open orders, plan orders, positions and margin ratio, charging `spent` for each request. */
 const look = (spent: Spent, now: number) =>
   Effect.gen(function*() {
-    const charge = (endpoint: { readonly ipWeight: number; readonly uidWeight: number }) =>
-      Effect.sync(() => {
-        spent.ip += endpoint.ipWeight
-        spent.uid += endpoint.uidWeight
-      })
     const orders = yield* Orders.Orders
-    const plans = yield* PlanOrders.PlanOrders
     const positions = yield* Positions.Positions
-    const account = yield* Account.Account
-    const [open, planList, positionList, assets] = yield* Effect.all([
-      Effect.zipLeft(orders.openOrders({ pageSize: 100 }), charge(Endpoints.openOrders)),
-      Effect.zipLeft(plans.list({ limit: 100 }), charge(Endpoints.planOrders)),
-      Effect.zipLeft(positions.positions(), charge(Endpoints.positions)),
-      Effect.zipLeft(account.futuresAssets(), charge(Endpoints.futuresAssets))
+    const [open, plans, positionList, assets] = yield* Effect.all([
+      Effect.zipLeft(orders.openOrders({ pageSize: 100 }), charge(spent, Endpoints.openOrders)),
+      readPlans(spent),
+      Effect.zipLeft(positions.positions(), charge(spent, Endpoints.positions)),
+      readAssets(spent)
     ], { concurrency: "unbounded" })
-    const usdt = assets.find((asset) => asset.coin.toUpperCase() === "USDT")
     const held = positionList.filter((position) => BigDecimal.isPositive(position.size))
-    const marginRatio = usdt === undefined
-      ? undefined
-      : BigDecimal.isPositive(usdt.equity)
-      ? BigDecimal.unsafeDivide(BigDecimal.max(BigDecimal.subtract(usdt.equity, usdt.available), BigDecimal.fromBigInt(0n)), usdt.equity)
-      : held.length > 0 ? BigDecimal.fromBigInt(1n) : undefined
+    const marginRatio = marginRatioOf(assets, held.length > 0)
     const seen: Omit<Seen, "marginWarned" | "fills"> = {
       at: now,
       orders: open.map(seenOrder),
-      plans: planList.map((plan) => ({
-        id: plan.orderId,
-        symbol: plan.symbol,
-        kind: plan.type,
-        size: plan.size,
-        triggerPrice: plan.triggerPrice,
-        status: plan.status,
-        triggered: Option.isSome(plan.triggeredAt),
-        createdAt: plan.createdAt.epochMillis
-      })),
+      plans,
       positions: held.map(seenPosition),
-      ...(marginRatio === undefined ? {} : { marginRatio: BigDecimal.round(marginRatio, { scale: 4 }) })
+      ...(marginRatio === undefined ? {} : { marginRatio })
     }
     return seen
   })
 
 /** How vanished orders ended and which vanished positions were liquidated, within `LOOKUPS` requests. */
-const findOut = (prev: Seen, next: Omit<Seen, "marginWarned" | "fills">, spent: Spent) =>
+export const findOut = (prev: Seen, next: Omit<Seen, "marginWarned" | "fills">, spent: Spent) =>
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
     const cancels = yield* OwnCancels
@@ -516,6 +545,15 @@ export interface WatchSettings {
    * again from that far back (those already told are known by id)
    */
   readonly storeRefreshMs?: number
+  /**
+   * on V3, follow the account's private streams instead of polling (default false: the exchange options must name the
+   * WebSocket host the account's REST host belongs with, `futuresWsUrl`); polling takes over while they are down
+   */
+  readonly streams?: boolean
+  /** with streams, how often the margin ratio is read over REST while no position changes (default 60 s) */
+  readonly marginEveryMs?: number
+  /** with streams, how long polling goes on after the streams failed before they are tried again (default 30 s) */
+  readonly streamsRetryMs?: number
 }
 
 /** What a state knows, apart from the times that move every round: a state that differs in it is stored at once. */
@@ -541,7 +579,15 @@ export const pause = (settings: TradeDeskConfig.Settings["rateLimit"], share: nu
   return Math.max(minMillis, Math.ceil(window * Math.max(spent.ip / readShare(settings.ipWeightPerWindow), spent.uid / readShare(settings.uidWeightPerWindow))))
 }
 
-type Services = Orders.Orders | PlanOrders.PlanOrders | Positions.Positions | Account.Account | OwnCancels | Store.Store | TradeDeskConfig.TradeDeskConfig
+export type Services =
+  | Orders.Orders
+  | PlanOrders.PlanOrders
+  | Positions.Positions
+  | Account.Account
+  | Streams.Streams
+  | OwnCancels
+  | Store.Store
+  | TradeDeskConfig.TradeDeskConfig
 
 /** Whose account the watcher follows, for its stored state and its lease: a digest of the API key, or `public`. */
 export const accountOf = (config: TradeDeskConfig.Settings): string =>
@@ -551,8 +597,28 @@ export const accountOf = (config: TradeDeskConfig.Settings): string =>
   })
 
 /**
+ * What a stream batch and a polling round share: the last state (read from the store once, then kept in memory), its
+ * baseline, and the path from a new state to the chats — the events, the state stored, then the events told — one at
+ * a time (`exclusive`).
+ */
+export interface Tracking {
+  readonly last: Effect.Effect<Option.Option<Seen>, Store.StoreError>
+  /** a first look over REST, when nothing is stored: what is there now is told nothing of */
+  readonly baseline: (spent: Spent) => Effect.Effect<Seen, TradeDeskError | Store.StoreError, Services>
+  /** tells what changed from `before` to `next` (stored first), to `chats` */
+  readonly settle: (
+    chats: ReadonlyArray<number>,
+    before: Seen,
+    next: Omit<Seen, "marginWarned">,
+    findings: Findings
+  ) => Effect.Effect<void, Store.StoreError>
+  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+/**
  * The watcher, until interrupted. With a `fence` (the watcher's lease, when processes share the store) its state is
  * written only while this process holds the lease, and, stored before told, nothing is told once another took over.
+ * On V3 with `streams` it follows the account's private streams (watchStreams.ts), polling while they are down.
  */
 export const run = (listeners: Listeners, log: Logger, options: WatchSettings = {}, fence?: Store.Fence): Effect.Effect<never, never, Services> =>
   Effect.gen(function*() {
@@ -563,6 +629,7 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
     const minMillis = options.minIntervalMs ?? 1_000
     const entry = Store.entry(`watch-${accountOf(config)}`, 1, Seen)
     const refreshMillis = options.storeRefreshMs ?? 30_000
+    const lock = yield* Effect.makeSemaphore(1)
     // the first round after a start tells what it finds as one summary
     let away = true
     // unknown at the start: a state stored while someone listened, then nobody did, is forgotten once
@@ -580,6 +647,32 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
         }
         last = Option.some(seen)
       })
+    const clock = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+    const tracking: Tracking = {
+      last: Effect.suspend(() => (last === undefined ? store.get(entry) : Effect.succeed(last))),
+      baseline: (spent) => Effect.gen(function*() {
+        const next = yield* look(spent, yield* clock)
+        // no past fill is told: they are read from here on
+        const seen: Seen = { ...next, marginWarned: false, fills: fillsFrom(yield* clock) }
+        yield* keep(seen, false)
+        away = false
+        log.log("info", "watch_baseline", { orders: next.orders.length, plans: next.plans.length, positions: next.positions.length })
+        return seen
+      }),
+      settle: (chats, before, next, findings) =>
+        Effect.gen(function*() {
+          const { events, marginWarned } = changes(before, { ...next, marginWarned: before.marginWarned }, findings, warningLevel)
+          // stored before it is told: a crash between the two loses the telling, never tells twice
+          yield* keep({ ...next, marginWarned }, events.length > 0)
+          if (events.length > 0) {
+            log.log("info", "watch_events", { events: events.map((event) => event._tag), chats: chats.length, away })
+            yield* listeners.tell(chats, events, away)
+          }
+          away = false
+        }),
+      exclusive: lock.withPermits(1)
+    }
 
     const round = Effect.gen(function*() {
       const chats = yield* listeners.chats
@@ -593,40 +686,41 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
       }
       idle = false
       const spent: Spent = { ip: 0, uid: 0 }
-      const before = last ?? (yield* store.get(entry))
-      const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-      const next = yield* look(spent, now)
-      // the fills up to the time after the look: a plan order it saw filled has its fills read with it
-      const until = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+      const before = yield* tracking.last
       if (Option.isNone(before)) {
-        // no past fill is told: they are read from here on
-        yield* keep({ ...next, marginWarned: false, fills: fillsFrom(until) }, false)
-        log.log("info", "watch_baseline", { orders: next.orders.length, plans: next.plans.length, positions: next.positions.length })
-      } else {
-        // a state stored before fills were read: from its round on
-        const walked = yield* walkFills(before.value.fills ?? fillsFrom(before.value.at), until, FILL_PAGES, readFills(spent))
-        if (walked.crowded.length > 0) log.log("warn", "watch_fills_crowded", { at: walked.crowded })
-        if (!walked.caughtUp) log.log("info", "watch_fills_behind", { from: walked.cursor.from, windows: walked.cursor.ends.length })
-        const findings = { ...(yield* findOut(before.value, next, spent)), fills: walked.fills }
-        const { events, marginWarned } = changes(before.value, { ...next, marginWarned: before.value.marginWarned }, findings, warningLevel)
-        // stored before it is told: a crash between the two loses the telling, never tells twice
-        yield* keep({ ...next, marginWarned, fills: walked.cursor }, events.length > 0)
-        if (events.length > 0) {
-          log.log("info", "watch_events", { events: events.map((event) => event._tag), chats: chats.length, away })
-          yield* listeners.tell(chats, events, away)
-        }
+        yield* tracking.baseline(spent)
+        return Duration.millis(pause(config.rateLimit, share, spent, minMillis))
       }
-      away = false
+      const next = yield* look(spent, yield* clock)
+      // the fills up to the time after the look: a plan order it saw filled has its fills read with it
+      const until = yield* clock
+      // a state stored before fills were read: from its round on
+      const walked = yield* walkFills(before.value.fills ?? fillsFrom(before.value.at), until, FILL_PAGES, readFills(spent))
+      if (walked.crowded.length > 0) log.log("warn", "watch_fills_crowded", { at: walked.crowded })
+      if (!walked.caughtUp) log.log("info", "watch_fills_behind", { from: walked.cursor.from, windows: walked.cursor.ends.length })
+      const findings = { ...(yield* findOut(before.value, next, spent)), fills: walked.fills }
+      yield* tracking.settle(chats, before.value, { ...next, fills: walked.cursor }, findings)
       return Duration.millis(pause(config.rateLimit, share, spent, minMillis))
     })
 
-    return yield* round.pipe(
-      Effect.catchAll((error: TradeDeskError | Store.StoreError) => {
-        log.log("warn", "watch_failed", { tag: error._tag, detail: error.message })
-        // a rate-limit refusal says when there is room again
-        return Effect.succeed(Duration.millis(Math.max(minMillis, "retryAfterMillis" in error ? error.retryAfterMillis : 5_000)))
-      }),
-      Effect.flatMap(Effect.sleep),
-      Effect.forever
-    )
+    // one round and the wait after it; none when `skip` says so once it may go (the streams came up meanwhile)
+    const polled = (skip: () => boolean) =>
+      tracking.exclusive(Effect.suspend(() => (skip() ? Effect.succeed(Duration.zero) : round))).pipe(
+        Effect.catchAll((error: TradeDeskError | Store.StoreError) => {
+          log.log("warn", "watch_failed", { tag: error._tag, detail: error.message })
+          // a rate-limit refusal says when there is room again
+          return Effect.succeed(Duration.millis(Math.max(minMillis, "retryAfterMillis" in error ? error.retryAfterMillis : 5_000)))
+        }),
+        Effect.flatMap(Effect.sleep)
+      )
+    if (options.streams !== true || config.apiVersion !== "v3") return yield* Effect.forever(polled(() => false))
+    return yield* WatchStreams.follow({
+      tracking,
+      listeners,
+      log,
+      polled,
+      idleMillis: options.idleMs ?? 2_000,
+      marginEveryMillis: options.marginEveryMs ?? 60_000,
+      retryMillis: options.streamsRetryMs ?? 30_000
+    })
   })

@@ -8,7 +8,7 @@ import type { Middleware, MiddlewareFn, NarrowedContext, Types } from "telegraf"
 import { decide } from "./access.js"
 import * as CallbackData from "./CallbackData.js"
 import { commandOf, commandSpec } from "./commands.js"
-import type { Access, CommandName } from "./commands.js"
+import type { Access } from "./commands.js"
 import type { Denials } from "./Denials.js"
 import type { Inflight } from "./Inflight.js"
 import type { Logger } from "./log.js"
@@ -140,7 +140,7 @@ const requires = (guard: Guard, access: Access, owns: OwnerCheck<CommandContext>
  */
 export const onCommand = (
   guard: Guard,
-  name: CommandName,
+  name: string,
   handle: (ctx: CommandContext) => Promise<void>,
   owns?: OwnerCheck<CommandContext>
 ): MiddlewareFn<BotContext> => {

@@ -13,7 +13,6 @@ import type { AccessPolicy } from "./access.js"
 import type { BotRuntime, Services } from "./BotRuntime.js"
 import * as CallbackData from "./CallbackData.js"
 import { commandSpec } from "./commands.js"
-import type { CommandName } from "./commands.js"
 import type { Confirmations } from "./Confirmations.js"
 import * as DataTime from "./DataTime.js"
 import type { Denials } from "./Denials.js"
@@ -151,7 +150,7 @@ export const run = async <A>(ctx: BotContext, deps: Deps, program: Effect.Effect
 }
 
 /** Continues with parsed arguments, or answers with the reason and the command's usage. */
-export const withArgs = async <A>(ctx: BotContext, command: CommandName, parsed: Parsed<A>, handle: (args: A) => Promise<void>): Promise<void> => {
+export const withArgs = async <A>(ctx: BotContext, command: string, parsed: Parsed<A>, handle: (args: A) => Promise<void>): Promise<void> => {
   if (parsed._tag === "Right") return handle(parsed.right)
   ctx.note("usage", parsed.left)
   return send(ctx, usageView(commandSpec(command), parsed.left))

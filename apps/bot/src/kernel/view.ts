@@ -6,7 +6,8 @@
  * Messages go out as plain text with entities (never a parse mode), so no text can be read as markup; what remains is
  * text that breaks lines, tables or the reading order, and text too long to show, which `oneLine` neutralises.
  */
-import { Decimal } from "@tradedesk/core"
+import { ContractRules, Decimal } from "@tradedesk/core"
+import type { Contract } from "@tradedesk/core"
 import { BigDecimal } from "effect"
 import { FmtString } from "telegraf/format"
 import * as CallbackData from "./CallbackData.js"
@@ -175,16 +176,66 @@ export const dec = (value: BigDecimal.BigDecimal): string => {
   return `${value.value < 0n ? "-" : ""}${kept[0]}${fraction === "" ? "" : `.${fraction}`}${more}e${exponent < 0 ? "-" : "+"}${Math.abs(exponent)}`
 }
 
+/** A number's whole part of five digits or more grouped in threes by no-break spaces. */
+const groupDigits = (text: string): string =>
+  text.replace(/^(-?)(\d{5,})/, (_, sign: string, digits: string) => `${sign}${digits.replace(/\B(?=(\d{3})+$)/g, "\u00a0")}`)
+
 /**
  * A large amount for reading, exact, its whole part grouped in threes by no-break spaces (`2035798632.2443` →
  * `2 035 798 632.2443`; they keep a table's columns aligned in a monospace font); up to four digits stay as they
  * are. For views only: CSV keeps `dec`.
  */
-export const grouped = (value: BigDecimal.BigDecimal): string =>
-  dec(value).replace(/^(-?)(\d{5,})/, (_, sign: string, digits: string) => `${sign}${digits.replace(/\B(?=(\d{3})+$)/g, "\u00a0")}`)
+export const grouped = (value: BigDecimal.BigDecimal): string => groupDigits(dec(value))
 
 /** The value with its digits and an explicit `+` when positive. */
 export const signed = (value: BigDecimal.BigDecimal): string => `${BigDecimal.isPositive(value) ? "+" : ""}${dec(value)}`
+
+// ── money, and prices and sizes, as a trader's screen shows them (views only: CSV and confirmations keep `dec`) ────
+
+/** Coins worth about a dollar (the demo's SUSDT among them): a trader reads them to the cent. */
+const DOLLAR_COINS: ReadonlySet<string> = new Set(["USDT", "USDC", "USD", "SUSDT", "SUSDC", "BUSD", "DAI", "FDUSD", "TUSD"])
+/** decimal places of money in a dollar coin, and in any other coin (BTC, ETH…: a satoshi's worth) */
+const DOLLAR_PLACES = 2
+const COIN_PLACES = 8
+/** significant digits kept of an amount that is not zero but would show as zero at its coin's places */
+const TINY_DIGITS = 2
+
+/** The decimal places money in `coin` is shown with: 2 for dollar coins, 8 for the others. */
+export const moneyPlaces = (coin: string): number => (DOLLAR_COINS.has(coin.trim().toUpperCase()) ? DOLLAR_PLACES : COIN_PLACES)
+
+/**
+ * An amount at its coin's places, rounded half away from zero (as a trader rounds by hand and as the bot's other
+ * roundings do: 0.125 → 0.13, -0.125 → -0.13), written with all those places so a column's decimal points line up. An
+ * amount that is not zero but would read 0.00 keeps its first two significant digits instead (0.0041, -0.000003): the
+ * screen never says nothing when there is something.
+ */
+const atMoneyPlaces = (value: BigDecimal.BigDecimal, coin: string): BigDecimal.BigDecimal => {
+  const places = moneyPlaces(coin)
+  const rounded = BigDecimal.round(value, { scale: places, mode: "half-from-zero" })
+  if (!BigDecimal.isZero(rounded) || BigDecimal.isZero(value)) return BigDecimal.scale(rounded, places)
+  const normal = BigDecimal.normalize(value)
+  const digits = (normal.value < 0n ? -normal.value : normal.value).toString().length
+  return BigDecimal.normalize(BigDecimal.round(value, { scale: normal.scale - digits + TINY_DIGITS, mode: "half-from-zero" }))
+}
+
+/** Money (a balance, equity, margin, a fee, PnL) as a trader reads it: `10 004.43`, `0.39`, `0.0041` (`atMoneyPlaces`). */
+export const money = (value: BigDecimal.BigDecimal, coin: string): string => groupDigits(dec(atMoneyPlaces(value, coin)))
+
+/** Money with an explicit `+` when positive (PnL): `+94.83`, `-0.0041`. */
+export const signedMoney = (value: BigDecimal.BigDecimal, coin: string): string =>
+  `${BigDecimal.isPositive(value) ? "+" : ""}${money(value, coin)}`
+
+/** decimal places of a price the bot worked out (an average: value over size) when the contract is not at hand */
+const PRICE_PLACES = 8
+
+/**
+ * A price the bot worked out or the exchange gives beyond the contract's tick (an entry, a mark, a liquidation), at the
+ * contract's price step, nearest; without the contract, to 8 places at most (half away from zero).
+ */
+export const priceAtStep = (value: BigDecimal.BigDecimal, contract: Contract.Contract | undefined): string =>
+  dec(contract === undefined
+    ? BigDecimal.normalize(BigDecimal.round(value, { scale: PRICE_PLACES, mode: "half-from-zero" }))
+    : ContractRules.roundPrice(contract, value))
 
 /** Text as a sentence starts: its first letter upper-case (`the size …` → `The size …`). */
 export const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1)

@@ -1,6 +1,7 @@
 /**
  * The errors only the Promise facade raises, and the test for every error the client rejects with. Each is an `Error`
- * with `name` and `_tag` (the same word), a `message`, the `endpoint` and `retryable`, as the Effect API's errors are.
+ * with `name` and `_tag` (the same word), a `message`, the `endpoint` and `retryable`, as the Effect API's errors are;
+ * the streams' own errors (`watch*`) name their `channel` or socket `url` instead of an endpoint.
  */
 import * as Schema from "effect/Schema"
 import {
@@ -16,6 +17,7 @@ import {
   TransportError,
   UnsupportedOperationError
 } from "../Errors.js"
+import { DepthGapError, StreamAuthError, StreamClosedError, StreamDecodeError, SubscriptionRefusedError } from "../streams/StreamErrors.js"
 
 /**
  * The caller's `AbortSignal` stopped the call before its answer, and nothing it did can have changed anything: a read,
@@ -64,12 +66,20 @@ const ERROR_CLASSES = [
   ClientClosedError,
   UnsupportedOperationError,
   AbortedError,
-  UnexpectedError
+  UnexpectedError,
+  StreamAuthError,
+  StreamClosedError,
+  StreamDecodeError,
+  SubscriptionRefusedError,
+  DepthGapError
 ] as const
 
 /** Any error a TradeDesk client rejects with or an Effect program of core fails with. */
 export type TradeDeskClientError = InstanceType<(typeof ERROR_CLASSES)[number]>
 
-/** Whether `error` is one of core's errors (to tell them from the application's own), by class, not by shape. */
+/**
+ * Whether `error` is one of core's errors, the streams' included (to tell them from the application's own), by class,
+ * not by shape. `isStreamError` tells the streams' own.
+ */
 export const isTradeDeskError = (error: unknown): error is TradeDeskClientError =>
   ERROR_CLASSES.some((errorClass) => error instanceof errorClass)

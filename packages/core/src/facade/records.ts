@@ -11,6 +11,7 @@ import type { SpotBill as SpotBillRecord } from "../account/SpotBill.js"
 import type { TradingFees as TradingFeesRecord } from "../account/TradingFees.js"
 import type { AffiliatePage as AffiliatePageRecord, AffiliateUserStats as AffiliateUserStatsRecord } from "../affiliate/AffiliateUserStats.js"
 import type { Plain } from "../internal/plainRecord.js"
+import type { BookTicker as BookTickerRecord } from "../market/BookTicker.js"
 import type { Candle as CandleRecord } from "../market/Candle.js"
 import type { Contract as ContractRecord } from "../market/Contract.js"
 import type { Depth as DepthRecord, Level as LevelRecord } from "../market/Depth.js"
@@ -45,6 +46,7 @@ export type FundingSettlement = Plain<FundingSettlementRecord>
 export type OpenInterest = Plain<OpenInterestRecord>
 export type MarketTrade = Plain<MarketTradeRecord>
 export type MarkPrice = Plain<MarkPriceRecord>
+export type BookTicker = Plain<BookTickerRecord>
 
 export type Order = Plain<OrderRecord>
 export type Fill = Plain<FillRecord>

@@ -1,7 +1,7 @@
 /**
  * A futures market's own statistics, the daily reads of a futures trader: the funding rate now (with the next
  * funding time, mark and index price), the funding rates settled before, the open interest, the latest trades by
- * anyone and the mark and index price (docs/v3.md §19a, §21a–§21d). Public reads; V2 joins three requests for the
+ * anyone, the mark and index price and the best bid and ask (docs/v3.md §19, §19a, §21a–§21d). Public reads; V2 joins three requests for the
  * funding rate now, V3 two for the mark and index price.
  */
 import * as Context from "effect/Context"
@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { TradeDeskError } from "../Errors.js"
 import { TradingHttp } from "../TradingHttp.js"
+import type { BookTicker, BookTickerRequest } from "./BookTicker.js"
 import type { FundingHistoryRequest, FundingSettlement } from "./FundingHistory.js"
 import type { FundingRate, FundingRateRequest } from "./FundingRate.js"
 import type { MarkPrice, MarkPriceRequest } from "./MarkPrice.js"
@@ -29,6 +30,8 @@ export class MarketStats extends Context.Tag("@tradedesk/core/MarketStats")<Mark
   readonly marketTrades: (params: MarketTradesRequest) => Effect.Effect<ReadonlyArray<MarketTrade>, TradeDeskError>
   /** one symbol's mark and index price (V2 the ticker, IP 1; V3 symbolPrice twice, IP 1 each) */
   readonly markPrice: (params: MarkPriceRequest) => Effect.Effect<MarkPrice, TradeDeskError>
+  /** one symbol's best bid and ask, with the size at each on V3 (weight IP 1 on both) */
+  readonly bookTicker: (params: BookTickerRequest) => Effect.Effect<BookTicker, TradeDeskError>
 }>() {}
 
 const make = Effect.map(TradingHttp, (http) =>
@@ -37,7 +40,8 @@ const make = Effect.map(TradingHttp, (http) =>
     fundingHistory: (params) => http.call(http.wire.fundingHistory, params),
     openInterest: (params) => http.call(http.wire.openInterest, params),
     marketTrades: (params) => http.call(http.wire.marketTrades, params),
-    markPrice: (params) => http.call(http.wire.markPrice, params)
+    markPrice: (params) => http.call(http.wire.markPrice, params),
+    bookTicker: (params) => http.call(http.wire.bookTicker, params)
   }))
 
 export const layer: Layer.Layer<MarketStats, never, TradingHttp> = Layer.effect(MarketStats, make)

@@ -199,7 +199,7 @@ export type BalanceUpdate = Schema.Schema.Type<typeof BalanceUpdate>
 /**
  * What a private stream yields: the REST state (`snapshot`, first and again after every reconnect, `reconnected`
  * then true), and each change pushed after it (`update`, with the push's `msgEvent`: `OrderUpdate`,
- * `PositionFundingSettle`, `DepositUpdate`… kept as sent).
+ * `PositionFundingSettle`, `DepositUpdate`… kept as sent; `poll` for a change V2's polling found).
  */
 export type PrivateItem<S, U> =
   | { readonly kind: "snapshot"; readonly records: ReadonlyArray<S>; readonly reconnected: boolean }

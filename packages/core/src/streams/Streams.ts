@@ -3,8 +3,8 @@
  * trades and candles; private orders, fills, positions and balances. One connection per socket (host × public or
  * private), opened when the first stream runs and closed when the last one ends. The order book is kept continuous by
  * its update ids and resubscribed on a gap; a private stream subscribes first, then reads the REST state, then yields
- * that snapshot and the pushes newer than it, and does so again after every reconnect. On the V2 API every stream fails
- * with an UnsupportedOperationError.
+ * that snapshot and the pushes newer than it, and does so again after every reconnect. On the V2 API, which has no
+ * streams, the same streams poll its REST reads (polling.ts).
  */
 import * as BigDecimal from "effect/BigDecimal"
 import * as Context from "effect/Context"
@@ -14,15 +14,17 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Account } from "../account/Account.js"
 import type { FuturesAsset } from "../account/Asset.js"
-import * as Decimal from "../Decimal.js"
 import { ConfigError, InputError, UnsupportedOperationError } from "../Errors.js"
 import type { EndpointName } from "../Errors.js"
 import type { Candle } from "../market/Candle.js"
 import type { Depth, Level } from "../market/Depth.js"
+import { Market } from "../market/Market.js"
+import { MarketStats } from "../market/MarketStats.js"
 import type { MarketTrade } from "../market/MarketTrade.js"
 import type { Fill } from "../orders/Fill.js"
 import type { Order } from "../orders/Order.js"
@@ -30,12 +32,16 @@ import { Orders } from "../orders/Orders.js"
 import { FuturesSymbol } from "../Params.js"
 import type { Position } from "../positions/Position.js"
 import { Positions } from "../positions/Positions.js"
+import { ServerTime } from "../ServerTime.js"
 import { sign } from "../Signer.js"
 import { TradeDeskConfig } from "../TradeDeskConfig.js"
 import type { Settings } from "../TradeDeskConfig.js"
 import { wireSymbol } from "../v3/wire.js"
 import { makeConnection } from "./connection.js"
 import type { ChannelEvent, Connection, Subscription } from "./connection.js"
+import { decimalKey, isV2Granularity, makePolledStreams } from "./polling.js"
+import type { PolledTicker } from "./polling.js"
+export type { PolledTicker } from "./polling.js"
 import { DepthGapError, StreamDecodeError } from "./StreamErrors.js"
 import type { StreamError } from "./StreamErrors.js"
 import * as Records from "./StreamRecords.js"
@@ -57,25 +63,56 @@ export interface OrderBook extends Depth {
   readonly resyncs: number
 }
 
+/**
+ * Each stream follows its V3 channel. On V2 it polls the REST read it mirrors every `streams.pollMs` (default 5 s),
+ * charged to the rate limiter like any call: one request of that read's weight a round (the open orders: one a page).
+ */
 export interface StreamsService {
-  /** 24 h statistics on every change; no best bid or ask (the push has none: take them from `depth`) */
-  readonly ticker: (params: { readonly symbol: string }) => Stream.Stream<StreamTicker, StreamError>
-  /** the whole book (15 or 200 levels a side) after every applied snapshot or diff */
+  /**
+   * 24 h statistics on every change; no best bid or ask (the push has none: take them from `depth`). On V2 the REST
+   * ticker every round (weight IP 1), as a `PolledTicker`: only the fields V2's ticker also has.
+   */
+  readonly ticker: (params: { readonly symbol: string }) => Stream.Stream<StreamTicker | PolledTicker, StreamError>
+  /**
+   * the whole book (15 or 200 levels a side) after every applied snapshot or diff. On V2 the REST book every round
+   * (weight IP 1), with `updateId` and `resyncs` 0 (REST's book has no update ids).
+   */
   readonly depth: (params: { readonly symbol: string; readonly levels?: DepthLevels }) => Stream.Stream<OrderBook, StreamError>
-  /** recent trades first (the socket's snapshot), then each trade; each trade once */
+  /**
+   * recent trades first (the socket's snapshot), then each trade; each trade once. On V2 the REST trades every round
+   * (weight IP 5): those a round adds, oldest first (more trades between two rounds than one answer holds are missed).
+   */
   readonly trades: (params: { readonly symbol: string }) => Stream.Stream<MarketTrade, StreamError>
-  /** the socket's candle history first, then the current candle on every change (a candle is final once a later one comes) */
+  /**
+   * the socket's candle history first, then the current candle on every change (a candle is final once a later one
+   * comes). On V2 the REST candles every round (weight IP 1): the first round's, then each new or changed one; the
+   * widths V2 lacks (2h, 6h, 8h, 1M) fail with an UnsupportedOperationError.
+   */
   readonly candles: (
     params: { readonly symbol: string; readonly interval: StreamInterval; readonly priceType?: "LAST_PRICE" | "MARK_PRICE" }
   ) => Stream.Stream<Candle, StreamError>
-  /** open orders (REST) as the snapshot, then each order change */
-  readonly orders: () => Stream.Stream<PrivateItem<Order, OrderUpdate>, StreamError>
-  /** recent fills (REST) as the snapshot, then each fill; every fill once, across reconnects */
+  /**
+   * open orders (REST) as the snapshot, then each order change. On V2 the open orders every round (one request a
+   * page): an update, REST's `Order` itself, when an order is new or its filled size or status changed; an order
+   * that left the list (filled or canceled) is not reported: follow `fills` or read the order history.
+   */
+  readonly orders: () => Stream.Stream<PrivateItem<Order, OrderUpdate | Order>, StreamError>
+  /**
+   * recent fills (REST) as the snapshot, then each fill; every fill once, across reconnects. On V2 the latest fills
+   * page every round: an update for each fill id the previous round did not have.
+   */
   readonly fills: () => Stream.Stream<PrivateItem<Fill, Fill>, StreamError>
-  /** open positions (REST) as the snapshot, then each position change (a closed one with size 0) */
+  /**
+   * open positions (REST) as the snapshot, then each position change (a closed one with size 0). On V2 the positions
+   * every round: an update when a position is new or its update time, sequence or size moved; a closed one (gone from
+   * the list) is not reported.
+   */
   readonly positions: () => Stream.Stream<PrivateItem<Position, Position>, StreamError>
-  /** futures balances (REST) as the snapshot, then each collateral change */
-  readonly balances: () => Stream.Stream<PrivateItem<BalanceSnapshot, BalanceUpdate>, StreamError>
+  /**
+   * futures balances (REST) as the snapshot, then each collateral change. On V2 the balances every round: an update,
+   * REST's record itself, when a coin's available, frozen, equity or unrealised PnL changed.
+   */
+  readonly balances: () => Stream.Stream<PrivateItem<BalanceSnapshot, BalanceUpdate | BalanceSnapshot>, StreamError>
 }
 
 export class Streams extends Context.Tag("@tradedesk/core/Streams")<Streams, StreamsService>() {}
@@ -243,8 +280,6 @@ const privateStream = <S, U, P>(
     }
   })
 
-/** A level's key: its price normalised, so that `79978.0` and `79978` are one level. */
-const levelKey = (price: BigDecimal.BigDecimal) => Decimal.format(BigDecimal.normalize(price))
 
 /**
  * Levels best first, at most `levels` of them; the side keeps only those (the exchange keeps its book at `levels`
@@ -254,14 +289,14 @@ const sortedLevels = (side: Map<string, Level>, descending: boolean, levels: num
   const best = [...side.values()].sort((a, b) => (descending ? BigDecimal.Order(b.price, a.price) : BigDecimal.Order(a.price, b.price))).slice(0, levels)
   if (side.size > best.length) {
     side.clear()
-    for (const level of best) side.set(levelKey(level.price), level)
+    for (const level of best) side.set(decimalKey(level.price), level)
   }
   return best
 }
 
 const applyLevels = (side: Map<string, Level>, changes: ReadonlyArray<Level>) => {
   for (const level of changes) {
-    const key = levelKey(level.price)
+    const key = decimalKey(level.price)
     if (BigDecimal.isZero(level.size)) side.delete(key)
     else side.set(key, level)
   }
@@ -359,11 +394,11 @@ const simpleStream = <A>(
 /** The socket URL of a base (`…/v3/ws`) and kind. */
 const socketUrl = (base: string, kind: "public" | "private") => `${base}/${kind}`
 
-/** The private login's headers (FACTS-ws §2), signed with a fresh timestamp. */
-const loginHeaders = (settings: Settings, userAgent: string) => (): Record<string, string> => {
+/** The private login's headers (FACTS-ws §2), signed with a fresh timestamp on the transport's clock offset. */
+const loginHeaders = (settings: Settings, userAgent: string, clockOffset: number): Record<string, string> => {
   const credentials = Option.getOrUndefined(settings.credentials)
   if (credentials === undefined) return { "User-Agent": userAgent }
-  const timestamp = String(Date.now() + settings.clockOffsetMillis)
+  const timestamp = String(Date.now() + clockOffset)
   return {
     "User-Agent": userAgent,
     "ACCESS-KEY": Redacted.value(credentials.apiKey),
@@ -395,17 +430,30 @@ const MIRRORS = {
 } as const satisfies Record<keyof StreamsService, EndpointName>
 
 /**
- * The streams over the configured hosts, with the REST services for the private snapshots. Nothing connects until a
- * stream runs; the layer's end closes every socket.
+ * The streams over the configured hosts, with the REST services for the private snapshots and V2's polls, and the
+ * transport's clock offset (through ServerTime) for the private login. Nothing connects until a stream runs; the
+ * layer's end closes every socket.
  */
-export const layer: Layer.Layer<Streams, never, TradeDeskConfig | Orders | Positions | Account> = Layer.scoped(
+export const layer: Layer.Layer<Streams, never, TradeDeskConfig | ServerTime | Market | MarketStats | Orders | Positions | Account> = Layer.scoped(
   Streams,
   Effect.gen(function*() {
     const settings = yield* TradeDeskConfig
+    const serverTime = yield* ServerTime
     const orders = yield* Orders
     const positions = yield* Positions
     const account = yield* Account
+    const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
     const tuning = settings.streams
+    /** The REST state each private stream starts from (on V2: reads every round). */
+    const snapshots = {
+      orders: Effect.map(Stream.runCollect(orders.allOpenOrders()), (chunk) => [...chunk]),
+      fills: Effect.map(orders.fills({}), (page) => page.fills),
+      positions: positions.positions(),
+      balances: account.futuresAssets()
+    }
+    const polling = settings.apiVersion === "v3"
+      ? undefined
+      : makePolledStreams({ market: yield* Market, marketStats: yield* MarketStats, snapshots }, tuning.pollMillis)
     const limits: PushLimits = { maxDecimalLength: settings.maxDecimalLength, maxElements: tuning.maxElements }
     const connections = new Map<string, Connection>()
     yield* Effect.addFinalizer(() => Effect.sync(() => connections.forEach((connection) => connection.shutdown("the streams were closed"))))
@@ -417,7 +465,10 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | Orders | Posit
         connection = makeConnection({
           url,
           kind,
-          headers: kind === "private" ? loginHeaders(settings, USER_AGENT) : () => ({ "User-Agent": USER_AGENT }),
+          headers: kind === "private"
+            // the offset the signed REST calls use, measured from the exchange's clock before the first login
+            ? () => runPromise(Effect.map(serverTime.signingClockOffset(), (offset) => loginHeaders(settings, USER_AGENT, offset)))
+            : () => Promise.resolve({ "User-Agent": USER_AGENT }),
           maxFrameBytes: tuning.maxFrameBytes,
           heartbeatMillis: tuning.heartbeatMillis,
           reconnectMinMillis: tuning.reconnectMinMillis,
@@ -429,14 +480,9 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | Orders | Posit
       return connection
     }
 
-    /** A stream on V3, the version's refusal on V2, and the credentials' absence for a private one. */
+    /** A stream made when it runs, or the credentials' absence for a private one. */
     const guarded = <A>(name: keyof StreamsService, needsLogin: boolean, make: () => Effect.Effect<Stream.Stream<A, StreamError>, StreamError>) => {
       const endpoint = MIRRORS[name]
-      if (settings.apiVersion !== "v3") {
-        return Stream.fail(
-          new UnsupportedOperationError({ endpoint, apiVersion: settings.apiVersion, reason: "the exchange's streams are V3 only: set apiVersion to \"v3\", or poll the REST operation" })
-        )
-      }
       if (needsLogin && Option.isNone(settings.credentials)) {
         return Stream.fail(new ConfigError({ endpoint, option: "apiKey", reason: "is missing: private streams log in with the API credentials" }))
       }
@@ -445,70 +491,76 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | Orders | Posit
 
     const service: StreamsService = {
       ticker: (params) =>
-        guarded("ticker", false, () =>
+        guarded<StreamTicker | PolledTicker>("ticker", false, () =>
           Effect.map(checkSymbol("ticker", params?.symbol), (symbol) =>
-            simpleStream(connectionTo("public"), `${wireSymbol(symbol)}@ticker`, (frame) => Records.decodeTickers(frame, limits)))),
+            polling !== undefined
+              ? polling.ticker(symbol)
+              : simpleStream(connectionTo("public"), `${wireSymbol(symbol)}@ticker`, (frame) => Records.decodeTickers(frame, limits)))),
       depth: (params) =>
         guarded("depth", false, () => {
           const levels = params?.levels ?? 15
           if (levels !== 15 && levels !== 200) return Effect.fail(new InputError({ endpoint: "depth", field: "levels", reason: `must be 15 or 200, got ${JSON.stringify(levels)}` }))
-          return Effect.map(checkSymbol("depth", params?.symbol), (symbol) => depthStream(connectionTo("public"), symbol, levels, limits, tuning.maxResyncs))
+          return Effect.map(checkSymbol("depth", params?.symbol), (symbol) =>
+            polling !== undefined ? polling.depth(symbol, levels) : depthStream(connectionTo("public"), symbol, levels, limits, tuning.maxResyncs))
         }),
       trades: (params) =>
-        guarded("trades", false, () => Effect.map(checkSymbol("marketTrades", params?.symbol), (symbol) => tradeStream(connectionTo("public"), symbol, limits))),
+        guarded("trades", false, () =>
+          Effect.map(checkSymbol("marketTrades", params?.symbol), (symbol) =>
+            polling !== undefined ? polling.trades(symbol) : tradeStream(connectionTo("public"), symbol, limits))),
       candles: (params) =>
         guarded("candles", false, () => {
-          const interval: unknown = params?.interval
+          const interval = params?.interval as unknown
           const priceType: unknown = params?.priceType ?? "LAST_PRICE"
-          if (!STREAM_INTERVALS.some((known) => known === interval)) {
+          const known = STREAM_INTERVALS.find((width) => width === interval)
+          if (known === undefined) {
             return Effect.fail(new InputError({ endpoint: "candles", field: "interval", reason: `must be one of ${STREAM_INTERVALS.join(", ")}, got ${JSON.stringify(interval)}` }))
           }
           if (priceType !== "LAST_PRICE" && priceType !== "MARK_PRICE") {
             return Effect.fail(new InputError({ endpoint: "candles", field: "priceType", reason: `must be LAST_PRICE or MARK_PRICE, got ${JSON.stringify(priceType)}` }))
           }
+          if (polling !== undefined && !isV2Granularity(known)) {
+            return Effect.fail(new UnsupportedOperationError({ endpoint: "candles", apiVersion: settings.apiVersion, reason: `V2's candles have no ${known} width to poll` }))
+          }
           return Effect.map(checkSymbol("candles", params?.symbol), (symbol) =>
-            simpleStream(connectionTo("public"), `${wireSymbol(symbol)}@kline_${String(interval)}_${priceType}`, (frame) => Records.decodeCandles(frame, limits)))
+            polling !== undefined && isV2Granularity(known)
+              ? polling.candles(symbol, known, priceType)
+              : simpleStream(connectionTo("public"), `${wireSymbol(symbol)}@kline_${known}_${priceType}`, (frame) => Records.decodeCandles(frame, limits)))
         }),
       orders: () =>
-        guarded("orders", true, () =>
-          Effect.succeed(privateStream(
-            connectionTo("private"),
-            "orders",
-            Effect.map(Stream.runCollect(orders.allOpenOrders()), (chunk) => [...chunk]),
-            (frame) => Records.decodeOrders(frame, limits),
-            ORDER_REPLAY,
-            false
-          ))),
+        guarded<PrivateItem<Order, OrderUpdate | Order>>("orders", true, () =>
+          Effect.succeed(
+            polling !== undefined
+              ? polling.orders()
+              : privateStream(connectionTo("private"), "orders", snapshots.orders, (frame) => Records.decodeOrders(frame, limits), ORDER_REPLAY, false)
+          )),
       fills: () =>
         guarded("fills", true, () =>
-          Effect.succeed(privateStream(
-            connectionTo("private"),
-            "fill",
-            Effect.map(orders.fills({}), (page) => page.fills),
-            (frame) => Records.decodeFills(frame, limits),
-            FILL_REPLAY,
-            true
-          ))),
+          Effect.succeed(
+            polling !== undefined
+              ? polling.fills()
+              : privateStream(connectionTo("private"), "fill", snapshots.fills, (frame) => Records.decodeFills(frame, limits), FILL_REPLAY, true)
+          )),
       positions: () =>
         guarded("positions", true, () =>
-          Effect.succeed(privateStream(
-            connectionTo("private"),
-            "positions",
-            positions.positions(),
-            (frame) => Records.decodePositions(frame, limits),
-            POSITION_REPLAY,
-            false
-          ))),
+          Effect.succeed(
+            polling !== undefined
+              ? polling.positions()
+              : privateStream(connectionTo("private"), "positions", snapshots.positions, (frame) => Records.decodePositions(frame, limits), POSITION_REPLAY, false)
+          )),
       balances: () =>
-        guarded("balances", true, () =>
-          Effect.succeed(privateStream<FuturesAsset, BalanceUpdate, number>(
-            connectionTo("private"),
-            "account",
-            account.futuresAssets(),
-            (frame) => Records.decodeBalances(frame, limits),
-            BALANCE_REPLAY,
-            false
-          )))
+        guarded<PrivateItem<BalanceSnapshot, BalanceUpdate | BalanceSnapshot>>("balances", true, () =>
+          Effect.succeed(
+            polling !== undefined
+              ? polling.balances()
+              : privateStream<FuturesAsset, BalanceUpdate, number>(
+                connectionTo("private"),
+                "account",
+                snapshots.balances,
+                (frame) => Records.decodeBalances(frame, limits),
+                BALANCE_REPLAY,
+                false
+              )
+          ))
     }
     return service
   })

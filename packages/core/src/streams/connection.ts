@@ -17,8 +17,8 @@ export interface ConnectionSettings {
   /** the socket's full URL, e.g. `wss://ws-contract.weex.com/v3/ws/public` */
   readonly url: string
   readonly kind: "public" | "private"
-  /** the upgrade's headers, made again for every (re)connect (a private login is signed afresh) */
-  readonly headers: () => Record<string, string>
+  /** the upgrade's headers, made again for every (re)connect (a private login is signed afresh); never rejects */
+  readonly headers: () => Promise<Record<string, string>>
   /** the largest frame accepted, in bytes; a larger one closes the socket (and it reconnects) */
   readonly maxFrameBytes: number
   /** an RFC 6455 ping every this many ms; no pong before the next one = a dead socket */
@@ -257,10 +257,10 @@ export const makeConnection = (settings: ConnectionSettings): Connection => {
   const connect = () => {
     if (stopped || connecting || socket !== undefined || channels.size === 0) return
     connecting = true
-    import("ws").then(({ WebSocket }) => {
+    Promise.all([import("ws"), settings.headers()]).then(([{ WebSocket }, headers]) => {
       connecting = false
       if (stopped || channels.size === 0) return
-      const ws = new WebSocket(settings.url, { headers: settings.headers(), maxPayload: settings.maxFrameBytes, handshakeTimeout: 10_000 })
+      const ws = new WebSocket(settings.url, { headers, maxPayload: settings.maxFrameBytes, handshakeTimeout: 10_000 })
       socket = ws
       ws.on("open", () => opened(ws))
       ws.on("message", (data, isBinary) => {

@@ -20,7 +20,7 @@ import { specSymbol } from "../Params.js"
 import type * as Position from "../positions/Position.js"
 import { OPERATION_NAMES } from "../Operations.js"
 import type { OperationName } from "../Operations.js"
-import type { Composite, Unsupported, WireTable } from "../Wire.js"
+import type { Composite, Unsupported, WireParams, WireTable } from "../Wire.js"
 import * as Account from "./account.js"
 import * as Market from "./market.js"
 import * as OrderReads from "./orderReads.js"
@@ -65,15 +65,16 @@ const demoSymbols = <R extends { readonly symbol: string }, I>(codec: W.Codec<Re
  * A V3 request body whose `symbol` the demo takes in its own form: V3's `BTCUSDT` goes out as `BTCSUSDT`. A symbol
  * not quoted in USDT has no demo form and is refused before anything is sent.
  */
-const demoSymbolBody = <P, I extends { readonly symbol: string }>(request: Schema.Schema<P, I>): Schema.Schema<P, I> =>
+const demoSymbolBody = <P>(request: Schema.Schema<P, WireParams>): Schema.Schema<P, WireParams> =>
   Schema.transformOrFail(Schema.encodedSchema(request), request, {
     strict: true,
-    decode: (wire) => ParseResult.succeed({ ...wire, symbol: wire.symbol.replace(/SUSDT$/, "USDT") }),
+    decode: (wire) => ParseResult.succeed(typeof wire.symbol === "string" ? { ...wire, symbol: wire.symbol.replace(/SUSDT$/, "USDT") } : wire),
     encode: (wire, _, ast) => {
-      const symbol = demoWireSymbol(wire.symbol)
+      const asked = wire.symbol
+      const symbol = typeof asked === "string" ? demoWireSymbol(asked) : undefined
       return symbol === undefined
         ? ParseResult.fail(
-          new ParseResult.Pointer(["symbol"], wire, new ParseResult.Type(ast, wire.symbol, `the exchange's demo trades USDT contracts only (as BTCSUSDT), got ${wire.symbol}`))
+          new ParseResult.Pointer(["symbol"], wire, new ParseResult.Type(ast, asked, `the exchange's demo trades USDT contracts only (as BTCSUSDT), got ${String(asked)}`))
         )
         : ParseResult.succeed({ ...wire, symbol })
     }
@@ -123,7 +124,7 @@ const position: Composite<Position.PositionRequest, ReadonlyArray<Position.Posit
   run: (call, request) =>
     Either.match(Schema.encodeUnknownEither(Account.position.request)(request ?? {}), {
       onLeft: () => Effect.fail(new InputError({ endpoint: "position", field: "symbol", reason: "expected a futures symbol like cmt_btcusdt (or BTCUSDT)" })),
-      onRight: (wire) => Effect.map(call(positions, {}), (all) => all.filter((held) => held.symbol === specSymbol(wire.symbol)))
+      onRight: (wire) => Effect.map(call(positions, {}), (all) => all.filter((held) => held.symbol === specSymbol(String(wire.symbol))))
     })
 }
 

@@ -22,7 +22,9 @@ import * as Decimal from "../Decimal.js"
 import { DecimalFromString } from "../Decimal.js"
 import type { Endpoint } from "../Wire.js"
 import { DecodeError } from "../Errors.js"
+import type { EndpointName } from "../Errors.js"
 import * as W from "../internal/wireRecord.js"
+import type * as BookTicker from "../market/BookTicker.js"
 import * as Candle from "../market/Candle.js"
 import * as Contract from "../market/Contract.js"
 import * as Depth from "../market/Depth.js"
@@ -33,7 +35,7 @@ import * as MarketTrade from "../market/MarketTrade.js"
 import * as OpenInterest from "../market/OpenInterest.js"
 import type * as Ticker from "../market/Ticker.js"
 import { IntQuery, specSymbol } from "../Params.js"
-import type { Call, Composite, WireTable } from "../Wire.js"
+import type { Call, Composite, WireParams, WireTable } from "../Wire.js"
 import { endpoint, symbol, SymbolParam } from "./wire.js"
 
 
@@ -75,7 +77,7 @@ type BestPrices = Schema.Schema.Type<typeof bookRecord.schema>
 const NoParams = Schema.Struct({})
 const SymbolQuery = Schema.Struct({ symbol: SymbolParam })
 
-const dayStats = <P>(name: "tickers" | "ticker", request: Endpoint<P, unknown>["request"]): Endpoint<P, ReadonlyArray<DayStats>> => endpoint({
+const dayStats = <P, I extends WireParams>(name: "tickers" | "ticker", request: Schema.Schema<P, I>): Endpoint<P, ReadonlyArray<DayStats>> => endpoint({
   name,
   method: "GET",
   path: "/capi/v3/market/ticker/24hr",
@@ -85,7 +87,7 @@ const dayStats = <P>(name: "tickers" | "ticker", request: Endpoint<P, unknown>["
   response: W.listOrOne(dayRecord)
 })
 
-const bestPrices = <P>(name: "tickers" | "ticker", request: Endpoint<P, unknown>["request"]): Endpoint<P, ReadonlyArray<BestPrices>> => endpoint({
+const bestPrices = <P, I extends WireParams>(name: "tickers" | "ticker", request: Schema.Schema<P, I>): Endpoint<P, ReadonlyArray<BestPrices>> => endpoint({
   name,
   method: "GET",
   path: "/capi/v3/market/ticker/bookTicker",
@@ -489,15 +491,17 @@ export const symbolPrice: Endpoint<
   response: W.listOrOne(symbolPriceRecord)
 })
 
-/** The asked symbol's price out of one answer; an answer without it is a DecodeError. */
+/** The asked symbol's record out of an answer (`what` says what it lacks); an answer without it is a DecodeError. */
+const recordFor = <A extends { readonly symbol: string }>(name: EndpointName, what: string, symbolAsked: string) => (list: ReadonlyArray<A>) => {
+  const wanted = specSymbol(symbolAsked)
+  const found = list.find((record) => record.symbol === wanted)
+  return found === undefined
+    ? Effect.fail(new DecodeError({ endpoint: name, detail: `${what} for ${wanted}`, bodyExcerpt: "" }))
+    : Effect.succeed(found)
+}
+
 const priceOf = (call: Call, symbolAsked: string, priceType: typeof PRICE_TYPES[number]) =>
-  Effect.flatMap(call(symbolPrice, { symbol: symbolAsked, priceType }), (list) => {
-    const wanted = specSymbol(symbolAsked)
-    const found = list.find((price) => price.symbol === wanted)
-    return found === undefined
-      ? Effect.fail(new DecodeError({ endpoint: "markPrice", detail: `symbolPrice has no ${priceType} price for ${wanted}`, bodyExcerpt: "" }))
-      : Effect.succeed(found)
-  })
+  Effect.flatMap(call(symbolPrice, { symbol: symbolAsked, priceType }), recordFor("markPrice", `symbolPrice has no ${priceType} price`, symbolAsked))
 
 /** Two requests, the mark price then the index price (IP 1 each); the time is the mark price's. */
 export const markPrice: Composite<MarkPrice.MarkPriceRequest, MarkPrice.MarkPrice> = {
@@ -511,9 +515,38 @@ export const markPrice: Composite<MarkPrice.MarkPriceRequest, MarkPrice.MarkPric
     )
 }
 
+// Best bid and ask (§19, §23)
+
+const bookTickerRecord = W.record({
+  symbol: symbol("symbol"),
+  bidPrice: W.decimal("bidPrice"),
+  bidSize: W.optionalDecimal("bidQty"),
+  askPrice: W.decimal("askPrice"),
+  askSize: W.optionalDecimal("askQty"),
+  timestamp: W.timestamp("time")
+})
+
+/** `GET /capi/v3/market/ticker/bookTicker?symbol=`, public, IP 1: an array even for one symbol (a bare record read too). */
+export const bookTickers: Endpoint<BookTicker.BookTickerRequest, ReadonlyArray<BookTicker.BookTicker>> = endpoint({
+  name: "bookTicker",
+  method: "GET",
+  path: "/capi/v3/market/ticker/bookTicker",
+  ipWeight: 1,
+  request: SymbolQuery,
+  response: W.listOrOne(bookTickerRecord)
+})
+
+/** The asked symbol's best bid and ask out of the answer; an answer without it is a DecodeError. */
+export const bookTicker: Composite<BookTicker.BookTickerRequest, BookTicker.BookTicker> = {
+  _tag: "Composite",
+  name: "bookTicker",
+  run: (call, params) =>
+    Effect.flatMap(call(bookTickers, params), recordFor("bookTicker", "bookTicker has no best prices", params.symbol))
+}
+
 export const operations: Pick<
   WireTable,
-  "tickers" | "ticker" | "depth" | "candles" | "contracts" | "fundingRate" | "openInterest" | "marketTrades" | "fundingHistory" | "markPrice"
+  "tickers" | "ticker" | "depth" | "candles" | "contracts" | "fundingRate" | "openInterest" | "marketTrades" | "fundingHistory" | "markPrice" | "bookTicker"
 > = {
   tickers,
   ticker,
@@ -524,5 +557,6 @@ export const operations: Pick<
   openInterest,
   marketTrades,
   fundingHistory,
-  markPrice
+  markPrice,
+  bookTicker
 }

@@ -48,7 +48,7 @@ const inputError = (endpoint: EndpointName, error: ParseResult.ParseError) => {
 }
 
 /** Encodes with a request schema only to check the parameters, before anything is sent. */
-const checked = <P>(endpoint: EndpointName, schema: Endpoint<P, unknown>["request"], params: P): Effect.Effect<P, InputError> =>
+const checked = <P, I>(endpoint: EndpointName, schema: Schema.Schema<P, I>, params: P): Effect.Effect<P, InputError> =>
   Either.match(Schema.encodeUnknownEither(schema, { errors: "first" })(params ?? {}), {
     onLeft: (error) => Effect.fail(inputError(endpoint, error)),
     onRight: () => Effect.succeed(params)

@@ -10,13 +10,13 @@ import * as W from "../internal/wireRecord.js"
 import { DigitString, specSymbol, SymbolInput } from "../Params.js"
 import * as Wire from "../Wire.js"
 import type { OperationName } from "../Operations.js"
-import type { Endpoint, EndpointFields } from "../Wire.js"
+import type { Endpoint, EndpointFields, WireParams } from "../Wire.js"
 
 /** A V3 endpoint: the defaults of every endpoint (Wire.ts) with V3's envelope, errors as a negative `code`. */
-export const endpoint = <P, A>(fields: EndpointFields<P, A>): Endpoint<P, A> => Wire.endpoint({ envelope: "v3", ...fields })
+export const endpoint = <P, A, I extends WireParams, O>(fields: EndpointFields<P, A, I, O>): Endpoint<P, A> => Wire.endpoint({ envelope: "v3", ...fields })
 
 /** An operation's own V3 request: its write keys are the operation's (Operations.ts), its envelope V3's. */
-export const request = <K extends OperationName>(name: K, fields: Parameters<typeof Wire.request<K>>[1]) =>
+export const request = <K extends OperationName, I extends WireParams, O>(name: K, fields: Parameters<typeof Wire.request<K, I, O>>[1]) =>
   Wire.request(name, { envelope: "v3", ...fields })
 
 /** `BTCUSDT` for either form of a futures symbol. */

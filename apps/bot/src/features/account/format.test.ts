@@ -18,18 +18,19 @@ const reading = (fields: Partial<LeverageReading> = {}): LeverageReading => ({
 })
 
 describe("balance view", () => {
-  it("shows the futures account and the spot coins held, grouped for reading", () => {
+  it("shows the futures account and the spot coins held, grouped for reading, money at its coin's places", () => {
     const shown = balanceView({
-      futures: [{ coin: "USDT", available: d("12345.5"), frozen: d("100"), equity: d("12500.25"), unrealizedPnl: d("-3.5") }],
+      futures: [{ coin: "USDT", available: d("12345.5"), frozen: d("100"), equity: d("12500.24500001"), unrealizedPnl: d("-3.5") }],
       positions: [],
       spot: [
         { coinId: Option.some(2), coin: "USDT", available: d("1000"), frozen: d("0"), equity: d("1000") },
+        { coinId: Option.some(3), coin: "ETH", available: d("0.0123"), frozen: d("0.000000004"), equity: d("0.012300004") },
         { coinId: Option.some(1), coin: "BTC", available: d("0"), frozen: d("0"), equity: d("0") }
       ]
     })
-    expect(shown.text.text).toContain("Futures account\nUSDT\nEquity         12\u00a0500.25\nAvailable       12\u00a0345.5\nIn open orders       100\nUnrealised PnL      -3.5")
-    expect(shown.text.text).toContain("Margin in 0 positions: 0")
-    expect(shown.text.text).toMatch(/Spot assets\nCOIN AVAILABLE FROZEN TOTAL\nUSDT\s+1000\s+0\s+1000$/)
+    expect(shown.text.text).toContain("Futures account\nUSDT\nEquity         12\u00a0500.25\nAvailable      12\u00a0345.50\nIn open orders    100.00\nUnrealised PnL     -3.50")
+    expect(shown.text.text).toContain("Margin in 0 positions: 0.00")
+    expect(shown.text.text).toMatch(/Spot assets\nCOIN  AVAILABLE      FROZEN      TOTAL\nUSDT    1000.00        0.00    1000.00\nETH  0.01230000 0.000000004 0.01230000$/)
     expectSendable(shown)
   })
 })

@@ -10,7 +10,7 @@ import type { FmtString } from "telegraf/format"
 import * as TradingLimits from "../../kernel/TradingLimits.js"
 import { confirmRow } from "../../kernel/writes.js"
 import { assets } from "../../kernel/symbols.js"
-import { dec, grouped, marketName, oneLine, signed, table, view } from "../../kernel/view.js"
+import { dec, marketName, money, oneLine, signedMoney, table, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
 
 // ── balance ─────────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -36,25 +36,27 @@ export const balanceView = (balance: Balance): View => {
     const coin = oneLine(asset.coin, "name")
     return fmt`${bold(coin)}
 ${pre("")(table([
-      ["Equity", grouped(asset.equity)],
-      ["Available", grouped(asset.available)],
-      ["In open orders", grouped(asset.frozen)],
-      ["Unrealised PnL", signed(asset.unrealizedPnl)]
+      ["Equity", money(asset.equity, asset.coin)],
+      ["Available", money(asset.available, asset.coin)],
+      ["In open orders", money(asset.frozen, asset.coin)],
+      ["Unrealised PnL", signedMoney(asset.unrealizedPnl, asset.coin)]
     ], "lr"))}`
   })
   const margin = positionMargin(balance.positions)
+  // the positions' margin is in the futures account's coin
+  const marginIn = balance.futures[0]?.coin ?? "USDT"
   const held = balance.spot.filter((asset) => !BigDecimal.isZero(asset.equity))
   const spotRows = [["COIN", "AVAILABLE", "FROZEN", "TOTAL"], ...held.slice(0, MAX_SPOT_COINS).map((asset) => [
     oneLine(asset.coin, "name"),
-    grouped(asset.available),
-    grouped(asset.frozen),
-    grouped(asset.equity)
+    money(asset.available, asset.coin),
+    money(asset.frozen, asset.coin),
+    money(asset.equity, asset.coin)
   ])]
   const more = held.length > MAX_SPOT_COINS ? `\n…and ${held.length - MAX_SPOT_COINS} more coins.` : ""
   return view(
     fmt`${bold("Futures account")}
 ${futures.length === 0 ? fmt`No futures balance.` : join(futures, "\n")}
-Margin in ${balance.positions.length === 1 ? "1 position" : `${balance.positions.length} positions`}: ${code(dec(margin))}
+Margin in ${balance.positions.length === 1 ? "1 position" : `${balance.positions.length} positions`}: ${code(money(margin, marginIn))}
 
 ${bold("Spot assets")}
 ${held.length === 0 ? fmt`No spot balance.` : fmt`${pre("")(table(spotRows, "lrrr"))}${more}`}`,
@@ -186,7 +188,11 @@ export interface MarginWrite extends Schema.Schema.Type<typeof MarginWrite> {}
 /** `cmt_btcusdt` → `USDT`: the coin a position's margin is in. */
 const marginCoin = (symbol: string) => oneLine(assets(symbol).quote, "name")
 
+/** The amount a trader typed, exact: what they confirm is what is sent. */
 const amountText = (write: Pick<MarginWrite, "symbol" | "amount">) => `${dec(write.amount)} ${marginCoin(write.symbol)}`.trim()
+
+/** A position's margin as the account shows it, in its coin. */
+const marginText = (value: BigDecimal.BigDecimal, symbol: string) => `${money(value, marginCoin(symbol))} ${marginCoin(symbol)}`.trim()
 
 const positionName = (symbol: string, side: MarginWrite["side"]) => `${marketName(symbol)} ${side}`
 
@@ -224,6 +230,7 @@ export const marginRefusal = (position: Position.Position, write: Pick<MarginWri
     return view(fmt`Margin can be changed only on isolated positions: the ${positionName(write.symbol, position.side)} position is cross margin, where the whole balance backs it. Nothing was changed.`)
   }
   if (write.direction === "reduce" && BigDecimal.greaterThanOrEqualTo(write.amount, position.isolatedMargin)) {
+    // exact: the trader reduces by less than this, to the last digit
     return view(fmt`The ${positionName(write.symbol, position.side)} position holds ${code(`${dec(position.isolatedMargin)} ${marginCoin(write.symbol)}`.trim())} of margin: less than that can be taken out, never all of it. Nothing was changed.`)
   }
   return undefined
@@ -238,6 +245,7 @@ const liquidation = (position: Position.Position): string | undefined =>
 const after = (position: Position.Position, write: MarginWrite) =>
   write.direction === "add" ? BigDecimal.sum(position.isolatedMargin, write.amount) : BigDecimal.subtract(position.isolatedMargin, write.amount)
 
+/** Exact, as the change is: taking out 0.005 must show a change. */
 export const marginAskView = (position: Position.Position, write: MarginWrite, id: string): View => {
   const coin = marginCoin(write.symbol)
   const price = liquidation(position)
@@ -261,7 +269,7 @@ export const marginView = (write: MarginWrite, position: Position.Position | und
   if (position === undefined) return view(fmt`${head}There is no ${positionName(write.symbol, write.side)} position now.`)
   const price = liquidation(position)
   return view(fmt`${head}${bold(`${positionName(write.symbol, position.side)} position`)}
-Size ${dec(position.size)} · ${position.marginMode} margin ${code(`${dec(position.isolatedMargin)} ${marginCoin(write.symbol)}`.trim())}${
+Size ${dec(position.size)} · ${position.marginMode} margin ${code(marginText(position.isolatedMargin, write.symbol))}${
     price === undefined ? "" : ` · liquidation ${price}`
   }
 Change it with e.g. ${code(marginCommand(write.symbol, write.side))}.`)

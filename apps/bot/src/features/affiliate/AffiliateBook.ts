@@ -20,6 +20,12 @@ export class AffiliateBook extends Context.Tag("@tradedesk/bot/AffiliateBook")<A
   readonly users: (query: Query) => Effect.Effect<ReadonlyArray<AffiliateUserStats.AffiliateUserStats>, TradeDeskError | ExportBusyError>
 }>() {}
 
+declare module "../../kernel/BotRuntime.js" {
+  interface FeatureServices {
+    readonly AffiliateBook: AffiliateBook
+  }
+}
+
 /** records per page asked of the exchange */
 const PAGE_SIZE = 100
 

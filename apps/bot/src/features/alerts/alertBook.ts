@@ -1,12 +1,11 @@
 /**
  * Price alerts, stored: each user's alerts on the last price of a market, checked against the shared tickers snapshot
- * (one upstream request serves every alert and every market command), each fired once: removed from the store before
+ * (one upstream request serves every alert and every market command) or a market's pushed ticker, each fired once: removed from the store before
  * it is told, so a restart never tells it again, and the removal is a compare-and-set (`Store.modify`), so of several
  * processes checking the same alerts only the one whose removal succeeded tells it. Each keeps its owner's Telegram user id: only the alerts of owners
  * still allowed are checked (the others wait, untold, for their owner to delete them), and at a start those of owners
  * no longer allowed are dropped (`dropNotAllowed`).
  */
-import type { Ticker } from "@tradedesk/core"
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Store from "../../kernel/Store.js"
@@ -69,18 +68,23 @@ export const remove = (owner: number, id: string): Effect.Effect<boolean, Store.
       return [kept.length < alerts.length, kept]
     }))
 
+/** What an alert is checked against: REST's ticker or a pushed one (core's `StreamTicker`), both carry the last price. */
+export interface LastPrice {
+  readonly last: BigDecimal.BigDecimal
+}
+
 export interface Fired {
   readonly alert: Alert
-  readonly ticker: Ticker.Ticker
+  readonly ticker: LastPrice
 }
 
 /**
- * Takes out the alerts of allowed owners whose condition holds in the snapshot and returns them, stored without them
+ * Takes out the alerts of allowed owners whose condition holds at their market's last price and returns them, stored without them
  * first: only those this call removed (one another process took out first is not among them). The alerts of owners
  * not allowed are left as they are: they neither fire nor are told.
  */
 export const fire = (
-  bySymbol: ReadonlyMap<string, Ticker.Ticker>,
+  bySymbol: ReadonlyMap<string, LastPrice>,
   allowed: Allowed
 ): Effect.Effect<ReadonlyArray<Fired>, Store.StoreError, Store.Store> =>
   Effect.flatMap(Store.Store, (store) => {
@@ -104,9 +108,12 @@ export const fire = (
     })
   })
 
+/** The alerts of allowed owners, waiting: the markets the checker follows. */
+export const waiting = (allowed: Allowed): Effect.Effect<ReadonlyArray<Alert>, never, Store.Store> =>
+  Effect.flatMap(Store.Store, (store) => Effect.map(store.get(Alerts), (current) => all(current).filter((alert) => allowed(alert.owner))))
+
 /** Whether any alert of an allowed owner waits (the checker reads no tickers otherwise). */
-export const any = (allowed: Allowed): Effect.Effect<boolean, never, Store.Store> =>
-  Effect.flatMap(Store.Store, (store) => Effect.map(store.get(Alerts), (current) => all(current).some((alert) => allowed(alert.owner))))
+export const any = (allowed: Allowed): Effect.Effect<boolean, never, Store.Store> => Effect.map(waiting(allowed), (alerts) => alerts.length > 0)
 
 /** Takes out the alerts of owners no longer allowed (at a start) and returns them; no write when there are none. */
 export const dropNotAllowed = (allowed: Allowed): Effect.Effect<ReadonlyArray<Alert>, Store.StoreError, Store.Store> =>

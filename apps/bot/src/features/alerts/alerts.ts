@@ -1,8 +1,11 @@
 /**
- * `/alert` and `/alerts` with their Delete buttons, and the checker that fires alerts from the shared tickers. An
+ * `/alert` and `/alerts` with their Delete buttons, and the checker that fires alerts from the shared tickers or,
+ * on V3, from the markets' ticker streams. An
  * owner may always list and delete their alerts, even once their role no longer allows `/alerts`; only owners the
  * access policy allows at that moment hear their alerts fire.
  */
+import { Streams, TradeDeskConfig } from "@tradedesk/core"
+import type { TradeDeskError } from "@tradedesk/core"
 import { Duration, Effect, Option } from "effect"
 import { Composer } from "telegraf"
 import { mayBeTold } from "../../kernel/access.js"
@@ -13,9 +16,11 @@ import { onCommand, onOwnedButton } from "../../kernel/middleware.js"
 import { run, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
 import type * as Store from "../../kernel/Store.js"
+import type { StoreError } from "../../kernel/Store.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { findMarket, tickerButton } from "../market/market.js"
 import * as AlertBook from "./alertBook.js"
+import { tickerStreams } from "./alertStreams.js"
 import { alertSetView, alertsView, alreadyReachedView, fullView, tooManyView } from "./format.js"
 import { parseAlert } from "./parse.js"
 
@@ -59,29 +64,51 @@ export const alerts = (deps: Deps): Composer<BotContext> => {
   return composer
 }
 
+/** What the checker reads: the store, the shared tickers and core's streams (one socket shared with the watcher). */
+export type AlertCheckServices = Store.Store | MarketData.MarketData | TradeDeskConfig.TradeDeskConfig | Streams.Streams
+
 /**
  * Fires the alerts due, every `interval`, from the shared tickers snapshot (no request at all while no alert waits);
  * each is taken out of the store before `tell` hears of it. Only the alerts of owners the policy allows at that moment
- * are checked: the others neither fire nor are told.
+ * are checked: the others neither fire nor are told. With `streams` on V3 (not on the exchange's demo), the markets
+ * with alerts follow their ticker streams (alertStreams.ts) and fire from the pushes; a market is polled only while its
+ * stream is not up, so no tickers request is made while every stream is.
  */
 export const checkAlerts = (
   tell: (fired: AlertBook.Fired) => Effect.Effect<void>,
   log: Logger,
   interval: Duration.DurationInput,
-  policy: AccessPolicy
-): Effect.Effect<never, never, Store.Store | MarketData.MarketData> =>
+  policy: AccessPolicy,
+  streams = false
+): Effect.Effect<never, never, AlertCheckServices> =>
   Effect.gen(function*() {
     const allowed = (owner: number) => mayBeTold(policy, owner)
-    if (!(yield* AlertBook.any(allowed))) return
-    const snapshot = yield* MarketData.snapshot
-    const fired = yield* AlertBook.fire(snapshot.bySymbol, allowed)
-    if (fired.length > 0) log.log("info", "alerts_fired", { alerts: fired.map(({ alert }) => alert.id) })
-    yield* Effect.forEach(fired, tell, { discard: true })
-  }).pipe(
-    Effect.catchAll((error) => Effect.sync(() => log.log("warn", "alerts_check_failed", { tag: error._tag, detail: error.message }))),
-    Effect.zipRight(Effect.sleep(interval)),
-    Effect.forever
-  )
+    const fire = (bySymbol: ReadonlyMap<string, AlertBook.LastPrice>) =>
+      Effect.gen(function*() {
+        const fired = yield* AlertBook.fire(bySymbol, allowed)
+        if (fired.length > 0) log.log("info", "alerts_fired", { alerts: fired.map(({ alert }) => alert.id) })
+        yield* Effect.forEach(fired, tell, { discard: true })
+      })
+    const failed = (error: TradeDeskError | StoreError) => Effect.sync(() => log.log("warn", "alerts_check_failed", { tag: error._tag, detail: error.message }))
+    const config = yield* TradeDeskConfig.TradeDeskConfig
+    const following = streams && config.apiVersion === "v3" && !config.demo
+      ? Option.some(yield* tickerStreams((bySymbol) => Effect.catchAll(fire(bySymbol), failed), log, Duration.toMillis(interval)))
+      : Option.none()
+    // the markets polled at the last check, as logged when it changes (with streams)
+    let polledBefore = ""
+    const check = Effect.gen(function*() {
+      const waiting = yield* AlertBook.waiting(allowed)
+      if (Option.isSome(following)) yield* following.value.follow(waiting)
+      const polled = new Set(waiting.map((alert) => alert.symbol).filter((symbol) => Option.isNone(following) || !following.value.live(symbol)))
+      const polledNow = [...polled].sort().join(",")
+      if (Option.isSome(following) && polledNow !== polledBefore) log.log("info", "alerts_polled", { symbols: [...polled].sort() })
+      polledBefore = polledNow
+      if (polled.size === 0) return
+      const snapshot = yield* MarketData.snapshot
+      yield* fire(new Map([...snapshot.bySymbol].filter(([symbol]) => polled.has(symbol))))
+    })
+    return yield* check.pipe(Effect.catchAll(failed), Effect.zipRight(Effect.sleep(interval)), Effect.forever)
+  }).pipe(Effect.scoped)
 
 /**
  * At a start: drops the alerts of owners the policy no longer allows, logged. A failed write is logged and the start

@@ -15,6 +15,12 @@ export class CoinDirectory extends Context.Tag("@tradedesk/bot/CoinDirectory")<C
   readonly known: Effect.Effect<ReadonlyArray<string>>
 }>() {}
 
+declare module "../../kernel/BotRuntime.js" {
+  interface FeatureServices {
+    readonly CoinDirectory: CoinDirectory
+  }
+}
+
 export const layer: Layer.Layer<CoinDirectory, never, SpotBills.SpotBills> = Layer.effect(
   CoinDirectory,
   Effect.map(SpotBills.SpotBills, (bills) => {

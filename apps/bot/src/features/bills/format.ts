@@ -5,7 +5,7 @@ import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { CallbackData } from "../../kernel/CallbackData.js"
 import { toCsv } from "../../kernel/csv.js"
 import type { Column } from "../../kernel/csv.js"
-import { caption, dec, fileDates, oneLine, signed, shortUtc, table, utc, view } from "../../kernel/view.js"
+import { caption, fileDates, money, oneLine, shortUtc, signedMoney, table, utc, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
 import type { BillsArgs } from "./parse.js"
 
@@ -81,9 +81,9 @@ export const billsView = (page: BillsPage, query: BillsQuery, coin: string | und
       shortUtc(millis(bill)),
       oneLine(bill.coinName, "name"),
       oneLine(bill.bizType, "name"),
-      signed(bill.deltaAmount),
-      dec(bill.afterAmount),
-      dec(bill.fees)
+      signedMoney(bill.deltaAmount, bill.coinName),
+      money(bill.afterAmount, bill.coinName),
+      money(bill.fees, bill.coinName)
     ])
   ]
   return view(

@@ -26,12 +26,12 @@ const fill = (fields: Partial<Fill.Fill> = {}): Fill.Fill => ({
 })
 
 describe("fills view", () => {
-  it("shows the price the exchange leaves out (value / size), the fee and maker or taker, newest first", () => {
+  it("shows the price the exchange leaves out (value / size), the fee to the cent and maker or taker, newest first", () => {
     const shown = fillsView([fill(), fill({ tradeId: "11", createdAt: DateTime.unsafeMake(NOW + 60_000), liquidateFee: Option.some("MAKER"), direction: "CLOSE_SHORT" })], false, undefined, 0)
     expect(pre(shown).split("\n")).toEqual([
-      "TIME UTC    PAIR    SIDE          PRICE  SIZE       FEE ROLE",
-      "06-15 12:01 BTCUSDT close short 65000.1 0.030 1.1700018 maker",
-      "06-15 12:00 BTCUSDT open long   65000.1 0.030 1.1700018 taker"
+      "TIME UTC    PAIR    SIDE          PRICE  SIZE  FEE ROLE",
+      "06-15 12:01 BTCUSDT close short 65000.1 0.030 1.17 maker",
+      "06-15 12:00 BTCUSDT open long   65000.1 0.030 1.17 taker"
     ])
     expectSendable(shown)
   })
@@ -43,10 +43,10 @@ describe("fills view", () => {
     expect(roles([fill({ liquidateFee: Option.some("0"), maker: Option.none() })])).toEqual(["?"])
   })
 
-  it("names the fee's coin when it is not the margin coin", () => {
+  it("names the fee's coin when it is not the margin coin, at that coin's places", () => {
     const rows = pre(fillsView([fill({ feeCoin: Option.some("BNB") }), fill({ tradeId: "11", feeCoin: Option.some("USDT") })], false, undefined, 0)).split("\n")
-    expect(rows.filter((row) => row.includes("1.1700018 BNB"))).toHaveLength(1)
-    expect(rows.filter((row) => row.includes("1.1700018 taker"))).toHaveLength(1)
+    expect(rows.filter((row) => row.includes("1.17000180 BNB"))).toHaveLength(1)
+    expect(rows.filter((row) => row.includes("1.17 taker"))).toHaveLength(1)
   })
 
   it("pages a full answer of odd values under Telegram's limits", () => {

@@ -1,15 +1,12 @@
 /** The fills view: the newest fills in a table, a page at a time. */
 import { Fill } from "@tradedesk/core"
-import { BigDecimal, DateTime, Option } from "effect"
+import { DateTime, Option } from "effect"
 import { bold, fmt, pre } from "telegraf/format"
 import type { CallbackData } from "../../kernel/CallbackData.js"
-import { dec, marketName, oneLine, paginate, pageButtons, shortUtc, table, view } from "../../kernel/view.js"
+import { dec, marketName, money, oneLine, paginate, pageButtons, priceAtStep, shortUtc, table, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
 
 export const FILLS_PAGE_SIZE = 12
-
-/** decimal places a fill's price (value / size, which the exchange does not send) is shown with at most */
-const PRICE_PLACES = 8
 
 const millis = (fill: Fill.Fill) => DateTime.toEpochMillis(fill.createdAt)
 
@@ -17,9 +14,10 @@ const millis = (fill: Fill.Fill) => DateTime.toEpochMillis(fill.createdAt)
 const newestFirst = (a: Fill.Fill, b: Fill.Fill) =>
   millis(b) - millis(a) || b.tradeId.length - a.tradeId.length || (a.tradeId < b.tradeId ? 1 : a.tradeId > b.tradeId ? -1 : 0)
 
+/** value / size, which the exchange does not send: to 8 places at most (the contract is not read for a list of fills) */
 const price = (fill: Fill.Fill): string => {
   const value = Fill.fillPrice(fill)
-  return value === undefined ? "-" : dec(BigDecimal.normalize(BigDecimal.round(value, { scale: PRICE_PLACES, mode: "half-from-zero" })))
+  return value === undefined ? "-" : priceAtStep(value, undefined)
 }
 
 /** `OPEN_LONG` → `open long` */
@@ -27,11 +25,11 @@ const side = (fill: Fill.Fill) => oneLine(fill.direction.toLowerCase().replace(/
 
 const role = (fill: Fill.Fill) => Fill.liquidity(fill) ?? "?"
 
-/** The fee, with its coin when the exchange names one other than the margin coin (USDT). */
+/** The fee at its coin's places, with the coin when the exchange names one other than the margin coin (USDT). */
 const fee = (fill: Fill.Fill) =>
   Option.match(Option.filter(fill.feeCoin, (coin) => coin !== "USDT"), {
-    onNone: () => dec(fill.fee),
-    onSome: (coin) => `${dec(fill.fee)} ${oneLine(coin, "name")}`
+    onNone: () => money(fill.fee, "USDT"),
+    onSome: (coin) => `${money(fill.fee, coin)} ${oneLine(coin, "name")}`
   })
 
 /** `fills` as the exchange returned them (`more`: it holds more than it sent), newest first. */

@@ -1,7 +1,7 @@
 /** `/start`'s welcome, `/help`'s text, and the hint for a command the bot does not know. */
 import { bold, code, fmt, join } from "telegraf/format"
 import type { Role } from "../../kernel/access.js"
-import { COMMANDS } from "../../kernel/commands.js"
+import { commands } from "../../kernel/commands.js"
 import { withSimulatorLine } from "../../kernel/messages.js"
 import type { NotReal } from "../../kernel/messages.js"
 import { distance } from "../../kernel/symbols.js"
@@ -19,7 +19,7 @@ const ROLE_TEXT: Readonly<Record<Role, string>> = {
 
 /** `simulator`: the bot runs on the embedded simulator or the exchange's demo, which the text then says. */
 export const helpView = (role: Role, userId: number | undefined, simulator: NotReal, limits: TradingLimits.TradingLimits = TradingLimits.none): View => {
-  const entries = COMMANDS.filter((command) => command.access !== "open").map((command) =>
+  const entries = commands().filter((command) => command.access !== "open").map((command) =>
     fmt`${code(command.usage.split("\n")[0]!)}
 ${command.summary}. e.g. ${join(command.examples.map((example) => code(example)), ", ")}`
   )
@@ -43,7 +43,7 @@ const demoText = () =>
 /** The command closest to a mistyped one (`ordrs` → `orders`): a prefix, or a letter or two away. */
 export const closestCommand = (typed: string): string | undefined => {
   const name = typed.toLowerCase().slice(0, 32)
-  const scored = COMMANDS.map((command) => ({
+  const scored = commands().map((command) => ({
     name: command.name,
     score: command.name.startsWith(name) ? 0 : distance(command.name, name)
   })).filter((entry) => entry.score <= (name.length > 4 ? 2 : 1))

@@ -29,12 +29,12 @@ describe("event messages", () => {
     ])
   })
 
-  it("tell a fill with its order's size when it filled part of it, its price to 8 places and a closing fill's PnL", () => {
+  it("tell a fill with its order's size when it filled part of it, its price to 8 places and a closing fill's PnL to the cent", () => {
     const partial: Event = { _tag: "Filled", fill: seenFill({ size: d("0.003"), price: BigDecimal.unsafeDivide(d("192.0001"), d("0.003")) }), orderSize: d("0.010") }
     const closing: Event = { _tag: "Filled", fill: seenFill({ direction: "CLOSE_SHORT", size: d("2"), price: d("3000.50"), realizedPnl: d("-12.5"), orderId: "43" }) }
     expect(texts([partial, closing])).toEqual([
       "✅ Filled: BTCUSDT open long 0.003 of 0.010 at 64000.03333333 · order 42",
-      "✅ Filled: BTCUSDT close short 2 at 3000.5 · PnL -12.5 · order 43"
+      "✅ Filled: BTCUSDT close short 2 at 3000.5 · PnL -12.50 · order 43"
     ])
   })
 

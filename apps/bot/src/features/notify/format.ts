@@ -6,7 +6,8 @@ import { BigDecimal } from "effect"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { Event, SeenFill, SeenOrder, SeenPlan } from "../../kernel/Watcher.js"
-import { dec, marketName, oneLine, percent, signed, split, view } from "../../kernel/view.js"
+import { assets } from "../../kernel/symbols.js"
+import { dec, marketName, oneLine, percent, priceAtStep, signedMoney, split, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"
 
 export const notifyStateView = (on: boolean): View =>
@@ -27,15 +28,13 @@ export const notifyFullView = (): View =>
 /** `open_long` (an order's kind), `OPEN_LONG` (a fill's direction) → `open long` */
 const kindOf = (kind: string) => oneLine(kind, "name").toLowerCase().replaceAll("_", " ")
 
-/** decimal places a fill's price (value / size: the exchange sends none, so it may have many) is shown with at most */
-const PRICE_PLACES = 8
-
 /** `BTCUSDT open long 0.005 of 0.010 at 64000.5 · PnL +1.2 · order 42` */
 const fill = (item: SeenFill, orderSize: BigDecimal.BigDecimal | undefined) => {
-  const price = item.price === undefined ? undefined : BigDecimal.normalize(BigDecimal.round(item.price, { scale: PRICE_PLACES, mode: "half-from-zero" }))
+  // value / size: the exchange sends none, so it may have many places
+  const price = item.price === undefined ? undefined : priceAtStep(item.price, undefined)
   return fmt`${bold(marketName(item.symbol))} ${kindOf(item.direction)} ${code(dec(item.size))}${orderSize === undefined ? "" : fmt` of ${code(dec(orderSize))}`}${
-    price === undefined ? "" : fmt` at ${code(dec(price))}`
-  }${BigDecimal.isZero(item.realizedPnl) ? "" : fmt` · PnL ${code(signed(item.realizedPnl))}`} · order ${oneLine(item.orderId, "id")}`
+    price === undefined ? "" : fmt` at ${code(price)}`
+  }${BigDecimal.isZero(item.realizedPnl) ? "" : fmt` · PnL ${code(signedMoney(item.realizedPnl, assets(item.symbol).quote))}`} · order ${oneLine(item.orderId, "id")}`
 }
 
 const order = (item: SeenOrder) =>
@@ -65,7 +64,7 @@ export const eventLine = (event: Event): FmtString => {
       return fmt`❔ Order no longer open (filled or cancelled; the exchange did not say which): ${order(event.order)}`
     case "PositionOpened":
       return fmt`📈 Position opened: ${bold(marketName(event.position.symbol))} ${event.position.side} ${code(dec(event.position.size))}${
-        event.position.entryPrice === undefined ? "" : fmt` at ${code(dec(BigDecimal.round(event.position.entryPrice, { scale: 8 })))}`
+        event.position.entryPrice === undefined ? "" : fmt` at ${code(priceAtStep(event.position.entryPrice, undefined))}`
       } · ${dec(event.position.leverage)}x ${event.position.marginMode}`
     case "PositionClosed":
       return fmt`📉 Position closed: ${bold(marketName(event.position.symbol))} ${event.position.side} ${code(dec(event.position.size))} · ${event.position.marginMode}`

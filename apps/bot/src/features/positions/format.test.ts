@@ -43,15 +43,15 @@ const position = (fields: Partial<Position.Position> = {}): Position.Position =>
 const contract = { symbol: "cmt_btcusdt", pricePlaces: d("1"), priceEndStep: Option.some(d("1")) } as Pick<Contract.Contract, "symbol" | "pricePlaces" | "priceEndStep">
 
 describe("position views", () => {
-  it("shows side, size, entry on the price step, mark, PnL and its share of the margin, leverage, mode and liquidation", () => {
+  it("shows side, size, entry and mark on the price step, PnL to the cent and its share of the margin, leverage, mode and liquidation", () => {
     const rows = [{ position: position(), contract: { ...contract } as Contract.Contract, ticker: ticker("cmt_btcusdt") }]
     const shown = positionsView(rows, { trader: true })
     expect(shown.text.text).toBe(`Positions · 1
 
 1. BTCUSDT · Long 0.030 · cross 20x
-   entry 65000.1 · mark 65001.00
-   unrealised PnL -4.875 USDT (-5.00%)
-   margin 97.50015 USDT · liquidation 61234.5`)
+   entry 65000.1 · mark 65001.0
+   unrealised PnL -4.88 USDT (-5.00%)
+   margin 97.50 USDT · liquidation 61234.5`)
     expect(shown.buttons.flat().map((button) => button.label)).toEqual(["✖ Close BTCUSDT", "⟳ Refresh"])
     expectSendable(shown)
     // no liquidation price in reach, no contract known, a reader: no Close

@@ -1,12 +1,12 @@
 /** Position views: each open position with its PnL and liquidation price, Close per market, and the close's outcome. */
 import type { Cancel, Contract, Position, Ticker } from "@tradedesk/core"
-import { ContractRules, Decimal, Position as Positions } from "@tradedesk/core"
+import { Decimal, Position as Positions } from "@tradedesk/core"
 import { BigDecimal, Option, Schema } from "effect"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import { assets } from "../../kernel/symbols.js"
 import { confirmRow } from "../../kernel/writes.js"
-import { dec, marketName, oneLine, percent, signed, view } from "../../kernel/view.js"
+import { dec, marketName, money, oneLine, percent, priceAtStep, signedMoney, view } from "../../kernel/view.js"
 import type { Button, View } from "../../kernel/view.js"
 
 /** Close buttons on one message at most, one per market */
@@ -33,10 +33,7 @@ const quoteOf = (symbol: string) => oneLine(assets(symbol).quote, "name")
 
 /** The average entry, rounded to the contract's price step when it is known. */
 const entry = (row: PositionRow): string =>
-  Option.match(Positions.entryPrice(row.position), {
-    onNone: () => "-",
-    onSome: (price) => dec(row.contract === undefined ? BigDecimal.normalize(BigDecimal.round(price, { scale: 8 })) : ContractRules.roundPrice(row.contract, price))
-  })
+  Option.match(Positions.entryPrice(row.position), { onNone: () => "-", onSome: (price) => priceAtStep(price, row.contract) })
 
 /** The margin the PnL is a share of: the exchange's, else the opening value over the leverage. */
 const marginOf = (position: Position.Position): BigDecimal.BigDecimal | undefined => {
@@ -49,27 +46,28 @@ const pnl = (position: Position.Position, quote: string): string =>
     onNone: () => "not given",
     onSome: (value) => {
       const margin = marginOf(position)
-      return `${signed(value)} ${quote}${margin === undefined ? "" : ` (${percent(BigDecimal.unsafeDivide(value, margin), 2)})`}`
+      return `${signedMoney(value, quote)} ${quote}${margin === undefined ? "" : ` (${percent(BigDecimal.unsafeDivide(value, margin), 2)})`}`
     }
   })
 
-const money = (value: BigDecimal.BigDecimal | undefined) =>
-  value === undefined ? "-" : dec(BigDecimal.normalize(BigDecimal.round(value, { scale: 8, mode: "half-from-zero" })))
+const liquidation = (row: PositionRow): string =>
+  Option.match(Option.filter(row.position.liquidationPrice, BigDecimal.isPositive), {
+    onNone: () => "none in reach",
+    onSome: (price) => priceAtStep(price, row.contract)
+  })
 
-const liquidation = (position: Position.Position): string =>
-  Option.match(Option.filter(position.liquidationPrice, BigDecimal.isPositive), { onNone: () => "none in reach", onSome: dec })
-
-const mark = (ticker: Ticker.Ticker | undefined): string =>
-  ticker === undefined ? "-" : dec(Option.getOrElse(ticker.markPrice, () => ticker.last))
+const mark = ({ ticker, contract }: PositionRow): string =>
+  ticker === undefined ? "-" : priceAtStep(Option.getOrElse(ticker.markPrice, () => ticker.last), contract)
 
 /** `coin`: what the PnL and margin are in, when not the market's quote (the demo's SUSDT). */
 const positionLines = (row: PositionRow, index: number, coin?: string): FmtString => {
   const { position } = row
   const quote = coin ?? quoteOf(position.symbol)
+  const margin = marginOf(position)
   return fmt`${bold(`${index}.`)} ${bold(marketName(position.symbol))} · ${sideName(position.side)} ${code(dec(position.size))} · ${position.marginMode} ${dec(position.leverage)}x
-   entry ${code(entry(row))} · mark ${code(mark(row.ticker))}
+   entry ${code(entry(row))} · mark ${code(mark(row))}
    unrealised PnL ${code(pnl(position, quote))}
-   margin ${code(money(marginOf(position)))} ${quote} · liquidation ${code(liquidation(position))}`
+   margin ${code(margin === undefined ? "-" : money(margin, quote))} ${quote} · liquidation ${code(liquidation(row))}`
 }
 
 /** The open positions (`note`, the outcome of a close, above); traders get a Close button per market. */

@@ -11,7 +11,7 @@
 import { RateLimitError } from "@tradedesk/core"
 import { Cause, Context, Duration, Effect, Exit, Option, Predicate, Tracer } from "effect"
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
-import { COMMANDS } from "../commands.js"
+import { isCommand } from "../commands.js"
 import type { BotRuntime } from "../BotRuntime.js"
 import { ConfirmStore, State } from "../ConfirmStore.js"
 import type { Logger } from "../log.js"
@@ -50,13 +50,11 @@ export class Metrics extends Context.Tag("@tradedesk/bot/Metrics")<Metrics, Metr
 
 const SPAN_PREFIX = "TradeDesk."
 
-const COMMAND_NAMES: ReadonlySet<string> = new Set(COMMANDS.map((command) => command.name))
-
 /** A command name from the command table, else `other`: a typed `/anything` must not grow a label of its own. */
 const commandLabel = (kind: string): string | undefined => {
   if (!kind.startsWith("/")) return undefined
   const name = kind.slice(1)
-  return COMMAND_NAMES.has(name) ? name : "other"
+  return isCommand(name) ? name : "other"
 }
 
 /** Outcomes the bot notes on an update (`BotContext.note`) that mean the bot failed, not the user. */

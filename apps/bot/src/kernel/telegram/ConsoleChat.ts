@@ -64,12 +64,15 @@ export class ConsoleChat {
   private readonly lines: Interface
   /** messages being shown (writing a file takes a moment); `close` waits for them */
   private readonly rendering = new Set<Promise<void>>()
+  private lastShown: Promise<void> = Promise.resolve()
   private readonly listener = (call: ApiCall) => {
-    // a failure to show something (e.g. the files folder cannot be written) is printed, and the chat goes on
-    const shown = this.render(call).catch((error: unknown) => {
+    // shown one after another, in the order the bot sent them (a file being written must not let the next one pass
+    // it); a failure to show something (e.g. the files folder cannot be written) is printed, and the chat goes on
+    const shown = this.lastShown.then(() => this.render(call)).catch((error: unknown) => {
       this.print(`(could not show the bot's ${call.method}: ${error instanceof Error ? error.message : String(error)})`)
       this.prompt()
     })
+    this.lastShown = shown
     this.rendering.add(shown)
     void shown.finally(() => this.rendering.delete(shown))
   }

@@ -9,13 +9,31 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Telegraf } from "telegraf"
 import type { Convenience, Update } from "telegraf/types"
-import type { TradeBot } from "../../createBot.js"
 import type { Webhook } from "../BotConfig.js"
-import { COMMANDS } from "../commands.js"
+import { commands } from "../commands.js"
 import { UpdateNotTaken } from "../redis/UpdateLedger.js"
 import type { Logger } from "../log.js"
 import { isOpsPath, Ops } from "../ops/Ops.js"
+import type { BotContext } from "./BotContext.js"
+
+/** The bot as serving it needs it (made by the application's `createBot`). */
+export interface TradeBot {
+  readonly bot: Telegraf<BotContext>
+  /** Waits for the updates being handled to finish (at most `timeoutMs`). */
+  readonly drain: (timeoutMs: number) => Promise<void>
+  /**
+   * Opens the confirmations kept before a restart — telling their owners of writes whose answer never came — and
+   * starts the watcher and the alert checker (with Redis, the pacer joins the shared pacing budget): before the first
+   * update. Calls after the first do nothing.
+   */
+  readonly start: () => Promise<void>
+  /** Stops the watcher, the alert checker and the heartbeat (withdrawing this process's announcement). */
+  readonly stop: () => Promise<void>
+  /** Messages waiting to go to Telegram, over all chats (`/metrics`). */
+  readonly waitingReplies: () => number
+}
 
 export interface Running {
   /** Stops taking updates and waits for those being handled, at most `drainMillis` (default `DRAIN_MILLIS`). */
@@ -30,7 +48,7 @@ export const DRAIN_MILLIS = 10_000
 
 /** Telegram's command menu, from the command table. */
 const setMenu = (trade: TradeBot): Promise<true> =>
-  trade.bot.telegram.setMyCommands(COMMANDS.filter((command) => command.name !== "start").map((command) => ({
+  trade.bot.telegram.setMyCommands(commands().filter((command) => command.name !== "start").map((command) => ({
     command: command.name,
     description: command.summary
   })))

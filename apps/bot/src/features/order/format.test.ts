@@ -17,7 +17,7 @@ describe("order views", () => {
     expect(view.text.text).toContain("Preview · BTCUSDT · 2 orders · cross margin")
     expect(view.text.text).toContain("1. Open long 0.010 @ 65000.5\n   notional 650.0050 USDT · margin ≈ 32.50 · fee ≈ 0.39 (taker)")
     expect(view.text.text).toContain("2. Close short 2 at market · IOC\n   notional ≈ 130000.40 USDT at 65000.20 · closes: no margin · fee ≈ 78.00 (taker)")
-    expect(view.text.text).toContain("Cross margin · leverage 20x\nMargin and fees ≈ 32.89 of 1000 USDT available")
+    expect(view.text.text).toContain("Cross margin · leverage 20x\nMargin and fees ≈ 32.89 of 1000.00 USDT available")
     expect(view.text.text).toContain("Nothing is placed until you press Confirm (valid 5 min).")
     expect(view.buttons).toEqual([[{ label: "✅ Confirm 2 orders", data: { _tag: "Confirm", id: "abcd" } }, { label: "✖ Cancel", data: { _tag: "Cancel", id: "abcd" } }]])
   })
@@ -48,7 +48,7 @@ describe("order views", () => {
     const checks = checkBatch({ contract: btcContract, ticker: ticker("cmt_btcusdt"), leverage: { marginMode: undefined, setting: undefined }, available: d("10000"), orders, slippage: d("0.01"), demo: true })
     const view = previewView({ symbol: "cmt_btcusdt", marginMode: undefined, orders }, { _tag: "Checked", checks }, "abcd", 5, { slippage: d("0.01") })
     expect(view.text.text).toContain("1. Open long 0.010 @ 64000\n   notional 640.000 USDT · margin ≥ 6.40 · fee ≈ 0.13 (maker)")
-    expect(view.text.text).toContain("Leverage and margin mode: the demo's own, which the exchange does not let the bot read, so not checked here; margins are the least they can be, at 100x (the market's highest).\nMargin and fees ≥ 6.78 of 10000 SUSDT available")
+    expect(view.text.text).toContain("Leverage and margin mode: the demo's own, which the exchange does not let the bot read, so not checked here; margins are the least they can be, at 100x (the market's highest).\nMargin and fees ≥ 6.78 of 10\u00a0000.00 SUSDT available")
     expect(view.buttons.flat().map((button) => button.label)).toEqual(["✅ Confirm 1 order", "✖ Cancel"])
   })
 

@@ -14,7 +14,7 @@ import { BigDecimal, Option } from "effect"
 import { DEMO_COIN } from "../../kernel/demo.js"
 import { display } from "../../kernel/symbols.js"
 import * as TradingLimits from "../../kernel/TradingLimits.js"
-import { capitalized, dec } from "../../kernel/view.js"
+import { capitalized, dec, money } from "../../kernel/view.js"
 import type { OrderDraft } from "./parse.js"
 
 export interface Problem {
@@ -250,8 +250,8 @@ export const checkBatch = (input: CheckInput): Checks => {
   if (BigDecimal.greaterThan(needed, available)) {
     // the leverage unknown, the margins are the least they can be: more than the balance even so is surely refused
     const text = known
-      ? `Margin and fees need ≈ ${amount(needed)} ${marginCoin}, more than the ${dec(available)} ${marginCoin} available.`
-      : `Margin and fees need at least ≈ ${amount(needed)} ${marginCoin} (at ${contract.maxLeverage}x, the highest leverage), more than the ${dec(available)} ${marginCoin} available.`
+      ? `Margin and fees need ≈ ${money(needed, marginCoin)} ${marginCoin}, more than the ${money(available, marginCoin)} ${marginCoin} available.`
+      : `Margin and fees need at least ≈ ${money(needed, marginCoin)} ${marginCoin} (at ${contract.maxLeverage}x, the highest leverage), more than the ${money(available, marginCoin)} ${marginCoin} available.`
     if (plans) {
       // a plan order's funds are checked when it triggers
       warnings.push(`${text} The exchange checks the funds when the trigger fires.`)
@@ -357,13 +357,6 @@ const limitProblems = (input: CheckInput, orders: ReadonlyArray<OrderChecks>): A
 const fittingSize = (contract: Contract.Contract, order: OrderDraft, available: BigDecimal.BigDecimal, needed: BigDecimal.BigDecimal): string => {
   const size = ContractRules.roundSize(contract, BigDecimal.unsafeDivide(BigDecimal.multiply(order.size, available), needed), "down")
   return BigDecimal.lessThan(size, contract.minOrderSize) ? "a deposit, or a smaller order elsewhere" : `size ${dec(size)}`
-}
-
-/** An estimated amount, to the cent (never shown as 0 when it is not). */
-export const amount = (value: BigDecimal.BigDecimal): string => {
-  const rounded = BigDecimal.round(value, { scale: 2, mode: "half-from-zero" })
-  if (BigDecimal.isZero(rounded) && !BigDecimal.isZero(value)) return "< 0.01"
-  return dec(BigDecimal.scale(rounded, 2))
 }
 
 /** Whether the preview may offer Confirm. */

@@ -3,7 +3,8 @@ import type { BatchOrder, Ticker } from "@tradedesk/core"
 import { describe, expect, it } from "vitest"
 import { btcContract, d, leverageSetting, right, ticker } from "../../../test/samples.js"
 import * as TradingLimits from "../../kernel/TradingLimits.js"
-import { amount, basisOf, changesSince, checkBatch, confirmable, onlyOverLimits } from "./checks.js"
+import { money } from "../../kernel/view.js"
+import { basisOf, changesSince, checkBatch, confirmable, onlyOverLimits } from "./checks.js"
 import type { Checks, LeverageInfo } from "./checks.js"
 import { parseOrderLine } from "./parse.js"
 
@@ -31,18 +32,18 @@ describe("checks before Confirm", () => {
     const { estimate, warnings } = checks.orders[0]!
     expect(warnings).toEqual([])
     expect(Decimal.format(estimate.notional)).toBe("640.000")
-    expect(amount(estimate.margin!)).toBe("32.00")
+    expect(money(estimate.margin!, "USDT")).toBe("32.00")
     expect(estimate.feeKind).toBe("maker")
-    expect(amount(estimate.fee)).toBe("0.13")
+    expect(money(estimate.fee, "USDT")).toBe("0.13")
     // what the exchange holds: the margin and the fee at the taker rate
-    expect(amount(checks.needed)).toBe("32.38")
+    expect(money(checks.needed, "USDT")).toBe("32.38")
   })
 
   it("values a market order at the best price on its side, at the taker rate; a closing order needs no margin", () => {
     const checks = checksOf(["open_long 1 market", "close_long 2 market"])
     expect(checks.orders.map((order) => [Decimal.format(order.estimate.price), order.estimate.feeKind])).toEqual([["65000.20", "taker"], ["64999.90", "taker"]])
     expect(checks.orders[1]!.estimate.margin).toBeUndefined()
-    expect(amount(checks.needed)).toBe(amount(d("3289.01012")))
+    expect(money(checks.needed, "USDT")).toBe(money(d("3289.01012"), "USDT"))
   })
 
   it("refuses a size off the step, with the size to use", () => {
@@ -85,7 +86,7 @@ describe("checks before Confirm", () => {
   it("refuses margin and fees over the available balance, with the size that fits, and warns when they come close", () => {
     const short = checksOf(["open_long 0.010 @ 64000"], { available: "10" })
     expect(short.problems.map((problem) => `${problem.what} → ${problem.fix}`)).toEqual([
-      "Margin and fees need ≈ 32.38 USDT, more than the 10 USDT available. → size 0.003"
+      "Margin and fees need ≈ 32.38 USDT, more than the 10.00 USDT available. → size 0.003"
     ])
     expect(confirmable(short)).toBe(false)
     const close = checksOf(["open_long 0.010 @ 64000"], { available: "35" })
@@ -102,9 +103,9 @@ describe("checks before Confirm", () => {
       orders: [right(parseOrderLine("open_long 0.010 @ 64000"))],
       slippage: d("0.01")
     })
-    expect(amount(own.orders[0]!.estimate.margin!)).toBe("64.00")
+    expect(money(own.orders[0]!.estimate.margin!, "USDT")).toBe("64.00")
     const cross = checksOf(["open_long 0.010 @ 64000"], { marginMode: "cross" })
-    expect(amount(cross.orders[0]!.estimate.margin!)).toBe("32.00")
+    expect(money(cross.orders[0]!.estimate.margin!, "USDT")).toBe("32.00")
   })
 
   it("warns of a limit that will rest far from the market, and keeps Confirm", () => {
@@ -272,14 +273,14 @@ describe("checks on the exchange's demo trading", () => {
     expect(confirmable(checks)).toBe(true)
     expect(checks.marginCoin).toBe("SUSDT")
     expect(checks.highestLeverage).toBe(100)
-    expect(amount(checks.orders[0]!.estimate.margin!)).toBe("6.50")
+    expect(money(checks.orders[0]!.estimate.margin!, "USDT")).toBe("6.50")
     expect(Decimal.format(checks.orders[0]!.estimate.cap!)).toBe("65650.2")
     expect(all(demo(["open_long 0.0105 @ 64000"]))).toEqual(["The size 0.0105 is not a multiple of cmt_btcusdt's size step 0.001."])
   })
 
   it("refuses what needs more than the balance even at the highest leverage, and only that", () => {
     expect(all(demo(["open_long 0.010 @ 64000"], { available: "6" }))).toEqual([
-      "Margin and fees need at least ≈ 6.78 SUSDT (at 100x, the highest leverage), more than the 6 SUSDT available."
+      "Margin and fees need at least ≈ 6.78 SUSDT (at 100x, the highest leverage), more than the 6.00 SUSDT available."
     ])
     // at 20x it would need 32: the demo's leverage is unknown, so not refused, and no warning is guessed
     const fits = demo(["open_long 0.010 @ 64000"], { available: "10" })

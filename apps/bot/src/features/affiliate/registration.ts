@@ -1,0 +1,39 @@
+/** What affiliate brings to the kernel: `/affiliate` and its paging buttons. */
+import { codec, num, optNum, readNum, readOptTime } from "../../kernel/CallbackData.js"
+import type { Feature } from "../../kernel/Feature.js"
+
+declare module "../../kernel/CallbackData.js" {
+  interface Buttons {
+    readonly Affiliate: {
+      readonly uid: string | undefined
+      readonly from: number | undefined
+      readonly to: number | undefined
+      readonly page: number
+    }
+  }
+}
+
+export const affiliateFeature: Feature = {
+  commands: [
+    {
+      name: "affiliate",
+      access: "account",
+      summary: "Invited users' volumes and commission; csv for a file",
+      usage: "/affiliate [csv] [uid] [from] [to]",
+      examples: ["/affiliate", "/affiliate 30d", "/affiliate csv 2024-05-01 2024-05-31"]
+    }
+  ],
+  buttons: [
+    codec("Affiliate", "a", "account", {
+      write: ({ page, uid, from, to }) => [num(page), uid ?? "", optNum(from), optNum(to)],
+      read: (fields) => {
+        const [page, uid = "", from, to] = fields
+        const pageNumber = readNum(page)
+        const fromTime = readOptTime(from)
+        const toTime = readOptTime(to)
+        if (fields.length !== 4 || pageNumber === undefined || fromTime === null || toTime === null || !/^\d{0,20}$/.test(uid)) return undefined
+        return { page: pageNumber, uid: uid === "" ? undefined : uid, from: fromTime, to: toTime }
+      }
+    })
+  ]
+}

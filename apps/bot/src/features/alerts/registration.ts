@@ -1,0 +1,30 @@
+/** What alerts brings to the kernel: `/alert` and `/alerts`, and the Delete buttons. */
+import { codec, idFields } from "../../kernel/CallbackData.js"
+import type { Feature } from "../../kernel/Feature.js"
+
+declare module "../../kernel/CallbackData.js" {
+  interface Buttons {
+    readonly AlertDelete: { readonly id: string }
+  }
+}
+
+export const alertsFeature: Feature = {
+  commands: [
+    {
+      name: "alert",
+      access: "account",
+      summary: "A price alert that fires once",
+      usage: "/alert <symbol> <above|below|>|<> <price>",
+      examples: ["/alert btc above 70000", "/alert eth < 3000"]
+    },
+    {
+      name: "alerts",
+      access: "account",
+      summary: "Your price alerts, with Delete buttons",
+      usage: "/alerts",
+      examples: ["/alerts"],
+      ownerMay: "list and delete their alerts"
+    }
+  ],
+  buttons: [codec("AlertDelete", "r", "account", idFields)]
+}

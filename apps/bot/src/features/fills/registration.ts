@@ -1,0 +1,22 @@
+/** What fills brings to the kernel: `/fills` and its paging buttons. */
+import { codec, listFields } from "../../kernel/CallbackData.js"
+import type { Feature } from "../../kernel/Feature.js"
+
+declare module "../../kernel/CallbackData.js" {
+  interface Buttons {
+    readonly Fills: { readonly symbol: string | undefined; readonly page: number }
+  }
+}
+
+export const fillsFeature: Feature = {
+  commands: [
+    {
+      name: "fills",
+      access: "account",
+      summary: "Recent fills: price, size, fee, maker or taker",
+      usage: "/fills [symbol]",
+      examples: ["/fills", "/fills eth"]
+    }
+  ],
+  buttons: [codec("Fills", "fl", "account", listFields)]
+}

@@ -1,0 +1,30 @@
+/** What help brings to the kernel: `/help` and `/start`, and the Help button of the welcome. */
+import { codec, noFields } from "../../kernel/CallbackData.js"
+import type { Feature } from "../../kernel/Feature.js"
+
+declare module "../../kernel/CallbackData.js" {
+  interface Buttons {
+    /** the /help text, from /start's welcome */
+    readonly Help: Record<never, never>
+  }
+}
+
+export const helpFeature: Feature = {
+  commands: [
+    {
+      name: "help",
+      access: "open",
+      summary: "What the bot does, with examples",
+      usage: "/help",
+      examples: ["/help"]
+    },
+    {
+      name: "start",
+      access: "open",
+      summary: "Start here",
+      usage: "/start",
+      examples: ["/start"]
+    }
+  ],
+  buttons: [codec("Help", "h", "open", noFields)]
+}

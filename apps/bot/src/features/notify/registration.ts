@@ -1,0 +1,16 @@
+/** What notify brings to the kernel: `/notify`. */
+import type { Feature } from "../../kernel/Feature.js"
+
+export const notifyFeature: Feature = {
+  commands: [
+    {
+      name: "notify",
+      access: "account",
+      summary: "Messages when orders fill, plans trigger, positions change",
+      usage: "/notify [on|off]",
+      examples: ["/notify on", "/notify"],
+      ownerMay: "turn their notifications off"
+    }
+  ],
+  buttons: []
+}

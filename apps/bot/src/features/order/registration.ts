@@ -1,0 +1,34 @@
+/** What order brings to the kernel: `/order` (a batch after a checked preview) and the preview's Confirm and Cancel. */
+import { codec, idFields } from "../../kernel/CallbackData.js"
+import type { Feature } from "../../kernel/Feature.js"
+
+declare module "../../kernel/CallbackData.js" {
+  interface Buttons {
+    /** places a previewed batch */
+    readonly Confirm: { readonly id: string }
+    /** drops a previewed batch */
+    readonly Cancel: { readonly id: string }
+  }
+}
+
+export const orderFeature: Feature = {
+  commands: [
+    {
+      name: "order",
+      access: "trade",
+      summary: "Place up to 20 orders, or 5 trigger orders, after a checked preview",
+      usage:
+        "/order <symbol> [cross|isolated], then one order per line (or separated by ;):\n" +
+        "<open_long|open_short|close_long|close_short> <size> (@ <price> | market) [post|fok|ioc] [tp <price>] [sl <price>] [trigger <price>]",
+      examples: [
+        "/order btc; open_long 0.01 @ 65000 tp 70000 sl 60000; close_short 0.02 market",
+        "/order eth isolated; open_short 0.5 @ 3500 post",
+        "/order btc; open_long 0.01 market trigger 66000"
+      ]
+    }
+  ],
+  buttons: [
+    codec("Confirm", "c", "trade", idFields),
+    codec("Cancel", "x", "trade", idFields)
+  ]
+}

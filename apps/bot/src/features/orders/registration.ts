@@ -1,0 +1,35 @@
+/** What orders brings to the kernel: `/orders` (plan orders), its paging, history and Cancel buttons. */
+import { codec, listFields, orderFields } from "../../kernel/CallbackData.js"
+import type { Feature } from "../../kernel/Feature.js"
+
+declare module "../../kernel/CallbackData.js" {
+  interface Buttons {
+    readonly Orders: { readonly symbol: string | undefined; readonly page: number }
+    readonly PlanHistory: { readonly symbol: string; readonly page: number }
+    /** asks to cancel one working plan order */
+    readonly CancelPlan: { readonly orderId: string; readonly symbol: string }
+  }
+}
+
+export const ordersFeature: Feature = {
+  commands: [
+    {
+      name: "orders",
+      access: "account",
+      summary: "Working plan (trigger) orders, each with Cancel; finished ones with history",
+      usage: "/orders [symbol] [history]",
+      examples: ["/orders", "/orders btc", "/orders btc history"]
+    }
+  ],
+  buttons: [
+    codec("Orders", "o", "account", listFields),
+    codec("PlanHistory", "oh", "account", {
+      write: listFields.write,
+      read: (fields) => {
+        const listed = listFields.read(fields)
+        return listed?.symbol === undefined ? undefined : { page: listed.page, symbol: listed.symbol }
+      }
+    }),
+    codec("CancelPlan", "pc", "trade", orderFields)
+  ]
+}

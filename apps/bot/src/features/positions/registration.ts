@@ -1,0 +1,27 @@
+/** What positions brings to the kernel: `/positions`, its Refresh and its Close buttons. */
+import { codec, noFields, symbolFields } from "../../kernel/CallbackData.js"
+import type { Feature } from "../../kernel/Feature.js"
+
+declare module "../../kernel/CallbackData.js" {
+  interface Buttons {
+    readonly Positions: Record<never, never>
+    /** asks to close the symbol's positions at market */
+    readonly ClosePosition: { readonly symbol: string }
+  }
+}
+
+export const positionsFeature: Feature = {
+  commands: [
+    {
+      name: "positions",
+      access: "account",
+      summary: "Open positions with PnL and liquidation price; Close per market",
+      usage: "/positions",
+      examples: ["/positions"]
+    }
+  ],
+  buttons: [
+    codec("Positions", "ps", "account", noFields),
+    codec("ClosePosition", "pz", "trade", symbolFields)
+  ]
+}
