@@ -3,7 +3,7 @@
  * arrive in the streams' records, a change between two polls is one update, every round is one counted request, and
  * an abort ends the polling.
  */
-import { Chunk, Effect, Option, Stream } from "effect"
+import { BigDecimal, Chunk, Effect, Option, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createClient } from "../src/client.js"
 import type { TradeDeskClient } from "../src/client.js"
@@ -99,6 +99,30 @@ describe("the V2 streams poll their REST read", () => {
     expect(items[0]).toMatchObject({ kind: "snapshot", reconnected: false, records: [{ orderId: "689987455633326746", filledQty: "0" }] })
     expect(items[1]).toMatchObject({ kind: "update", event: "poll", record: { orderId: "689987455633326746", filledQty: "0.005" } })
     expect(requestsTo("/capi/v2/order/current")).toBe(3)
+  })
+
+  it("orders: an order gone from the list comes as its detail, which says how it ended; one detail read, once", async () => {
+    const detail = { ...ORDER, filled_qty: "0.010000", price_avg: "88888.0", status: "filled" }
+    const list = rounds("/capi/v2/order/current", [[ORDER], []])
+    loopback.server.handle = (request) => (request.path === "/capi/v2/order/detail" ? json(detail) : list(request))
+    const result = await runAgainst(loopback.server, Effect.flatMap(Streams, (streams) => Stream.runCollect(Stream.take(streams.orders(), 2))), V2)
+    const [snapshot, ended] = Chunk.toReadonlyArray(Effect.runSync(result))
+    expect(snapshot).toMatchObject({ kind: "snapshot", records: [{ orderId: "689987455633326746", status: "open" }] })
+    expect(ended).toMatchObject({ kind: "update", event: "poll", record: { orderId: "689987455633326746", status: "filled" } })
+    expect(loopback.server.requests.filter((request) => request.path === "/capi/v2/order/detail").map((request) => request.query)).toEqual([
+      expect.stringContaining("orderId=689987455633326746")
+    ])
+  })
+
+  it("positions: a closed one (gone from the list) comes as its last record with size 0", async () => {
+    const [position] = JSON.parse(await fixture("allPosition.json")) as Array<Record<string, unknown>>
+    loopback.server.handle = rounds("/capi/v2/account/position/allPosition", [[{ ...position, size: "0.002" }], []])
+    const result = await runAgainst(loopback.server, Effect.flatMap(Streams, (streams) => Stream.runCollect(Stream.take(streams.positions(), 2))), V2)
+    const [snapshot, closed] = Chunk.toReadonlyArray(Effect.runSync(result))
+    if (snapshot?.kind !== "snapshot" || closed?.kind !== "update") throw new Error("expected a snapshot, then an update")
+    expect(BigDecimal.isPositive(snapshot.records[0]!.size)).toBe(true)
+    expect(closed.record).toMatchObject({ positionId: snapshot.records[0]!.positionId, symbol: snapshot.records[0]!.symbol, side: snapshot.records[0]!.side })
+    expect(BigDecimal.isZero(closed.record.size)).toBe(true)
   })
 
   it("fills: each fill id once, as an update after the snapshot", async () => {

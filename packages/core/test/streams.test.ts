@@ -288,6 +288,18 @@ describe("the shared connection", () => {
     await iterator.return?.()
   })
 
+  it("a private socket whose pongs stop is said disconnected, then its snapshot comes again", async () => {
+    rest.handle = () => json([])
+    const made = client({ streams: { heartbeatMs: 40, reconnectMinMs: 5, reconnectMaxMs: 20, maxReconnects: 5 } })
+    const fills = made.watchFills()[Symbol.asyncIterator]()
+    expect((await fills.next()).value).toMatchObject({ kind: "snapshot", reconnected: false })
+    ws.silent = true
+    expect((await fills.next()).value).toMatchObject({ kind: "disconnected", reason: expect.stringContaining("ping") })
+    ws.silent = false
+    expect((await fills.next()).value).toMatchObject({ kind: "snapshot", reconnected: true })
+    await fills.return?.()
+  })
+
   it("break and abort end the subscription (UNSUBSCRIBE) and the abort rejects with an AbortedError", async () => {
     const made = client()
     const controller = new AbortController()
@@ -460,6 +472,8 @@ describe("the private socket", () => {
     ws.push(PRIVATE, privateFrame("fill", first))
     expect((await fills.next()).value).toMatchObject({ kind: "update", record: { tradeId: "1001" } })
     ws.drop(PRIVATE)
+    // the drop is said at once: until the next snapshot nothing is known
+    expect((await fills.next()).value).toMatchObject({ kind: "disconnected", reason: expect.stringContaining("the socket closed") })
     // the fill made while the socket was down comes in the repeated snapshot, the one already yielded does not
     expect((await fills.next()).value).toMatchObject({ kind: "snapshot", reconnected: true, records: [{ tradeId: "1002" }] })
     ws.push(PRIVATE, privateFrame("fill", meanwhile))

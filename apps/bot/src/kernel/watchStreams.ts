@@ -8,10 +8,10 @@
  * What the pushes do not carry is read over REST: the plan orders when the orders' snapshot comes (a waiting plan order
  * is pushed only once it triggers), how orders and positions that vanished between two snapshots ended, and the margin
  * ratio (the balance push has no equity) after positions moved, at most every 15 s, and every `marginEveryMillis`.
- * While the streams are up nothing is polled. They are up once each channel brought its snapshot; when they fail (a
- * typed stream error, or a batch that could not be settled) polling takes over until they are up again, tried every
- * `retryMillis`. Core reconnects a dropped socket on its own without saying so: the snapshot after it tells what
- * happened meanwhile.
+ * While the streams are up nothing is polled. They are up once each channel brought its snapshot. Polling takes over
+ * while they are down: from the moment core says the socket dropped until every channel brought its snapshot again
+ * (core reconnects on its own), and when they fail (a typed stream error, or a batch that could not be settled) until
+ * they are up again, tried every `retryMillis`.
  */
 import type { Fill, Order, Position, StreamError, StreamRecords, TradeDeskError } from "@tradedesk/core"
 import { Streams } from "@tradedesk/core"
@@ -119,19 +119,21 @@ export const fold = (prev: Seen, pushes: ReadonlyArray<Push>, now: number): Fold
           orders.clear()
           for (const order of push.item.records) if (order.status !== "untriggered") orders.set(order.orderId, seenOrder(order))
           // the watcher follows streams on V3 only, whose order updates are pushes (V2's polled ones are plain orders)
-        } else if ("order" in push.item.record) orderChanged(push.item.record)
+        } else if (push.item.kind === "update" && "order" in push.item.record) orderChanged(push.item.record)
         break
       case "fills":
         if (push.item.kind === "snapshot") {
           snapshots.add("fills")
           for (const fill of push.item.records.map(seenFill).sort((a, b) => a.at - b.at)) if (fill.at >= cursor.from) tell(fill)
-        } else {
+        } else if (push.item.kind === "update") {
           const fill = push.item.record
           tell(seenFill(fill))
           if (liquidationFee(fill.liquidateFee) || Option.isSome(fill.liquidateType)) liquidatedSides.add(`${fill.symbol}|${fill.positionSide.toLowerCase()}`)
         }
         break
       case "positions":
+        // a drop changes nothing known: the snapshot after the reconnect does
+        if (push.item.kind === "disconnected") break
         positionsMoved = true
         if (push.item.kind === "snapshot") {
           snapshots.add("positions")
@@ -256,7 +258,15 @@ export const follow = (following: Following): Effect.Effect<never, never, Servic
             yield* settleBatch(following, margin, pushes)
             const again = pushes.some((push) => push.channel !== "tick" && push.item.kind === "snapshot" && push.item.reconnected)
             if (again) log.log("info", "watch_streams_resynced", { detail: "account streams reconnected: state read again" })
-            for (const push of pushes) if (push.channel !== "tick" && push.item.kind === "snapshot") snapshotted.add(push.channel)
+            for (const push of pushes) {
+              if (push.channel === "tick") continue
+              if (push.item.kind === "snapshot") snapshotted.add(push.channel)
+              if (push.item.kind !== "disconnected") continue
+              // until every channel brought its snapshot again, polling tells what happens
+              snapshotted.clear()
+              if (up) log.log("warn", "watch_streams_down", { detail: "account stream socket dropped: polling until it is back", reason: push.item.reason })
+              up = false
+            }
             if (!up && snapshotted.size === 3) {
               up = true
               log.log("info", "watch_streams_up", { detail: "account streams up: polling stopped" })

@@ -198,12 +198,15 @@ export type BalanceUpdate = Schema.Schema.Type<typeof BalanceUpdate>
 
 /**
  * What a private stream yields: the REST state (`snapshot`, first and again after every reconnect, `reconnected`
- * then true), and each change pushed after it (`update`, with the push's `msgEvent`: `OrderUpdate`,
- * `PositionFundingSettle`, `DepositUpdate`… kept as sent; `poll` for a change V2's polling found).
+ * then true), each change pushed after it (`update`, with the push's `msgEvent`: `OrderUpdate`,
+ * `PositionFundingSettle`, `DepositUpdate`… kept as sent; `poll` for a change V2's polling found), and `disconnected`
+ * when the socket drops: nothing is known from then until the next snapshot (read REST meanwhile if it matters). V2's
+ * polling never disconnects.
  */
 export type PrivateItem<S, U> =
   | { readonly kind: "snapshot"; readonly records: ReadonlyArray<S>; readonly reconnected: boolean }
   | { readonly kind: "update"; readonly record: U; readonly event: string }
+  | { readonly kind: "disconnected"; readonly reason: string }
 
 /** The snapshot records of the balance stream: REST's futures assets (available, frozen, equity, unrealised PnL). */
 export type BalanceSnapshot = FuturesAsset

@@ -93,8 +93,8 @@ export interface StreamsService {
   ) => Stream.Stream<Candle, StreamError>
   /**
    * open orders (REST) as the snapshot, then each order change. On V2 the open orders every round (one request a
-   * page): an update, REST's `Order` itself, when an order is new or its filled size or status changed; an order
-   * that left the list (filled or canceled) is not reported: follow `fills` or read the order history.
+   * page): an update, REST's `Order` itself, when an order is new or its filled size or status changed, and an order
+   * that left the list (filled or canceled) as its detail (one read, weight 2, per such order).
    */
   readonly orders: () => Stream.Stream<PrivateItem<Order, OrderUpdate | Order>, StreamError>
   /**
@@ -105,7 +105,7 @@ export interface StreamsService {
   /**
    * open positions (REST) as the snapshot, then each position change (a closed one with size 0). On V2 the positions
    * every round: an update when a position is new or its update time, sequence or size moved; a closed one (gone from
-   * the list) is not reported.
+   * the list) as its last read record with size 0.
    */
   readonly positions: () => Stream.Stream<PrivateItem<Position, Position>, StreamError>
   /**
@@ -246,6 +246,11 @@ const privateStream = <S, U, P>(
     const known = remembering<P>()
     let mark: number | undefined
     return (event) => {
+      if (event._tag === "Disconnected") {
+        // pushes resume after the next snapshot, which the reconnect brings
+        mark = undefined
+        return Effect.succeed([{ kind: "disconnected" as const, reason: event.reason }])
+      }
       if (event._tag === "Subscribed") {
         return Effect.gen(function*() {
           const sentAfter = yield* subscription.lastArrival
@@ -334,6 +339,8 @@ const depthStream = (connection: Connection, symbol: string, levels: DepthLevels
       resyncs
     }]
     return (event): Effect.Effect<ReadonlyArray<OrderBook>, StreamError> => {
+      // the reconnect's `Subscribed` (again) starts the chain afresh
+      if (event._tag === "Disconnected") return Effect.succeed([])
       if (event._tag === "Subscribed") {
         // after a reconnect the chain starts again from the snapshot the new subscription brings
         if (event.again) {
@@ -372,7 +379,7 @@ const tradeStream = (connection: Connection, symbol: string, limits: PushLimits)
   return channelStream<MarketTrade>(connection, channel, () => {
     const seen = remembering<true>()
     return (event) => {
-      if (event._tag === "Subscribed") return Effect.succeed([])
+      if (event._tag !== "Push") return Effect.succeed([])
       return Effect.map(decoded(channel, event.text, Records.decodeTrades(event.frame, limits)), (trades) =>
         trades.filter((trade) => {
           if (seen.get(trade.tradeId) !== undefined) return false
@@ -389,7 +396,7 @@ const simpleStream = <A>(
   decode: (frame: Readonly<Record<string, unknown>>) => Either.Either<ReadonlyArray<A>, string>
 ) =>
   channelStream<A>(connection, channel, () => (event) =>
-    event._tag === "Subscribed" ? Effect.succeed([]) : decoded(channel, event.text, decode(event.frame)))
+    event._tag === "Push" ? decoded(channel, event.text, decode(event.frame)) : Effect.succeed([]))
 
 /** The socket URL of a base (`…/v3/ws`) and kind. */
 const socketUrl = (base: string, kind: "public" | "private") => `${base}/${kind}`
@@ -453,7 +460,7 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | ServerTime | M
     }
     const polling = settings.apiVersion === "v3"
       ? undefined
-      : makePolledStreams({ market: yield* Market, marketStats: yield* MarketStats, snapshots }, tuning.pollMillis)
+      : makePolledStreams({ market: yield* Market, marketStats: yield* MarketStats, orderDetail: orders.orderDetail, snapshots }, tuning.pollMillis)
     const limits: PushLimits = { maxDecimalLength: settings.maxDecimalLength, maxElements: tuning.maxElements }
     const connections = new Map<string, Connection>()
     yield* Effect.addFinalizer(() => Effect.sync(() => connections.forEach((connection) => connection.shutdown("the streams were closed"))))

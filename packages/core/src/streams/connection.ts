@@ -39,6 +39,8 @@ const MAX_SENT_KEPT = 1_000
 export type ChannelEvent =
   | { readonly _tag: "Subscribed"; readonly arrival: number; readonly again: boolean }
   | { readonly _tag: "Push"; readonly frame: Readonly<Record<string, unknown>>; readonly arrival: number; readonly text: string }
+  /** the socket carrying an acknowledged subscription dropped: nothing is pushed until it is `Subscribed` again */
+  | { readonly _tag: "Disconnected"; readonly reason: string }
   | { readonly _tag: "Failed"; readonly error: StreamAuthError | StreamClosedError | SubscriptionRefusedError }
 
 export interface Subscription {
@@ -186,6 +188,14 @@ export const makeConnection = (settings: ConnectionSettings): Connection => {
     }
   }
 
+  /** The socket is gone: every acknowledged channel is told once, and subscribed again on the next socket. */
+  const dropped = (reason: string) => {
+    for (const state of channels.values()) {
+      if (state.acked) offer(state, { _tag: "Disconnected", reason })
+      state.acked = false
+    }
+  }
+
   const scheduleReconnect = () => {
     if (stopped || channels.size === 0 || reconnectTimer !== undefined) return
     failedAttempts += 1
@@ -243,7 +253,7 @@ export const makeConnection = (settings: ConnectionSettings): Connection => {
       if (awaitingPong) {
         // no pong since the last ping: the socket is dead even if TCP has not noticed
         closeSocket()
-        for (const state of channels.values()) state.acked = false
+        dropped("no answer to a ping: the socket is dead")
         scheduleReconnect()
         return
       }
@@ -282,11 +292,11 @@ export const makeConnection = (settings: ConnectionSettings): Connection => {
         scheduleReconnect()
       })
       ws.on("error", () => undefined)
-      ws.on("close", () => {
+      ws.on("close", (code, reason) => {
         if (socket !== ws) return
         closeSocket()
         pending.clear()
-        for (const state of channels.values()) state.acked = false
+        dropped(`the socket closed (code ${code}${reason.length > 0 ? `: ${reason.toString().slice(0, 120)}` : ""})`)
         scheduleReconnect()
       })
     }, (error: unknown) => {

@@ -2,7 +2,8 @@
  * The streams on the V2 API, which has no WebSocket streams: each one reads its REST operation now and then every
  * `streams.pollMs` after the previous round ended, through the REST services (so the rate limiter charges every read),
  * and yields what the round shows that the previous one did not. Each round costs that operation's weight once (the
- * open orders: once per page). Only what V2 REST has is yielded: nothing is made up for what it lacks.
+ * open orders: once per page, and one detail read per order that left the list). Only what V2 REST has is yielded:
+ * nothing is made up for what it lacks.
  */
 import * as BigDecimal from "effect/BigDecimal"
 import type * as DateTime from "effect/DateTime"
@@ -38,6 +39,8 @@ const POLLED_EVENT = "poll"
 export interface PollingServices {
   readonly market: Market["Type"]
   readonly marketStats: MarketStats["Type"]
+  /** an order's final state, once it left the open orders */
+  readonly orderDetail: (params: { readonly orderId: string }) => Effect.Effect<Order, StreamError>
   readonly snapshots: {
     readonly orders: Effect.Effect<ReadonlyArray<Order>, StreamError>
     readonly fills: Effect.Effect<ReadonlyArray<Fill>, StreamError>
@@ -59,25 +62,32 @@ const timeKey = (time: DateTime.Utc) => String(time.epochMillis)
 
 /**
  * A private stream by polling: the first round as the snapshot, then an update for each record that is new or whose
- * `fingerprint` changed since the previous round. A record gone from the list is not reported (REST does not say why).
+ * `fingerprint` changed since the previous round, and one for each record gone from the list, as `ended` tells how it
+ * ended (its final record read over REST, or what the list last said of it).
  */
 const privatePolled = <S>(
   pollMillis: number,
   read: Effect.Effect<ReadonlyArray<S>, StreamError>,
   key: (record: S) => string,
-  fingerprint: (record: S) => string
+  fingerprint: (record: S) => string,
+  ended: (gone: ReadonlyArray<S>) => Effect.Effect<ReadonlyArray<S>, StreamError>
 ): Stream.Stream<PrivateItem<S, S>, StreamError> =>
-  polled(pollMillis, read, () => {
-    let previous: Map<string, string> | undefined
-    return (records): ReadonlyArray<PrivateItem<S, S>> => {
-      const current = new Map(records.map((record) => [key(record), fingerprint(record)]))
+  Stream.suspend(() => {
+    let previous: Map<string, { readonly fingerprint: string; readonly record: S }> | undefined
+    const round = (records: ReadonlyArray<S>): Effect.Effect<ReadonlyArray<PrivateItem<S, S>>, StreamError> => {
+      const current = new Map(records.map((record) => [key(record), { fingerprint: fingerprint(record), record }]))
       const before = previous
       previous = current
-      if (before === undefined) return [{ kind: "snapshot", records, reconnected: false }]
-      return records
-        .filter((record) => before.get(key(record)) !== current.get(key(record)))
-        .map((record) => ({ kind: "update", record, event: POLLED_EVENT }))
+      if (before === undefined) return Effect.succeed([{ kind: "snapshot", records, reconnected: false }])
+      const changed = records.filter((record) => before.get(key(record))?.fingerprint !== current.get(key(record))?.fingerprint)
+      const gone = [...before].filter(([id]) => !current.has(id)).map(([, known]) => known.record)
+      return Effect.map(gone.length === 0 ? Effect.succeed([]) : ended(gone), (finals) =>
+        [...changed, ...finals].map((record): PrivateItem<S, S> => ({ kind: "update", record, event: POLLED_EVENT })))
     }
+    return Stream.repeatEffectWithSchedule(read, Schedule.spaced(Duration.millis(pollMillis))).pipe(
+      Stream.mapEffect(round),
+      Stream.flattenIterables
+    )
   })
 
 const polledTicker = (ticker: Ticker): PolledTicker => ({
@@ -129,24 +139,32 @@ export const makePolledStreams = (services: PollingServices, pollMillis: number)
         return candles.filter((candle) => before.get(timeKey(candle.openTime)) !== current.get(timeKey(candle.openTime)))
       }
     }),
-  /** open orders; an update when an order is new, or its filled size or status changed */
+  /**
+   * open orders; an update when an order is new, or its filled size or status changed, and for an order gone from the
+   * list its final state (the order's detail, one read each)
+   */
   orders: (): Stream.Stream<PrivateItem<Order, Order>, StreamError> =>
     privatePolled(
       pollMillis,
       services.snapshots.orders,
       (order) => order.orderId,
-      (order) => `${decimalKey(order.filledQty)}|${order.status}`
+      (order) => `${decimalKey(order.filledQty)}|${order.status}`,
+      (gone) => Effect.forEach(gone, (order) => services.orderDetail({ orderId: order.orderId }))
     ),
-  /** the latest fills page; an update for each fill id not seen in the previous round */
+  /** the latest fills page; an update for each fill id not seen in the previous round (one that drops off the page ended nothing) */
   fills: (): Stream.Stream<PrivateItem<Fill, Fill>, StreamError> =>
-    privatePolled(pollMillis, services.snapshots.fills, (fill) => fill.tradeId, () => ""),
-  /** open positions; an update when a position is new or its update time or sequence moved */
+    privatePolled(pollMillis, services.snapshots.fills, (fill) => fill.tradeId, () => "", () => Effect.succeed([])),
+  /**
+   * open positions; an update when a position is new or its update time, sequence or size moved, and a position gone
+   * from the list (closed) as its last record with size 0 (V2 keeps no record of a closed position)
+   */
   positions: (): Stream.Stream<PrivateItem<Position, Position>, StreamError> =>
     privatePolled(
       pollMillis,
       services.snapshots.positions,
-      (position) => position.positionId,
-      (position) => `${timeKey(position.updatedAt)}|${position.updatedSequenceId}|${decimalKey(position.size)}`
+      (position) => `${position.positionId}|${position.symbol}|${position.side}|${position.marginMode}`,
+      (position) => `${timeKey(position.updatedAt)}|${position.updatedSequenceId}|${decimalKey(position.size)}`,
+      (gone) => Effect.succeed(gone.map((position) => ({ ...position, size: BigDecimal.fromBigInt(0n) })))
     ),
   /** futures balances; an update when a coin's available, frozen, equity or unrealised PnL changed */
   balances: (): Stream.Stream<PrivateItem<FuturesAsset, FuturesAsset>, StreamError> =>
@@ -154,6 +172,7 @@ export const makePolledStreams = (services: PollingServices, pollMillis: number)
       pollMillis,
       services.snapshots.balances,
       (asset) => asset.coin,
-      (asset) => [asset.available, asset.frozen, asset.equity, asset.unrealizedPnl].map(decimalKey).join("|")
+      (asset) => [asset.available, asset.frozen, asset.equity, asset.unrealizedPnl].map(decimalKey).join("|"),
+      () => Effect.succeed([])
     )
 })
