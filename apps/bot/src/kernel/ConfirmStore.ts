@@ -48,7 +48,9 @@ export const Confirmation = Schema.Struct({
   /** when the state last changed (epoch ms) */
   at: Schema.Number,
   /** the run of the bot that claimed it, while claimed or sending */
-  claimedBy: Schema.optional(Schema.String)
+  claimedBy: Schema.optional(Schema.String),
+  /** the run of the bot that made it (none in records made before runs were kept: a run long gone) */
+  madeBy: Schema.optional(Schema.String)
 })
 export interface Confirmation extends Schema.Schema.Type<typeof Confirmation> {}
 

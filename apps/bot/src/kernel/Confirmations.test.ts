@@ -189,6 +189,8 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
       const first = await opened(store)
       const market = await made(first.kind, 1, { symbol: "cmt_btcusdt", market: true })
       const limit = await made(first.kind, 1, { symbol: "cmt_btcusdt", market: false })
+      // the run stops (on a shared store its announcement is withdrawn; after a crash it lapses)
+      await first.confirmations.retire()
       const second = await opened(store)
       expect((await second.kind.claim(market, 1))._tag).toBe("Expired")
       expect((await second.kind.claim(limit, 1))._tag).toBe("Claimed")
@@ -297,6 +299,22 @@ describe("confirmations of processes sharing a Redis store", () => {
     expect((await second.kind.claim(checking, 1))._tag).toBe("Claimed")
     // the run that lost its claim (were it only paused) cannot send it any more
     expect(await first.kind.sending(checking)).toBe(false)
+  })
+
+  it("leave a waiting market write of a run that is alive confirmable when another starts, and expire it at a start after that run died", async () => {
+    const { settings } = await freshRedis()
+    const first = await processOn(settings)
+    const heartbeat = announcing(first.confirmations)
+    const market = await made(first.kind, 1, { symbol: "cmt_btcusdt", market: true })
+    const later = await made(first.kind, 1, { symbol: "cmt_ethusdt", market: true })
+    // a rolling deploy: the new process starts while the first still runs
+    const second = await processOn(settings)
+    expect((await second.kind.claim(market, 1))._tag).toBe("Claimed")
+    await Effect.runPromise(Fiber.interrupt(heartbeat))
+    await first.confirmations.retire()
+    // the first is gone: a process starting now expires what it showed, as a restart does
+    const third = await processOn(settings)
+    expect((await third.kind.claim(later, 1))._tag).toBe("Expired")
   })
 
   it("take back a dead run's writes once when two survivors notice it: each owner is told once", async () => {

@@ -169,7 +169,8 @@ export class Confirmations {
    * Takes the store and what it holds (call it before the first press). Records a stopped run was sending become
    * `unknown`, ones it had only claimed wait again (both returned, for their owners to be told); waiting ones a kind
    * does not confirm after a restart expire. On a shared store, this run is announced first, and a record held by a
-   * run still announced is left to it. Fails when the store cannot be read or one of those changes be recorded.
+   * run still announced is left to it, as is a waiting one such a run made. Fails when the store cannot be read or one
+   * of those changes be recorded.
    */
   async open(store: Backend): Promise<ReadonlyArray<Recovered>> {
     this.store = store
@@ -186,7 +187,8 @@ export class Confirmations {
       if (this.left(record, living.right)) {
         const told = await this.takeBack(record)
         if (told !== undefined) recovered.push(told)
-      } else if (record.state === "waiting" && !this.confirmableAfterRestart(record)) {
+      } else if (record.state === "waiting" && !this.confirmableAfterRestart(record) && !living.right.has(record.madeBy ?? "")) {
+        // the run that showed it stopped; one of several still running keeps it confirmable (a rolling deploy)
         await this.expire(record.id)
       }
     }
@@ -194,11 +196,18 @@ export class Confirmations {
     return recovered
   }
 
-  /** The runs of the store alive now among those holding `records` (none without `Runs`: every other run stopped). */
+  /**
+   * The runs of the store alive now among those holding `records`, or that made those of them waiting (none without
+   * `Runs`: every other run stopped).
+   */
   private living(records: ReadonlyArray<Confirmation>): Promise<Either.Either<ReadonlySet<string>, string>> {
     const runs = this.opened.runs
-    const holders = new Set(records.filter((record) => held(record.state) && record.claimedBy !== undefined && record.claimedBy !== this.run).map((record) => record.claimedBy!))
-    return runs === undefined || holders.size === 0 ? Promise.resolve(Either.right(new Set())) : this.perform(runs.alive([...holders]))
+    const others = new Set<string>()
+    for (const record of records) {
+      const run = held(record.state) ? record.claimedBy : record.state === "waiting" ? record.madeBy : undefined
+      if (run !== undefined && run !== this.run) others.add(run)
+    }
+    return runs === undefined || others.size === 0 ? Promise.resolve(Either.right(new Set())) : this.perform(runs.alive([...others]))
   }
 
   /** Whether `record` is held by another run that is alive (a shared store: it is being sent there now). */
@@ -363,7 +372,8 @@ export class Confirmations {
       state: "waiting",
       createdAt: now,
       expiresAt: now + this.ttlMillis,
-      at: now
+      at: now,
+      madeBy: this.run
     }
     const inserted = await this.perform(this.opened.insert(record))
     if (Either.isLeft(inserted)) {
