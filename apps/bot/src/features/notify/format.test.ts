@@ -57,7 +57,7 @@ describe("event messages", () => {
     const views = eventsViews(Array.from({ length: 35 }, () => filled), true)
     expect(views).toHaveLength(1)
     const text = views[0]!.text.text
-    expect(text.startsWith("While you were away (the bot was not running), on this account:\n✅ Filled")).toBe(true)
+    expect(text.startsWith("While you were away (the bot was not watching this account):\n✅ Filled")).toBe(true)
     expect(text.split("\n").filter((line) => line.startsWith("✅"))).toHaveLength(30)
     expect(text.endsWith("…and 5 more")).toBe(true)
   })

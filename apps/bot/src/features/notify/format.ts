@@ -89,7 +89,7 @@ export const eventsViews = (events: ReadonlyArray<Event>, away: boolean): Readon
   if (away) {
     const shown = events.slice(0, SUMMARY_LINES).map(eventLine)
     const more = events.length > SUMMARY_LINES ? `\n…and ${events.length - SUMMARY_LINES} more` : ""
-    return split(fmt`${bold("While you were away")} (the bot was not running), on this account:
+    return split(fmt`${bold("While you were away")} (the bot was not watching this account):
 ${join(shown, "\n")}${more}`).map((text) => view(text))
   }
   const fills = events.filter((event) => event._tag === "Filled")
