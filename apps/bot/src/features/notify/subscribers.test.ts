@@ -64,6 +64,29 @@ describe("notification subscriptions", () => {
     expect(result.again).toEqual({ kept: 1, dropped: [200], migrated: 0, ownerless: [] })
   })
 
+  it("leave layout 2 alone when another replica migrated it between the read and the write, keeping a chat turned on since", async () => {
+    const result = await run(Effect.gen(function*() {
+      const store = yield* Store.Store
+      // the reads see layout 1, as they would just before a replica starting at the same time migrated it (the same
+      // key) and a chat turned notifications on there
+      const stale = new Map<number, unknown>([[2, Option.none()], [1, Option.some([100])]])
+      const racing: Store.Store["Type"] = {
+        ...store,
+        get: <A, I>(entry: Store.Entry<A, I>) => {
+          const before = entry.key === "notify-chats" ? stale.get(entry.version) : undefined
+          stale.delete(entry.version)
+          return before === undefined ? store.get(entry) : Effect.succeed(before as Option.Option<A>)
+        }
+      }
+      yield* setNotify(100, 100, true)
+      yield* setNotify(300, 300, true)
+      const loaded = yield* Effect.provideService(load(policy([100, 300])), Store.Store, racing)
+      return { loaded, left: yield* subscriptions }
+    }))
+    expect(result.loaded).toEqual({ kept: 2, dropped: [], migrated: 0, ownerless: [] })
+    expect(result.left).toEqual([{ chatId: 100, owner: 100 }, { chatId: 300, owner: 300 }])
+  })
+
   it("load nothing from an empty store, without a write", async () => {
     const result = await run(Effect.gen(function*() {
       const store = yield* Store.Store

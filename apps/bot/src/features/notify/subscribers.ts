@@ -104,15 +104,19 @@ export const load = (policy: AccessPolicy): Effect.Effect<Loaded, Store.StoreErr
       if (Option.isNone(old)) return { kept: 0, dropped: [], migrated: 0, ownerless: [] }
       const { owned, ownerless } = migrate(old.value)
       const kept = owned.filter((item) => allowed(item.owner))
-      yield* store.set(Subscriptions, kept)
-      return {
-        kept: kept.length,
-        dropped: owned.filter((item) => !allowed(item.owner)).map((item) => item.owner),
-        migrated: old.value.length,
-        ownerless
+      // one step: a replica that started at the same time may have migrated it, and a chat turned them on since
+      const migrated = yield* store.modify(Subscriptions, (latest): readonly [boolean, ReadonlyArray<Subscription>] =>
+        Option.match(latest, { onNone: () => [true, kept], onSome: (list) => [false, list] }))
+      if (migrated) {
+        return {
+          kept: kept.length,
+          dropped: owned.filter((item) => !allowed(item.owner)).map((item) => item.owner),
+          migrated: old.value.length,
+          ownerless
+        }
       }
     }
-    if (current.value.every((item) => allowed(item.owner))) return { kept: current.value.length, dropped: [], migrated: 0, ownerless: [] }
+    if (Option.isSome(current) && current.value.every((item) => allowed(item.owner))) return { kept: current.value.length, dropped: [], migrated: 0, ownerless: [] }
     return yield* store.modify(Subscriptions, (latest): readonly [Loaded, ReadonlyArray<Subscription>] => {
       const list = Option.getOrElse(latest, none)
       const kept = list.filter((item) => allowed(item.owner))
