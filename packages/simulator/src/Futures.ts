@@ -16,6 +16,7 @@
  * - **funding** settles every 8 h of simulated time (00:00, 08:00, 16:00 UTC) on every position at the mark price:
  *   rate = 0.01 % + (mark − index) / index, capped at ±0.075 %; longs pay it to shorts when positive.
  */
+import { ExchangeEvents } from "./ExchangeEvents.js"
 import { AMOUNT_SCALE } from "./Ledger.js"
 import type { Instrument } from "./instruments.js"
 import type { Market } from "./Market.js"
@@ -181,7 +182,8 @@ export class Futures {
   private nextPositionId = 690_800_371_848_708_186n
   private nextFunding: number
 
-  constructor(private readonly market: Market, now: number) {
+  /** `events`: where a leverage change that re-margined a position is told */
+  constructor(private readonly market: Market, now: number, private readonly events = new ExchangeEvents()) {
     this.nextFunding = nextFundingAfter(now)
   }
 
@@ -253,6 +255,11 @@ export class Futures {
     }
     account.settings.set(instrument.symbol, next)
     account.updatedAt = time
+    for (const { position, leverage } of before) {
+      if (position.leverage === leverage) continue
+      position.updatedAt = time
+      this.events.emit({ _tag: "Releveraged", position })
+    }
     return undefined
   }
 

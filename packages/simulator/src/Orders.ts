@@ -168,7 +168,8 @@ export const positionSideOf = (type: BatchOrder.NewOrderType): Side => (type ===
 export const opens = (type: BatchOrder.NewOrderType) => type === "open_long" || type === "open_short"
 
 export const isDone = (order: Order) => order.status === "filled" || order.status === "canceled"
-const isWaiting = (order: Order) => order.trigger !== undefined && order.trigger.at === undefined && !isDone(order)
+/** A plan order still waiting for its trigger. */
+export const isWaiting = (order: Order) => order.trigger !== undefined && order.trigger.at === undefined && !isDone(order)
 
 const inWindow = (order: Order, window: Window) =>
   (window.symbol === undefined || order.instrument.symbol === window.symbol) &&
@@ -207,7 +208,7 @@ export class Orders {
 
   /** `events`: where placements, cancels and executions are told (the WebSocket layer listens) */
   constructor(private readonly market: Market, now: number, readonly events = new ExchangeEvents()) {
-    this.futures = new Futures(market, now)
+    this.futures = new Futures(market, now, events)
   }
 
   private book(uid: string): Book {
@@ -267,6 +268,7 @@ export class Orders {
     book.plans = bounded(book.plans, ORDER_MEMORY, (item) => !isDone(item))
     this.recordPlacement(uid, order.clientOid)
     this.working.push(plan)
+    this.events.emit({ _tag: "OrderChanged", order: plan })
     return plan
   }
 

@@ -1,7 +1,8 @@
 /**
  * Core's V3 WebSocket streams against the simulator's (the Promise facade's `watch*` over `futuresWsUrl`): public
- * channels after `setPrice`, private ones after an order placed with core over V3, a dropped connection resubscribed,
- * a broken depth chain resynced, a bad secret refused with the typed auth error.
+ * channels after `setPrice`, private ones after an order placed with core over V3 and a plan order waiting and
+ * canceled, a dropped connection resubscribed, a broken depth chain resynced, a bad secret refused with the typed auth
+ * error.
  */
 import { afterEach, describe, expect, it } from "vitest"
 import { createClient, StreamAuthError } from "@tradedesk/core"
@@ -107,6 +108,22 @@ describe("core's streams against the simulator", () => {
     for (const iterator of [orders, fills, positions, balances, trades]) await iterator.return?.()
   })
 
+  it("a plan order placed with core comes as an untriggered order update, and its cancel as canceled", async () => {
+    const { sim } = await live()
+    const client = clientOf(sim, sim.accounts.trader)
+    const orders = iteratorOf(client.watchOrders())
+    expect((await orders.next()).value).toMatchObject({ kind: "snapshot" })
+    await eventually(() => sim.wsStats().privateSubscriptions === 1)
+    const placed = await client.placePlanOrder({ symbol: "cmt_btcusdt", clientOid: "stream-plan", type: "open_long", size: "0.01", triggerPrice: "90000.0", priceMode: "market" })
+    const update = (status: string) => nextMatching(orders, (item) =>
+      item.kind === "update" && "order" in item.record && item.record.order.orderId === placed.orderId && item.record.order.status === status)
+    const waiting = await update("untriggered")
+    expect(waiting).toMatchObject({ record: { wireStatus: "UNTRIGGERED", order: { clientOid: "stream-plan", symbol: "cmt_btcusdt", kind: "open_long" } } })
+    await client.cancelAllOrders({ symbol: "cmt_btcusdt", kind: "plan" })
+    expect(await update("canceled")).toMatchObject({ record: { wireStatus: "CANCELED" } })
+    await orders.return?.()
+  })
+
   it("a dropped connection reconnects and resubscribes everything; private streams repeat their snapshot", async () => {
     const { sim } = await live()
     const client = clientOf(sim, sim.accounts.trader)
@@ -119,6 +136,7 @@ describe("core's streams against the simulator", () => {
     await eventually(() => sim.wsStats().publicSubscriptions === 2 && sim.wsStats().privateSubscriptions === 1)
     sim.wsFaults.drop()
     await eventually(() => sim.wsStats().publicSubscriptions === 0 || sim.wsStats().publicSockets === 0)
+    expect((await orders.next()).value).toMatchObject({ kind: "disconnected" })
     expect((await orders.next()).value).toMatchObject({ kind: "snapshot", reconnected: true })
     await eventually(() => sim.wsStats().publicSubscriptions === 2 && sim.wsStats().privateSubscriptions === 1)
     sim.setPrice("cmt_btcusdt", "64000.0")

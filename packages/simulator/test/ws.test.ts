@@ -1,15 +1,16 @@
 /**
  * The V3 WebSocket API (FACTS-ws) against a raw `ws` client: the upgrade's checks, the protocol (greeting, pings, acks,
  * refusals, the 1007 close), every public channel after market moves with the same figures REST answers, the private
- * channels of an order's life in the exchange's order and agreeing with REST, and the test faults.
+ * channels of an order's life in the exchange's order and agreeing with REST (plan orders waiting, leverage changes
+ * included), and the test faults.
  */
 import { afterEach, describe, expect, it } from "vitest"
 import { hmac } from "../src/auth.js"
-import { json, send, start } from "./helpers.js"
+import { json, send, signed, start } from "./helpers.js"
 import type { Fixture } from "./helpers.js"
 import type { Frame, StreamClient } from "./streams.js"
 import { at, closeAll, connect, items, loginHeaders, refusedUpgrade, USER_AGENT } from "./streams.js"
-import { okJson, order, place, v3, v3Public } from "./v3.helpers.js"
+import { field, okJson, order, place, v3, v3Public } from "./v3.helpers.js"
 
 const clients: Array<StreamClient> = []
 afterEach(() => closeAll(clients.splice(0)))
@@ -214,6 +215,35 @@ describe("public channels", () => {
     const trade = items(await client.take(event("trade"), "the execution"))[0]
     expect(trade).toMatchObject({ q: "0.010", m: true, T: fx.now() })
   })
+
+  it("pushes each market trade of the price walk once, when REST first lists it, in time order", async () => {
+    const fx = await start({ symbols: 5 })
+    const client = await publicSocket(fx)
+    await subscribe(client, ["BTCUSDT@trade"], 1)
+    await client.take(event("tradeSnapshot"), "the trade snapshot")
+    const restTrades = async (limit: number) =>
+      (json(await v3Public(fx, "/capi/v3/market/trades", `symbol=BTCUSDT&limit=${limit}`)) as ReadonlyArray<Frame>)
+        .map((trade) => ({ T: trade["time"], t: trade["id"], p: trade["price"], q: trade["qty"], v: trade["quoteQty"], m: trade["isBuyerMaker"] }))
+    // a minute later the walk's new minute is a new trade
+    fx.clock.now += 60_000
+    fx.sim.tick()
+    const one = await client.take(event("trade", "BTCUSDT"), "the new minute's trade")
+    expect(one).toMatchObject({ E: fx.now() })
+    expect(items(one)).toEqual(await restTrades(1))
+    // the same minute again, and a price set (where it stands: no order fills): REST lists no new trade, nothing is pushed
+    fx.sim.tick()
+    fx.sim.setPrice("cmt_btcusdt", String((await restTrades(1))[0]?.p))
+    // three minutes on: three new trades in one push, oldest first
+    fx.clock.now += 180_000
+    fx.sim.tick()
+    const three = items(await client.take(event("trade", "BTCUSDT"), "three new trades"))
+    expect(three).toEqual(await restTrades(3))
+    expect(three.map((trade) => Number(trade["T"]))).toEqual(three.map((trade) => Number(trade["T"])).sort((a, b) => a - b))
+    fx.sim.tick()
+    client.send({ method: "PING", id: 9 })
+    await client.take(ack(9), "ping ack")
+    expect(client.queued().filter(event("trade"))).toEqual([])
+  })
 })
 
 describe("private channels", () => {
@@ -297,8 +327,10 @@ describe("private channels", () => {
     expect(plan).toMatchObject({ success: true })
     fx.clock.now += 1000
     fx.sim.setPrice("cmt_btcusdt", "70000.0")
-    // seeded plan orders of the demo account may trigger too: ours is told by its client id
-    const triggered = items(await client.take((frame) => event("orders")(frame) && items(frame)[0]?.["clientOrderId"] === "ws-plan", "the triggered order"))[0]
+    // seeded plan orders of the demo account may trigger too: ours is told by its client id (after its waiting push)
+    const ours = (frame: Frame) => event("orders")(frame) && items(frame)[0]?.["clientOrderId"] === "ws-plan"
+    expect(items(await client.take(ours, "the waiting order"))[0]).toMatchObject({ status: "UNTRIGGERED", triggerTime: "0" })
+    const triggered = items(await client.take(ours, "the triggered order"))[0]
     expect(triggered).toMatchObject({ type: "STOP_MARKET", triggerTime: String(fx.now()), status: "FILLED" })
     // a long worth about 140 000 USDT at 20x, then a crash: the cross account is liquidated
     await place(fx, order({ clientId: "ws-big", symbol: "ETHUSDT", quantity: "40.00" }))
@@ -308,6 +340,80 @@ describe("private channels", () => {
     expect(Number(fill?.["liquidateFee"])).toBeGreaterThan(0)
     const closed = await client.take((frame) => event("positions")(frame) && items(frame)[0]?.["symbol"] === "ETHUSDT" && Number(items(frame)[0]?.["size"]) === 0, "the closed position")
     expect(items(closed)[0]).toMatchObject({ side: "LONG", size: "0.00" })
+  })
+})
+
+describe("plan orders and leverage", () => {
+  it("pushes a waiting plan order as UNTRIGGERED, agreeing with REST openAlgoOrders, and its cancel as CANCELED (V3 and V2)", async () => {
+    const fx = await start({ symbols: 5 })
+    const client = await privateSocket(fx)
+    await subscribe(client, ["orders"], 1)
+    const placed = okJson(await v3(fx, "/capi/v3/algoOrder", {
+      body: JSON.stringify({ symbol: "BTCUSDT", side: "BUY", positionSide: "LONG", type: "STOP", quantity: "0.010", price: "70100.0", triggerPrice: "70000.0", clientAlgoId: "ws-wait" })
+    }))
+    const algoId = String(field(placed, "orderId"))
+    const waiting = items(await client.take(event("orders"), "the waiting order"))[0] ?? {}
+    const open = await v3(fx, "/capi/v3/openAlgoOrders", { query: "symbol=BTCUSDT" })
+    const index = digits(open.text, "algoId").indexOf(algoId)
+    const rest = (json(open) as ReadonlyArray<Frame>)[index] ?? {}
+    expect(rest).toMatchObject({ algoStatus: "UNTRIGGERED", clientAlgoId: "ws-wait" })
+    expect(waiting).toMatchObject({
+      id: algoId,
+      clientOrderId: rest["clientAlgoId"],
+      symbol: "BTCUSDT",
+      orderSide: rest["side"],
+      positionSide: rest["positionSide"],
+      type: rest["orderType"],
+      size: rest["quantity"],
+      price: rest["price"],
+      triggerPrice: rest["triggerPrice"],
+      status: "UNTRIGGERED",
+      triggerTime: "0",
+      triggerPriceValue: "0",
+      cumFillSize: "0",
+      createdTime: String(rest["createTime"]),
+      updatedTime: String(rest["updateTime"])
+    })
+    fx.clock.now += 1000
+    okJson(await v3(fx, "/capi/v3/algoOrder", { method: "DELETE", query: `orderId=${algoId}` }))
+    expect(items(await client.take(event("orders"), "the cancel"))[0]).toMatchObject({ id: algoId, status: "CANCELED", triggerTime: "0", updatedTime: String(fx.now()) })
+
+    const v2Plan = await signed(fx.sim.futuresBaseUrl, "/capi/v2/order/plan_order", fx.sim.accounts.trader, {
+      body: JSON.stringify({ symbol: "cmt_btcusdt", client_oid: "ws-wait-v2", size: "0.020", type: "2", match_type: "1", trigger_price: "50000.0" })
+    }, fx.now)
+    const planId = String(field(json(v2Plan), "order_id"))
+    expect(items(await client.take(event("orders"), "the V2 waiting order"))[0]).toMatchObject({
+      id: planId, clientOrderId: "ws-wait-v2", status: "UNTRIGGERED", orderSide: "SELL", positionSide: "SHORT", size: "0.020", price: "0.0", triggerPrice: "50000.0"
+    })
+    const canceled = await signed(fx.sim.futuresBaseUrl, "/capi/v2/order/cancel_plan", fx.sim.accounts.trader, { body: JSON.stringify({ orderId: planId }) }, fx.now)
+    expect(canceled.status, canceled.text).toBe(200)
+    expect(items(await client.take(event("orders"), "the V2 cancel"))[0]).toMatchObject({ id: planId, status: "CANCELED" })
+  })
+
+  it("pushes each open position of a symbol at its new leverage, agreeing with REST; nothing without a position", async () => {
+    const fx = await start({ symbols: 5 })
+    const client = await privateSocket(fx)
+    await subscribe(client, ["positions"], 1)
+    fx.clock.now += 1000
+    // the demo trader holds a cross long and short on BTCUSDT
+    expect(okJson(await v3(fx, "/capi/v3/account/leverage", { body: JSON.stringify({ symbol: "BTCUSDT", crossLeverage: "7" }) }))).toMatchObject({ crossLeverage: "7" })
+    const pushes = [await client.take(event("positions"), "the first position"), await client.take(event("positions"), "the second position")]
+    const positions = await v3(fx, "/capi/v3/account/position/allPosition")
+    const ids = digits(positions.text, "id")
+    const rest = json(positions) as ReadonlyArray<Frame>
+    expect(pushes.map((push) => items(push)[0]?.["side"]).sort()).toEqual(["LONG", "SHORT"])
+    for (const push of pushes) {
+      const pushed = items(push)[0] ?? {}
+      const position = rest[ids.indexOf(String(pushed["id"]))] ?? {}
+      expect(pushed).toMatchObject({ symbol: "BTCUSDT", leverage: "7", size: position["size"], updatedTime: String(fx.now()) })
+      expect(position).toMatchObject({ leverage: "7", updatedTime: fx.now() })
+    }
+    // the same leverage again changes nothing; a symbol without a position has none to push
+    okJson(await v3(fx, "/capi/v3/account/leverage", { body: JSON.stringify({ symbol: "BTCUSDT", crossLeverage: "7" }) }))
+    okJson(await v3(fx, "/capi/v3/account/leverage", { body: JSON.stringify({ symbol: "XRPUSDT", crossLeverage: "5" }) }))
+    client.send({ method: "PING", id: 9 })
+    await client.take(ack(9), "ping ack")
+    expect(client.queued().filter(event("positions"))).toEqual([])
   })
 })
 

@@ -102,4 +102,30 @@ describe("the state the streams' pushes make", () => {
     ], T + 3_000)
     expect(later.events).toEqual([])
   })
+
+  it("follows a plan order from its waiting push: cancelled elsewhere is told once, a trigger after waiting is told", () => {
+    const placed = tell(seen(), [
+      { channel: "orders", item: { kind: "update", record: orderPush("81", "UNTRIGGERED", "0"), event: "OrderUpdate" } },
+      { channel: "orders", item: { kind: "update", record: orderPush("82", "UNTRIGGERED", "0"), event: "OrderUpdate" } }
+    ])
+    // waiting: nothing to tell yet, and no open order
+    expect(placed.events).toEqual([])
+    expect(placed.folded.next.orders).toEqual([])
+    expect(placed.folded.next.plans.map((plan) => [plan.id, plan.status, plan.triggered])).toEqual([["81", "pending", false], ["82", "pending", false]])
+
+    const after = { ...seen(), ...placed.folded.next }
+    const moved = tell(after, [
+      { channel: "orders", item: { kind: "update", record: orderPush("81", "CANCELED", "0"), event: "OrderUpdate" } },
+      { channel: "orders", item: { kind: "update", record: orderPush("82", "FILLED", "0.010", String(T + 1_500)), event: "OrderUpdate" } },
+      { channel: "fills", item: { kind: "update", record: fillPush("701", "82", T + 1_600), event: "OrderUpdate" } }
+    ], T + 2_000)
+    expect(moved.events).toMatchObject([
+      { _tag: "PlanCancelled", plan: { id: "81", status: "canceled" } },
+      { _tag: "PlanTriggered", filled: true, plan: { id: "82", status: "filled" } }
+    ])
+    // both were told: the next batch forgets them
+    const quiet = tell({ ...seen(), ...moved.folded.next }, [], T + 3_000)
+    expect(quiet.events).toEqual([])
+    expect(quiet.folded.next.plans).toEqual([])
+  })
 })

@@ -5,9 +5,10 @@
  * next state (`fold`) and goes down the polling round's path: the events between the two states, the state stored,
  * then told.
  *
- * What the pushes do not carry is read over REST: the plan orders when the orders' snapshot comes (a waiting plan order
- * is pushed only once it triggers), how orders and positions that vanished between two snapshots ended, and the margin
- * ratio (the balance push has no equity) after positions moved, at most every 15 s, and every `marginEveryMillis`.
+ * What the pushes do not carry is read over REST: the plan orders when the orders' snapshot comes (its REST list has
+ * normal orders only; a plan order placed, cancelled or triggered later is pushed), how orders and positions that
+ * vanished between two snapshots ended, and the margin ratio (the balance push has no equity) after positions moved,
+ * at most every 15 s, and every `marginEveryMillis`.
  * While the streams are up nothing is polled. They are up once each channel brought its snapshot. Polling takes over
  * while they are down: from the moment core says the socket dropped until every channel brought its snapshot again
  * (core reconnects on its own), and when they fail (a typed stream error, or a batch that could not be settled) until
@@ -51,6 +52,18 @@ const ENDED = new Set(["filled", "canceled"])
 const planStatusOf = (order: Order.Order): string =>
   ENDED.has(order.status) ? order.status : BigDecimal.isPositive(order.filledQty) ? "partially_filled" : "pending"
 
+/** The plan order a push of it describes, as waiting for its trigger. */
+const waitingPlan = (update: StreamRecords.OrderUpdate): SeenPlan => ({
+  id: update.order.orderId,
+  symbol: update.order.symbol,
+  kind: update.order.kind,
+  size: update.order.size,
+  triggerPrice: Option.getOrElse(update.triggerPrice, () => BigDecimal.fromBigInt(0n)),
+  status: "pending",
+  triggered: false,
+  createdAt: DateTime.toEpochMillis(update.order.createdAt)
+})
+
 /** A push's fee or flag says liquidation: a positive liquidation fee (`"0"` = none). */
 const liquidationFee = (fee: Option.Option<string>) =>
   Option.match(Option.flatMap(fee, BigDecimal.fromString), { onNone: () => false, onSome: BigDecimal.isPositive })
@@ -62,8 +75,8 @@ const liquidationFee = (fee: Option.Option<string>) =>
  */
 export const fold = (prev: Seen, pushes: ReadonlyArray<Push>, now: number): Folded => {
   const orders = new Map(prev.orders.map((order) => [order.id, order]))
-  // a triggered plan order was told by the batch that saw it trigger
-  const plans = new Map(prev.plans.filter((plan) => !plan.triggered).map((plan) => [plan.id, plan]))
+  // a triggered or cancelled plan order was told by the batch that saw it
+  const plans = new Map(prev.plans.filter((plan) => !plan.triggered && plan.status !== "canceled").map((plan) => [plan.id, plan]))
   const triggeredBefore = new Set(prev.plans.filter((plan) => plan.triggered).map((plan) => plan.id))
   const unseenPlans: Array<SeenPlan> = []
   const positions = new Map(prev.positions.map((position) => [positionKey(position), position]))
@@ -84,24 +97,22 @@ export const fold = (prev: Seen, pushes: ReadonlyArray<Push>, now: number): Fold
   const orderChanged = (update: StreamRecords.OrderUpdate) => {
     const { order } = update
     const id = order.orderId
+    const current = plans.get(id)
     if (Option.isSome(update.triggeredAt)) {
-      const current = plans.get(id)
       if (current?.triggered === true) plans.set(id, { ...current, status: planStatusOf(order) })
       else if (!orders.has(id) && !triggeredBefore.has(id)) {
-        // a plan order placed after the last plan list is pushed only now: it was waiting until this trigger
-        const waiting = current ?? {
-          id,
-          symbol: order.symbol,
-          kind: order.kind,
-          size: order.size,
-          triggerPrice: Option.getOrElse(update.triggerPrice, () => BigDecimal.fromBigInt(0n)),
-          status: "pending",
-          triggered: false,
-          createdAt: DateTime.toEpochMillis(order.createdAt)
-        }
+        // a plan order placed after the last plan list, whose waiting push was missed: it was waiting until this trigger
+        const waiting = current ?? waitingPlan(update)
         if (current === undefined) unseenPlans.push(waiting)
         plans.set(id, { ...waiting, triggered: true, status: planStatusOf(order) })
       }
+    } else if (order.status === "untriggered") {
+      // a plan order placed since the last plan list waits from now on
+      if (current === undefined && !triggeredBefore.has(id)) plans.set(id, waitingPlan(update))
+      return
+    } else if (current !== undefined && !current.triggered && order.status === "canceled") {
+      plans.set(id, { ...current, status: "canceled" })
+      return
     }
     if (ENDED.has(order.status)) {
       orders.delete(id)

@@ -15,7 +15,7 @@ import type { Json } from "../json.js"
 import { stringify } from "../json.js"
 import type { Market } from "../Market.js"
 import type { Canceled, NewOrder, Order, Orders, TriggerKind } from "../Orders.js"
-import { isDone } from "../Orders.js"
+import { isWaiting } from "../Orders.js"
 import { MAKER_FEE_BPS, MIN_LEVERAGE, rate, TAKER_FEE_BPS } from "../contracts.js"
 import type { Fields } from "../requests.js"
 import { isFields, queryFields } from "../requests.js"
@@ -86,8 +86,6 @@ const canceledRecord = ({ order, canceled, reason }: Canceled): Json => ({
 })
 
 const notFound = (what: string) => refusal("CONTRACT_ORDER_NOT_EXIST", `${what} does not exist.`)
-
-const isWaiting = (plan: Order) => plan.trigger !== undefined && plan.trigger.at === undefined && !isDone(plan)
 
 /** The common part of an order and an algo order: market, intent, size and the attached take-profit and stop-loss. */
 interface Intent {

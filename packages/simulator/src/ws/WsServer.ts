@@ -3,8 +3,8 @@
  * (also under `/contract/…`, and under `/spot/…` on a shared port). The upgrade needs a `User-Agent` (else 403); a
  * private one the signed headers (else 401 with a V3 error body). Then the protocol of §1, §3, §4 — greeting, pings,
  * acks, refusals, 1007 at the sixth refusal — and pushes from the exchange's events: public channels on every market
- * move, private ones per account on every order change and execution. Test faults: drop sockets, delay pushes, break
- * a depth chain.
+ * move (and trade), private ones per account on every order change, execution, funding and leverage change. Test
+ * faults: drop sockets, delay pushes, break a depth chain.
  */
 import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
@@ -33,8 +33,9 @@ import {
   parseChannel,
   tickerFigures,
   tickerFrame,
+  recentTrades,
   tradeFrame,
-  tradeSnapshot,
+  tradesFrame,
   unrecognized
 } from "./channels.js"
 import { accountPush, fillPush, orderPush, positionPush } from "./privateRecords.js"
@@ -60,6 +61,8 @@ interface Subscription {
   /** depth: the book last pushed and the `u` it ended with */
   book: Book | undefined
   updateId: number
+  /** trade: the REST ids of the market trades last listed, all of them sent */
+  trades: ReadonlySet<bigint>
 }
 
 interface Connection {
@@ -306,7 +309,7 @@ export class WsServer {
     const subscribed: Array<Subscription> = []
     for (const [key, channel] of parsed) {
       // subscribing again restarts the channel: a fresh snapshot, a new depth chain
-      const subscription: Subscription = { channel, last: undefined, book: undefined, updateId: 0 }
+      const subscription: Subscription = { channel, last: undefined, book: undefined, updateId: 0, trades: new Set() }
       connection.subscriptions.set(key, subscription)
       subscribed.push(subscription)
     }
@@ -343,8 +346,11 @@ export class WsServer {
         subscription.last = JSON.stringify(candles[candles.length - 1])
         return this.push(connection, klineFrame(channel, true, candles, now))
       }
-      case "trade":
-        return this.push(connection, tradeSnapshot(market, channel.instrument, now))
+      case "trade": {
+        const recent = recentTrades(market, channel.instrument)
+        subscription.trades = new Set(recent.map((trade) => trade.id))
+        return this.push(connection, tradesFrame(channel.instrument, true, recent.map((trade) => trade.element), now))
+      }
       case "private":
         return
     }
@@ -370,10 +376,12 @@ export class WsServer {
         return this.executed(event.trade, event.position)
       case "Funded":
         return this.funded(event.position)
+      case "Releveraged":
+        return this.releveraged(event.position)
     }
   }
 
-  /** Tickers, depth diffs and candles of the moved symbols (every symbol after a tick). */
+  /** Tickers, depth diffs, candles and new market trades of the moved symbols (every symbol after a tick). */
   private marketMoved(symbol: string | undefined): void {
     const market = this.simulation.exchange.market
     const now = this.simulation.now()
@@ -398,6 +406,12 @@ export class WsServer {
           if (candle.length === 0 || figures === subscription.last) continue
           subscription.last = figures
           this.push(connection, klineFrame(channel, false, candle, now))
+        } else if (channel._tag === "trade") {
+          // a market trade is sent once, when REST first lists it (the minute still open grows after that)
+          const recent = recentTrades(market, channel.instrument)
+          const fresh = recent.filter((trade) => !subscription.trades.has(trade.id))
+          subscription.trades = new Set(recent.map((trade) => trade.id))
+          if (fresh.length > 0) this.push(connection, tradesFrame(channel.instrument, false, fresh.map((trade) => trade.element), now))
         }
       }
     }
@@ -427,10 +441,14 @@ export class WsServer {
     for (const connection of listeners) this.push(connection, frame)
   }
 
-  /** A placement that rests or a cancel: the order alone; a plan order waiting for its trigger is not an order yet. */
+  /** A placement that rests or waits for its trigger, or a cancel: the order alone. */
   private orderChanged(order: Order): void {
-    if (order.trigger !== undefined && order.trigger.at === undefined) return
     this.pushPrivate(order.uid, "orders", () => orderPush(order, this.simulation.exchange))
+  }
+
+  /** A leverage change: the re-margined position at its new leverage. */
+  private releveraged(position: Position): void {
+    this.pushPrivate(position.uid, "positions", () => positionPush(position, this.simulation.exchange.futures))
   }
 
   /** A funding settlement: the position and the account, as `PositionFundingSettle`. */

@@ -176,22 +176,22 @@ export const klineFrame = (channel: KlineChannel, snapshot: boolean, candles: Re
   d: candles
 })
 
-/** How many recent trades a trade snapshot carries. */
-const SNAPSHOT_TRADES = 50
+/** How many recent trades a trade snapshot carries, and how far back a `trade` push looks for new ones. */
+const RECENT_TRADES = 50
 
-/** The `tradeSnapshot` frame: the recent market trades REST `market/trades` lists. */
-export const tradeSnapshot = (market: Market, instrument: Instrument, now: number) => ({
-  e: "tradeSnapshot",
+/** The recent market trades REST `market/trades` lists, oldest first, as `trade` elements keyed by their REST id. */
+export const recentTrades = (market: Market, instrument: Instrument): ReadonlyArray<{ readonly id: bigint; readonly element: object }> =>
+  tradesOf(market, instrument, RECENT_TRADES).map((trade) => ({
+    id: trade.id,
+    element: { T: trade.time, t: uuidOf(trade.id), p: trade.price, q: trade.size, v: trade.value, m: trade.buyerIsMaker }
+  }))
+
+/** The `tradeSnapshot` frame (the recent trades) or a `trade` frame (new ones, oldest first). */
+export const tradesFrame = (instrument: Instrument, snapshot: boolean, elements: ReadonlyArray<object>, now: number) => ({
+  e: snapshot ? "tradeSnapshot" : "trade",
   E: now,
   s: symbolOf(instrument),
-  d: tradesOf(market, instrument, SNAPSHOT_TRADES).map((trade) => ({
-    T: trade.time,
-    t: uuidOf(trade.id),
-    p: trade.price,
-    q: trade.size,
-    v: trade.value,
-    m: trade.buyerIsMaker
-  }))
+  d: elements
 })
 
 /** An account's execution as a public trade: `m` when the taker sold (a maker fill's taker took the other side). */

@@ -8,7 +8,7 @@ import type { Exchange } from "../Exchange.js"
 import type { Futures, Position } from "../Futures.js"
 import { leverageOf } from "../Futures.js"
 import type { Order, Trade } from "../Orders.js"
-import { positionSideOf } from "../Orders.js"
+import { isWaiting, positionSideOf } from "../Orders.js"
 import { usdt } from "../records.js"
 import { text } from "../units.js"
 import { marginType, orderRecord, positionRecord, tradeRecord } from "../v3/records.js"
@@ -17,7 +17,7 @@ import { marginType, orderRecord, positionRecord, tradeRecord } from "../v3/reco
 const NONE = "0"
 const COMBINED = "COMBINED"
 
-/** An order as the `orders` channel pushes it (§6.2). */
+/** An order as the `orders` channel pushes it (§6.2); a plan order waiting for its trigger is `UNTRIGGERED`. */
 export const orderPush = (order: Order, exchange: Exchange) => {
   const rest = orderRecord(order)
   const price = (units: number) => text(units, order.instrument.priceDecimals)
@@ -53,7 +53,7 @@ export const orderPush = (order: Order, exchange: Exchange) => {
     feeDiscount: "1",
     // a liquidation pays the taker fee as its liquidation fee
     liquidateFeeRate: rate(TAKER_FEE_BPS),
-    status: rest.status,
+    status: isWaiting(order) ? "UNTRIGGERED" : rest.status,
     triggerTime: triggeredAt === undefined ? NONE : String(triggeredAt),
     triggerPriceTime: triggeredAt === undefined ? NONE : String(triggeredAt),
     // the walk keeps no price history: the trigger price stands for the price that crossed it
