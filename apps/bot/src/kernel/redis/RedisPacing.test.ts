@@ -28,7 +28,8 @@ const noting = (budget: PaceBudget, takes: Array<Take>): PaceBudget => ({
     const wait = await budget.take(chat, chatIntervalMs, globalIntervalMs, now)
     if (wait === undefined) takes.push({ chat, at: now })
     return wait
-  }
+  },
+  pause: budget.pause
 })
 
 /** `count` pacers sharing the budget on `client`'s namespace, each noting into `takes`. */
@@ -72,6 +73,25 @@ describe("pacing shared on Redis", () => {
     expect(shortestSpan(at("42"), 1)).toBeGreaterThanOrEqual(300)
     expect(at("-100500")).toHaveLength(3)
     expect(shortestSpan(at("-100500"), 1)).toBeGreaterThanOrEqual(500)
+  }, 20_000)
+
+  it("holds a chat, or every chat, in every pacer after one of them was answered 429", async () => {
+    const { settings, client } = await freshRedis()
+    const takes: Array<Take> = []
+    const [told, other] = pacers(2, client, settings.namespace, takes, { perChatIntervalMs: 50 })
+    await send(told!, "42")
+    const paused = Date.now()
+    told!.pause("42", 600)
+    await Promise.all([send(other!, "42"), send(other!, "7")])
+    const at = (chat: string) => takes.filter((take) => take.chat === chat).map((take) => take.at)
+    // the other pacer waited out the 429 for that chat only (7 went first, 42 after the hold)
+    expect(at("42")[1]! - paused).toBeGreaterThanOrEqual(590)
+    expect(at("7")[0]!).toBeLessThan(at("42")[1]!)
+
+    told!.pause(undefined, 400)
+    const allPaused = Date.now()
+    await send(other!, "8")
+    expect(at("8")[0]! - allPaused).toBeGreaterThanOrEqual(390)
   }, 20_000)
 
   it("keeps its keys in the bot's namespace, each expiring", async () => {

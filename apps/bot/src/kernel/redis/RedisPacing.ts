@@ -6,7 +6,8 @@
  * Layout: `tradedesk:<namespace>:pace:all` and `tradedesk:<namespace>:pace:chat:<chat>`, each holding the time (in
  * milliseconds, the processes' clocks) from which the next message may go, and expiring just after it. Taking a slot
  * is one Lua script: it answers how long the chat or all chats must still wait, or sets both next times and answers
- * that the slot is taken — one round trip per message, atomic on the server.
+ * that the slot is taken — one round trip per message, atomic on the server. A 429 from Telegram holds the chat (or
+ * all chats) in the same key until its `retry_after` is over, for every process.
  *
  * When Redis cannot be asked (down, hanging past the connection's time limit, an answer not understood), this process
  * paces on its own at a third of each rate (one of three replicas' share) and asks Redis again after
@@ -46,6 +47,14 @@ if #KEYS > 1 then redis.call('SET', KEYS[2], math.ceil(now + chatInterval), 'PX'
 return {'taken'}
 `)
 
+/** KEYS: the chat's or all chats' key. ARGV: now, the time until which it is held. Never shortens a later hold. */
+const PAUSE = new RedisScript(`
+local now, untilAt = tonumber(ARGV[1]), tonumber(ARGV[2])
+local next = tonumber(redis.call('GET', KEYS[1]) or '0')
+if untilAt > next then redis.call('SET', KEYS[1], math.ceil(untilAt), 'PX', math.ceil(untilAt - now) + ${SKEW_MILLIS}) end
+return 1
+`)
+
 const TakeReply = Schema.Union(Schema.Tuple(Schema.Literal("taken")), Schema.Tuple(Schema.Literal("chat", "all"), Schema.Int))
 const decodeTake = Schema.decodeUnknownEither(TakeReply)
 
@@ -73,6 +82,14 @@ export class RedisPacing implements PaceBudget {
       this.retryAt = now + UNREACHABLE_RETRY_MILLIS
     }
     return this.alone(chat, chatIntervalMs * FALLBACK_SHARE, globalIntervalMs * FALLBACK_SHARE, now)
+  }
+
+  readonly pause = async (chat: string | undefined, millis: number, now: number): Promise<void> => {
+    // without Redis the pacer's own hold covers this process, and the others learn of the 429 from Telegram themselves
+    if (millis <= 0 || (this.retryAt !== undefined && now < this.retryAt)) return
+    const key = chat === undefined ? `${this.prefix}all` : `${this.prefix}chat:${chat}`
+    const failed = await PAUSE.run(this.client, [key], [now, now + millis]).then(() => undefined, (error: unknown) => describeError(error))
+    if (failed !== undefined) this.log.log("warn", "pacing_pause_not_shared", { reason: `Redis: ${failed}` })
   }
 
   /** The same limits, kept in this process at a share of their rates. */

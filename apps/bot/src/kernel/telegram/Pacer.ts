@@ -48,6 +48,8 @@ export interface PaceWait {
  */
 export interface PaceBudget {
   readonly take: (chat: string | undefined, chatIntervalMs: number, globalIntervalMs: number, now: number) => Promise<PaceWait | undefined>
+  /** Holds `chat`'s next slot (or every chat's, with none) `millis` from `now`, for every process (a 429). Never rejects. */
+  readonly pause: (chat: string | undefined, millis: number, now: number) => Promise<void>
 }
 
 /** One message that wants to go out. */
@@ -221,9 +223,14 @@ export class Pacer {
     return true
   }
 
-  /** After Telegram answered 429 for a chat (or for all, with none): its next message waits at least this long. */
+  /**
+   * After Telegram answered 429 for a chat (or for all, with none): its next message waits at least this long, in the
+   * bot's other processes too when a budget is shared (Telegram's limit is the bot's, not a process's).
+   */
   pause(chat: string | undefined, millis: number): void {
-    const until = this.now() + millis
+    const now = this.now()
+    const until = now + millis
+    void this.budget?.pause(chat, millis, now)
     if (chat === undefined) {
       this.globalNext = Math.max(this.globalNext, until)
     } else {
