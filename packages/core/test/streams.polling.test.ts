@@ -101,17 +101,30 @@ describe("the V2 streams poll their REST read", () => {
     expect(requestsTo("/capi/v2/order/current")).toBe(3)
   })
 
-  it("orders: an order gone from the list comes as its detail, which says how it ended; one detail read, once", async () => {
+  it("orders: an order gone from the list comes as its detail, which says how it ended; read once it says so", async () => {
     const detail = { ...ORDER, filled_qty: "0.010000", price_avg: "88888.0", status: "filled" }
-    const list = rounds("/capi/v2/order/current", [[ORDER], []])
+    const next = { ...ORDER, order_id: "689987455633326999", client_oid: "next" }
+    const list = rounds("/capi/v2/order/current", [[ORDER], [], [next]])
     loopback.server.handle = (request) => (request.path === "/capi/v2/order/detail" ? json(detail) : list(request))
-    const result = await runAgainst(loopback.server, Effect.flatMap(Streams, (streams) => Stream.runCollect(Stream.take(streams.orders(), 2))), V2)
-    const [snapshot, ended] = Chunk.toReadonlyArray(Effect.runSync(result))
+    const result = await runAgainst(loopback.server, Effect.flatMap(Streams, (streams) => Stream.runCollect(Stream.take(streams.orders(), 3))), V2)
+    const [snapshot, ended, placed] = Chunk.toReadonlyArray(Effect.runSync(result))
     expect(snapshot).toMatchObject({ kind: "snapshot", records: [{ orderId: "689987455633326746", status: "open" }] })
     expect(ended).toMatchObject({ kind: "update", event: "poll", record: { orderId: "689987455633326746", status: "filled" } })
+    expect(placed).toMatchObject({ kind: "update", event: "poll", record: { orderId: "689987455633326999" } })
     expect(loopback.server.requests.filter((request) => request.path === "/capi/v2/order/detail").map((request) => request.query)).toEqual([
       expect.stringContaining("orderId=689987455633326746")
     ])
+  })
+
+  it("orders: a detail that still says open, or cannot be read, is asked again next round until it says how the order ended", async () => {
+    const answers = [json({ ...ORDER }), json({ code: "40001", msg: "busy" }, 500), json({ ...ORDER, status: "canceled" })]
+    let details = 0
+    const list = rounds("/capi/v2/order/current", [[ORDER], []])
+    loopback.server.handle = (request) => (request.path === "/capi/v2/order/detail" ? answers[Math.min(details++, answers.length - 1)]! : list(request))
+    const result = await runAgainst(loopback.server, Effect.flatMap(Streams, (streams) => Stream.runCollect(Stream.take(streams.orders(), 2))), V2)
+    const [, ended] = Chunk.toReadonlyArray(Effect.runSync(result))
+    expect(ended).toMatchObject({ kind: "update", record: { orderId: "689987455633326746", status: "canceled" } })
+    expect(details).toBe(3)
   })
 
   it("positions: a closed one (gone from the list) comes as its last record with size 0", async () => {

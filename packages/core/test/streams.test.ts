@@ -434,6 +434,19 @@ describe("the private socket", () => {
     expect(ws.upgrades.filter((upgrade) => upgrade.path === PRIVATE)).toHaveLength(1)
   })
 
+  it("a position change with the time and sequence of the last (a leverage change) is yielded; a repeated push is not", async () => {
+    const positions = client().watchPositions()[Symbol.asyncIterator]()
+    expect((await positions.next()).value).toMatchObject({ kind: "snapshot" })
+    ws.push(PRIVATE, privateFrame("positions", POSITION))
+    ws.push(PRIVATE, privateFrame("positions", POSITION))
+    ws.push(PRIVATE, privateFrame("positions", { ...POSITION, leverage: "7" }))
+    ws.push(PRIVATE, privateFrame("positions", { ...POSITION, leverage: "9" }))
+    const leverages = []
+    for (let i = 0; i < 3; i++) leverages.push((await positions.next()).value)
+    expect(leverages.map((item) => (item?.kind === "update" ? item.record.leverage : item?.kind))).toEqual(["11", "7", "9"])
+    await positions.return?.()
+  })
+
   it("an order pushed between the subscription and the REST snapshot is yielded once, not lost; a stale one is dropped", async () => {
     const resting = { ...ORDER, id: "111", clientOrderId: "resting" }
     rest.handle = (request) => {

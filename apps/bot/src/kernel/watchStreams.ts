@@ -273,8 +273,8 @@ export const follow = (following: Following): Effect.Effect<never, never, Servic
               if (push.channel === "tick") continue
               if (push.item.kind === "snapshot") snapshotted.add(push.channel)
               if (push.item.kind !== "disconnected") continue
-              // until every channel brought its snapshot again, polling tells what happens
-              snapshotted.clear()
+              // until the channel brings its snapshot again, polling tells what happens
+              snapshotted.delete(push.channel)
               if (up) log.log("warn", "watch_streams_down", { detail: "account stream socket dropped: polling until it is back", reason: push.item.reason })
               up = false
             }

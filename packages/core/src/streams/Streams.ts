@@ -196,17 +196,28 @@ const ORDER_REPLAY: Replay<Order, OrderUpdate, OrderProgress> = {
   dropUnknownBeforeSnapshot: true
 }
 
-const byUpdate = (update: { readonly at: number; readonly sequence: bigint }, known: { readonly at: number; readonly sequence: bigint }) =>
-  update.at > known.at || (update.at === known.at && update.sequence > known.sequence)
+/** A position's progress: its update time, then its match sequence; its figures tell two changes with both equal. */
+interface PositionProgress {
+  readonly at: number
+  readonly sequence: bigint
+  readonly figures: string
+}
 
-const positionProgress = (position: Position) => ({ at: millisOf(position.updatedAt), sequence: BigInt(position.updatedSequenceId) })
+const positionProgress = (position: Position): PositionProgress => ({
+  at: millisOf(position.updatedAt),
+  sequence: BigInt(position.updatedSequenceId),
+  figures: [position.size, position.leverage, position.openValue, position.fundingFee, position.isolatedMargin].map(decimalKey).join("|")
+})
 
-const POSITION_REPLAY: Replay<Position, Position, { readonly at: number; readonly sequence: bigint }> = {
+const POSITION_REPLAY: Replay<Position, Position, PositionProgress> = {
   keyOfSnapshot: (position) => position.positionId,
   keyOfUpdate: (position) => position.positionId,
   progressOfSnapshot: positionProgress,
   progressOfUpdate: positionProgress,
-  newer: byUpdate,
+  // a change without a match (a leverage change) keeps the sequence, and two in one millisecond keep the time too
+  newer: (update, known) =>
+    update.at > known.at ||
+    (update.at === known.at && (update.sequence > known.sequence || (update.sequence === known.sequence && update.figures !== known.figures))),
   dropUnknownBeforeSnapshot: true
 }
 
@@ -460,7 +471,10 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | ServerTime | M
     }
     const polling = settings.apiVersion === "v3"
       ? undefined
-      : makePolledStreams({ market: yield* Market, marketStats: yield* MarketStats, orderDetail: orders.orderDetail, snapshots }, tuning.pollMillis)
+      : makePolledStreams(
+        { market: yield* Market, marketStats: yield* MarketStats, orderDetail: orders.orderDetail, snapshots },
+        tuning.pollMillis
+      )
     const limits: PushLimits = { maxDecimalLength: settings.maxDecimalLength, maxElements: tuning.maxElements }
     const connections = new Map<string, Connection>()
     yield* Effect.addFinalizer(() => Effect.sync(() => connections.forEach((connection) => connection.shutdown("the streams were closed"))))

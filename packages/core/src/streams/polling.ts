@@ -2,13 +2,14 @@
  * The streams on the V2 API, which has no WebSocket streams: each one reads its REST operation now and then every
  * `streams.pollMs` after the previous round ended, through the REST services (so the rate limiter charges every read),
  * and yields what the round shows that the previous one did not. Each round costs that operation's weight once (the
- * open orders: once per page, and one detail read per order that left the list). Only what V2 REST has is yielded:
- * nothing is made up for what it lacks.
+ * open orders: once per page, and one detail read per order that left the list). Only what V2 REST has is yielded,
+ * but for one mark: a position gone from the list comes as its last record with size 0 (V2 keeps no closed one).
  */
 import * as BigDecimal from "effect/BigDecimal"
 import type * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type { FuturesAsset } from "../account/Asset.js"
@@ -60,35 +61,51 @@ const polled = <R, A>(pollMillis: number, read: Effect.Effect<R, StreamError>, s
 export const decimalKey = (value: BigDecimal.BigDecimal) => Decimal.format(BigDecimal.normalize(value))
 const timeKey = (time: DateTime.Utc) => String(time.epochMillis)
 
+/** Rounds an order gone from the list is looked up again while its detail does not say it ended (or cannot be read). */
+const SETTLE_ROUNDS = 5
+
 /**
  * A private stream by polling: the first round as the snapshot, then an update for each record that is new or whose
- * `fingerprint` changed since the previous round, and one for each record gone from the list, as `ended` tells how it
- * ended (its final record read over REST, or what the list last said of it).
+ * `fingerprint` changed since the previous round, and one for each record gone from the list once `ended` tells how it
+ * ended; while it answers none (not known yet: `attempt` counts from 1) the record is asked about again next round.
+ * Without `ended`, a record gone from the list ended nothing worth telling (a fill off the latest page).
  */
 const privatePolled = <S>(
   pollMillis: number,
   read: Effect.Effect<ReadonlyArray<S>, StreamError>,
   key: (record: S) => string,
   fingerprint: (record: S) => string,
-  ended: (gone: ReadonlyArray<S>) => Effect.Effect<ReadonlyArray<S>, StreamError>
+  ended?: (record: S, attempt: number) => Effect.Effect<Option.Option<S>, StreamError>
 ): Stream.Stream<PrivateItem<S, S>, StreamError> =>
   Stream.suspend(() => {
     let previous: Map<string, { readonly fingerprint: string; readonly record: S }> | undefined
+    /** records gone from the list whose end is not known yet, with the lookups made */
+    const unsettled = new Map<string, { readonly record: S; readonly attempts: number }>()
     const round = (records: ReadonlyArray<S>): Effect.Effect<ReadonlyArray<PrivateItem<S, S>>, StreamError> => {
       const current = new Map(records.map((record) => [key(record), { fingerprint: fingerprint(record), record }]))
       const before = previous
       previous = current
       if (before === undefined) return Effect.succeed([{ kind: "snapshot", records, reconnected: false }])
       const changed = records.filter((record) => before.get(key(record))?.fingerprint !== current.get(key(record))?.fingerprint)
-      const gone = [...before].filter(([id]) => !current.has(id)).map(([, known]) => known.record)
-      return Effect.map(gone.length === 0 ? Effect.succeed([]) : ended(gone), (finals) =>
-        [...changed, ...finals].map((record): PrivateItem<S, S> => ({ kind: "update", record, event: POLLED_EVENT })))
+      if (ended === undefined) return Effect.succeed(changed.map((record) => ({ kind: "update", record, event: POLLED_EVENT })))
+      for (const [id, known] of before) if (!current.has(id) && !unsettled.has(id)) unsettled.set(id, { record: known.record, attempts: 0 })
+      for (const id of current.keys()) unsettled.delete(id)
+      const settling = Effect.forEach([...unsettled], ([id, { record, attempts }]) =>
+        Effect.map(ended(record, attempts + 1), (final) => {
+          if (Option.isSome(final)) unsettled.delete(id)
+          else unsettled.set(id, { record, attempts: attempts + 1 })
+          return final
+        }))
+      return Effect.map(settling, (finals) =>
+        [...changed, ...finals.flatMap(Option.toArray)].map((record): PrivateItem<S, S> => ({ kind: "update", record, event: POLLED_EVENT })))
     }
     return Stream.repeatEffectWithSchedule(read, Schedule.spaced(Duration.millis(pollMillis))).pipe(
       Stream.mapEffect(round),
       Stream.flattenIterables
     )
   })
+
+const ENDED = new Set(["filled", "canceled"])
 
 const polledTicker = (ticker: Ticker): PolledTicker => ({
   symbol: ticker.symbol,
@@ -141,7 +158,8 @@ export const makePolledStreams = (services: PollingServices, pollMillis: number)
     }),
   /**
    * open orders; an update when an order is new, or its filled size or status changed, and for an order gone from the
-   * list its final state (the order's detail, one read each)
+   * list its final state: its detail, read each round until it says filled or canceled (a read that fails is tried
+   * again), at most `SETTLE_ROUNDS` rounds (then the detail as it is, or the read's error ends the stream)
    */
   orders: (): Stream.Stream<PrivateItem<Order, Order>, StreamError> =>
     privatePolled(
@@ -149,11 +167,16 @@ export const makePolledStreams = (services: PollingServices, pollMillis: number)
       services.snapshots.orders,
       (order) => order.orderId,
       (order) => `${decimalKey(order.filledQty)}|${order.status}`,
-      (gone) => Effect.forEach(gone, (order) => services.orderDetail({ orderId: order.orderId }))
+      (order, attempt) => {
+        const last = attempt >= SETTLE_ROUNDS
+        const detail = Effect.map(services.orderDetail({ orderId: order.orderId }), (found) =>
+          ENDED.has(found.status) || last ? Option.some(found) : Option.none())
+        return last ? detail : Effect.orElseSucceed(detail, () => Option.none())
+      }
     ),
   /** the latest fills page; an update for each fill id not seen in the previous round (one that drops off the page ended nothing) */
   fills: (): Stream.Stream<PrivateItem<Fill, Fill>, StreamError> =>
-    privatePolled(pollMillis, services.snapshots.fills, (fill) => fill.tradeId, () => "", () => Effect.succeed([])),
+    privatePolled(pollMillis, services.snapshots.fills, (fill) => fill.tradeId, () => ""),
   /**
    * open positions; an update when a position is new or its update time, sequence or size moved, and a position gone
    * from the list (closed) as its last record with size 0 (V2 keeps no record of a closed position)
@@ -164,7 +187,7 @@ export const makePolledStreams = (services: PollingServices, pollMillis: number)
       services.snapshots.positions,
       (position) => `${position.positionId}|${position.symbol}|${position.side}|${position.marginMode}`,
       (position) => `${timeKey(position.updatedAt)}|${position.updatedSequenceId}|${decimalKey(position.size)}`,
-      (gone) => Effect.succeed(gone.map((position) => ({ ...position, size: BigDecimal.fromBigInt(0n) })))
+      (position) => Effect.succeed(Option.some({ ...position, size: BigDecimal.fromBigInt(0n) }))
     ),
   /** futures balances; an update when a coin's available, frozen, equity or unrealised PnL changed */
   balances: (): Stream.Stream<PrivateItem<FuturesAsset, FuturesAsset>, StreamError> =>
@@ -172,7 +195,6 @@ export const makePolledStreams = (services: PollingServices, pollMillis: number)
       pollMillis,
       services.snapshots.balances,
       (asset) => asset.coin,
-      (asset) => [asset.available, asset.frozen, asset.equity, asset.unrealizedPnl].map(decimalKey).join("|"),
-      () => Effect.succeed([])
+      (asset) => [asset.available, asset.frozen, asset.equity, asset.unrealizedPnl].map(decimalKey).join("|")
     )
 })
