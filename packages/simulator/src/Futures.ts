@@ -66,6 +66,9 @@ export interface Position {
   cumLiquidateFee: bigint
   readonly createdAt: number
   updatedAt: number
+  /** the matching engine's sequence number of the fill that opened it, and of the last fill on it */
+  readonly createdSequence: bigint
+  updatedSequence: bigint
 }
 
 /** Why a margin move was refused: no such position of the account, a cross one, or more than may move. */
@@ -180,6 +183,8 @@ export class Futures {
   private readonly accounts = new Map<string, Account>()
   private nextBillId = 686_960_019_383_517_338n
   private nextPositionId = 690_800_371_848_708_186n
+  /** one number per fill, counting up, like the exchange's match sequence */
+  private matchSequence = 5_792_711_540n
   private nextFunding: number
 
   /** `events`: where a leverage change that re-margined a position is told */
@@ -324,10 +329,11 @@ export class Futures {
     const units = fill.opens ? fill.units : Math.min(fill.units, existing?.sizeUnits ?? 0)
     const value = BigInt(units) * BigInt(fill.priceUnits)
     const usdt = toUsdt(value, instrument)
+    const sequence = ++this.matchSequence
     const fee = divide(usdt * fill.feeBps, 10_000n)
     account.totals.fillFee += fee
     if (fill.opens) {
-      const position = existing ?? this.openPosition(account, uid, instrument, side, fill.marginMode, fill.time)
+      const position = existing ?? this.openPosition(account, uid, instrument, side, fill.marginMode, fill.time, sequence)
       position.sizeUnits += units
       position.openValue += value
       position.margin += divide(usdt, BigInt(position.leverage))
@@ -336,6 +342,7 @@ export class Futures {
       position.cumOpenValue += usdt
       position.cumOpenFee += fee
       position.updatedAt = fill.time
+      position.updatedSequence = sequence
       if (side === "long") account.totals.openLong += usdt
       else account.totals.openShort += usdt
       this.post(account, instrument.symbol, side === "long" ? "position_open_long" : "position_open_short", -fee, fee, fill.time)
@@ -360,6 +367,7 @@ export class Futures {
       account.totals.liquidateFee += fee
     }
     existing.updatedAt = fill.time
+    existing.updatedSequence = sequence
     if (existing.sizeUnits === 0) account.positions.delete(key)
     if (side === "long") account.totals.closeLong += usdt
     else account.totals.closeShort += usdt
@@ -491,7 +499,7 @@ export class Futures {
     return toUsdt(BigInt(position.sizeUnits) * BigInt(mark), position.instrument)
   }
 
-  private openPosition(account: Account, uid: string, instrument: Instrument, side: Side, marginMode: MarginMode, time: number): Position {
+  private openPosition(account: Account, uid: string, instrument: Instrument, side: Side, marginMode: MarginMode, time: number, sequence: bigint): Position {
     const position: Position = {
       id: this.nextPositionId++,
       uid,
@@ -512,7 +520,9 @@ export class Futures {
       cumCloseFee: 0n,
       cumLiquidateFee: 0n,
       createdAt: time,
-      updatedAt: time
+      updatedAt: time,
+      createdSequence: sequence,
+      updatedSequence: sequence
     }
     account.positions.set(keyOf(instrument.symbol, side, marginMode), position)
     return position

@@ -296,6 +296,9 @@ describe("private channels", () => {
     const ids = digits(positions.text, "id")
     const position = (json(positions) as ReadonlyArray<Frame>)[ids.indexOf(String(positionPush["id"]))] ?? {}
     expect(positionPush).toMatchObject({ symbol: "BTCUSDT", side: "LONG", size: position["size"], openValue: position["openValue"], openFee: position["openFee"] })
+    // the match sequence of the fill, as REST says it (the exchange counts its matches; 0 would tell two changes apart by time only)
+    expect(positionPush["updatedMatchSequenceId"]).toBe(String(position["updatedMatchSequenceId"]))
+    expect(BigInt(String(positionPush["updatedMatchSequenceId"]))).toBeGreaterThan(0n)
     const balance = (json(await v3(fx, "/capi/v3/account/balance")) as ReadonlyArray<Frame>)[0] ?? {}
     expect(accountPush["coin"]).toBe("USDT")
     // amount is the cash: REST balance − unrealised PnL
