@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough } from "node:stream"
+import { Telegraf } from "telegraf"
 import { describe, expect, it } from "vitest"
 import { startApp } from "../src/app.js"
 import { decide } from "../src/kernel/access.js"
@@ -16,7 +17,9 @@ import * as BotConfig from "../src/kernel/BotConfig.js"
 import { Denials } from "../src/kernel/Denials.js"
 import { jsonLogger } from "../src/kernel/log.js"
 import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
-import { startWebhook } from "../src/kernel/telegram/serve.js"
+import type { BotContext } from "../src/kernel/telegram/BotContext.js"
+import { startPolling, startWebhook } from "../src/kernel/telegram/serve.js"
+import type { TradeBot } from "../src/kernel/telegram/serve.js"
 import { reader, startRig, trader } from "./harness.js"
 
 describe("configuration", () => {
@@ -230,6 +233,60 @@ describe("webhook mode", () => {
   })
 })
 
+
+describe("the transport's start and stop", () => {
+  const token = "4242:transport-test-token-abcdefghij"
+
+  /** A bot over the local Bot API whose background work (the watcher, the alerts) only counts its starts and stops. */
+  const countingBot = (apiRoot: string) => {
+    const counts = { starts: 0, stops: 0 }
+    const trade: TradeBot = {
+      bot: new Telegraf<BotContext>(token, { telegram: { apiRoot } }),
+      drain: async () => undefined,
+      start: async () => void counts.starts++,
+      stop: async () => void counts.stops++,
+      waitingReplies: () => 0
+    }
+    return { trade, counts }
+  }
+
+  it("stops polling and the background work when stopped right after the start, before telegraf polls", async () => {
+    const api = await LocalBotApi.start({ token })
+    try {
+      const { trade, counts } = countingBot(api.url)
+      const running = await startPolling(trade, () => undefined)
+      // resolves once the polling has ended
+      await running.stop()
+      expect(counts).toEqual({ starts: 1, stops: 1 })
+    } finally {
+      await api.close()
+    }
+  })
+
+  it("stops the background work when Telegram refuses the token at the start", async () => {
+    const api = await LocalBotApi.start({ token: "4242:some-other-token-abcdefghijkl" })
+    try {
+      const { trade, counts } = countingBot(api.url)
+      await expect(startPolling(trade, () => undefined)).rejects.toThrow(/401/)
+      expect(counts).toEqual({ starts: 1, stops: 1 })
+    } finally {
+      await api.close()
+    }
+  })
+
+  it("stops the background work when Telegram refuses the webhook", async () => {
+    const api = await LocalBotApi.start({ token })
+    try {
+      const { trade, counts } = countingBot(api.url)
+      api.failNext("setWebhook", { code: 400, description: "Bad Request: bad webhook: HTTPS url must be provided for webhook" })
+      const webhook = { url: "https://bot.example.com/tg/hook", secret: "s3cret_token_long_enough", port: 0, host: "127.0.0.1" }
+      await expect(startWebhook(trade, webhook, { log: () => undefined })).rejects.toThrow(/bad webhook/)
+      expect(counts).toEqual({ starts: 1, stops: 1 })
+    } finally {
+      await api.close()
+    }
+  })
+})
 
 describe("the application with a token", () => {
   const token = "4242:app-test-token-abcdefghijklmnopq"

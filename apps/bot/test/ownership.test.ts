@@ -26,9 +26,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await rig?.close()
   rig = undefined
-  // retried: once in a few runs a file still appears in the folder while it is removed (a write finishing after the
-  // bot stopped — not found yet; the test's own checks are done by then)
-  await rm(join(dataDir, ".."), { recursive: true, force: true, maxRetries: 5 })
+  await rm(join(dataDir, ".."), { recursive: true, force: true })
 })
 
 const BTC = "cmt_btcusdt"

@@ -1,4 +1,5 @@
-import { Effect, Layer, ManagedRuntime, Option, Schema } from "effect"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import { Effect, Fiber, Layer, ManagedRuntime, Option, Schema } from "effect"
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -119,6 +120,44 @@ describe("the file store", () => {
     )
     expect(count).toEqual(Option.some({ count: 20 }))
     expect(await readdir(folder)).toEqual(["counter.json"])
+  })
+})
+
+describe("a write under way", () => {
+  it("finishes before its interrupted fiber ends, so nothing is written after the bot stopped", async () => {
+    // a store whose writes take until released
+    const written: Array<readonly [string, string | Uint8Array]> = []
+    let begun!: () => void
+    const writing = new Promise<void>((resolve) => (begun = resolve))
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const slow = KeyValueStore.make({
+      get: () => Effect.succeedNone,
+      getUint8Array: () => Effect.succeedNone,
+      set: (key, value) =>
+        Effect.promise(async () => {
+          begun()
+          await released
+          written.push([key, value])
+        }),
+      remove: () => Effect.void,
+      clear: Effect.void,
+      size: Effect.succeed(written.length)
+    })
+    const runtime = ManagedRuntime.make(Layer.provide(Store.layer(logger()), Layer.succeed(KeyValueStore.KeyValueStore, slow)))
+    try {
+      const fiber = runtime.runFork(Effect.flatMap(Store.Store, (store) => store.set(Counter, { count: 1 })))
+      await writing
+      let ended = false
+      const interrupted = Effect.runPromise(Fiber.interrupt(fiber)).then(() => (ended = true))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(ended).toBe(false)
+      release()
+      await interrupted
+      expect(written).toEqual([[Counter.key, JSON.stringify({ version: 1, value: { count: 1 } })]])
+    } finally {
+      await runtime.dispose()
+    }
   })
 })
 

@@ -5,7 +5,7 @@
  * Each entry is one key holding versioned JSON (`{"version":1,"value":…}`), decoded with its Schema on the way in: an
  * entry that is missing reads as none; one that cannot be read, is not JSON, has another version or does not decode
  * is logged and read as none (the next write replaces it), never a failure. A write fails with a `StoreError`, so
- * whatever the bot acknowledges is written before it says so.
+ * whatever the bot acknowledges is written before it says so; once begun, it finishes even if its fiber is interrupted.
  *
  * The default layer keeps one file per key in the data folder (`BOT_DATA_DIR`), readable by its owner only (folder
  * 0700, files 0600), each written to a temporary file, flushed and renamed over the old one, so a crash leaves the old
@@ -129,7 +129,10 @@ export const layer = (log: Logger): Layer.Layer<Store, never, KeyValueStore.KeyV
           yield* Option.match(next, { onNone: () => kv.remove(key), onSome: (text) => kv.set(key, text) })
           return true
         }))
-      const writeIf = Option.match(shared, { onNone: () => writeLocally, onSome: (writes) => writes.write })
+      const writeOn = Option.match(shared, { onNone: () => writeLocally, onSome: (writes) => writes.write })
+      // whole once begun: an interrupted fiber (the bot stopping its watcher) ends only after the write, rather than
+      // leave a file being written into the data folder after the stop
+      const writeIf: typeof writeOn = (key, next, expected, fence) => Effect.uninterruptible(writeOn(key, next, expected, fence))
 
       const skipped = (key: string, reason: string) => Effect.sync(() => log.log("warn", "store_entry_skipped", { key, reason }))
 

@@ -20,13 +20,17 @@ const silent = jsonLogger(() => undefined)
 /** A contender: a process with its own connection, running the lease's work until stopped. */
 const contender = (settings: RedisConnection.RedisSettings, holders: Map<number, Store.Fence>, id: number) => {
   const runtime = ManagedRuntime.make(Lease.layerRedis("watcher-test", silent, TIMES).pipe(Layer.provide(RedisConnection.layer(settings, silent))))
-  onTestFinished(() => runtime.dispose())
   const work = (fence: Option.Option<Store.Fence>) =>
     Effect.sync(() => holders.set(id, Option.getOrThrow(fence))).pipe(
       Effect.zipRight(Effect.never),
       Effect.ensuring(Effect.sync(() => holders.delete(id)))
     )
   const fiber = runtime.runFork(Effect.flatMap(Lease.WatcherLease, (lease) => lease.run(work)))
+  // the fiber first: disposing the runtime does not end what it forked, which would retry on a closed connection forever
+  onTestFinished(async () => {
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    await runtime.dispose()
+  })
   return {
     stop: () => Effect.runPromise(Fiber.interrupt(fiber)),
     held: () => runtime.runPromise(Effect.flatMap(Lease.WatcherLease, (lease) => SubscriptionRef.get(lease.held)))

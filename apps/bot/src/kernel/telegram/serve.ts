@@ -53,6 +53,35 @@ const setMenu = (trade: TradeBot): Promise<true> =>
     description: command.summary
   })))
 
+/** Runs the rest of a start; when it fails, the background work `trade.start` began is stopped before the error goes on. */
+const stopOnFailure = async <A>(trade: TradeBot, rest: () => Promise<A>): Promise<A> => {
+  try {
+    return await rest()
+  } catch (error) {
+    await trade.stop()
+    throw error
+  }
+}
+
+/**
+ * Stops telegraf's long polling. Telegraf says it has started once it knows the bot (`getMe`), then takes any webhook
+ * off and only then polls, refusing to stop meanwhile: a stop that early is asked again until it polls (and is
+ * stopped) or its launch has failed, else the polling would outlive the stop.
+ */
+const stopFetching = async (bot: Telegraf<BotContext>, launch: Promise<void>): Promise<void> => {
+  let ended = false
+  launch.then(() => (ended = true), () => (ended = true))
+  for (;;) {
+    try {
+      bot.stop("shutdown")
+      return
+    } catch {
+      if (ended) return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
 /**
  * Long polling. `onFatal` hears of an error that stopped polling later on (e.g. another instance took over). `ops`
  * is told when it drains (its endpoints, if served, then say not ready).
@@ -60,13 +89,13 @@ const setMenu = (trade: TradeBot): Promise<true> =>
 export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) => void, ops: Ops = new Ops()): Promise<Running> => {
   const { bot } = trade
   await trade.start()
-  await setMenu(trade)
+  await stopOnFailure(trade, () => setMenu(trade))
   let started!: () => void
   const launched = new Promise<void>((resolve) => (started = resolve))
   let stopping = false
   const polling = bot.launch({ allowedUpdates: ALLOWED_UPDATES }, () => started())
   // before the start: the caller's error; after it: fatal unless we stopped it
-  await Promise.race([launched, polling])
+  await stopOnFailure(trade, () => Promise.race([launched, polling]))
   polling.catch((error: unknown) => {
     if (!stopping) onFatal(error)
   })
@@ -74,7 +103,7 @@ export const startPolling = async (trade: TradeBot, onFatal: (error: unknown) =>
     stop: async (drainMillis = DRAIN_MILLIS) => {
       stopping = true
       ops.drain()
-      bot.stop("shutdown")
+      await stopFetching(bot, polling)
       await polling.catch(() => undefined)
       await trade.drain(drainMillis)
       await trade.stop()
@@ -198,7 +227,7 @@ export const startWebhook = async (
   const limit = { ...WEBHOOK_LIMITS, ...limits }
   bot.botInfo ??= await bot.telegram.getMe()
   await trade.start()
-  await setMenu(trade)
+  await stopOnFailure(trade, () => setMenu(trade))
   const hookPath = new URL(webhook.url).pathname
   const secretMatches = secretChecker(webhook.secret)
 
@@ -260,27 +289,30 @@ export const startWebhook = async (
   server.keepAliveTimeout = limit.keepAliveTimeoutMs
   server.maxConnections = limit.maxConnections
   server.maxHeadersCount = limit.maxHeadersCount
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(webhook.port, webhook.host, () => {
-      server.off("error", reject)
-      // an error event without a listener would end the process
-      server.on("error", (error) => logger.log("error", "webhook_server", { detail: describe(error) }))
-      resolve()
-    })
-  })
+  await stopOnFailure(trade, () =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject)
+      server.listen(webhook.port, webhook.host, () => {
+        server.off("error", reject)
+        // an error event without a listener would end the process
+        server.on("error", (error) => logger.log("error", "webhook_server", { detail: describe(error) }))
+        resolve()
+      })
+    }))
   const close = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve())
       server.closeIdleConnections()
     })
-  try {
-    await bot.telegram.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ALLOWED_UPDATES })
-  } catch (error) {
-    // nothing will come: free the port for the next attempt
-    await close()
-    throw error
-  }
+  await stopOnFailure(trade, async () => {
+    try {
+      await bot.telegram.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ALLOWED_UPDATES })
+    } catch (error) {
+      // nothing will come: free the port for the next attempt
+      await close()
+      throw error
+    }
+  })
   const address = server.address() as AddressInfo
   logger.log("info", "webhook_listening", { host: address.address, port: address.port, path: hookPath })
   return {
