@@ -1,8 +1,9 @@
 /**
  * Price alerts on V3's public ticker streams, end to end (the simulator with its WebSocket server, the local Bot API):
  * an alert fires once from the pushed price, with no tickers request while its market's stream is up, and the stream
- * is closed once the market's last alert fired; a dropped socket leaves the alerts to polling, then the stream comes
- * back, and an alert that fired before is not told again.
+ * is closed once the market's last alert fired; a dropped socket leaves the alerts to polling until the stream pushes
+ * again (core reconnecting it, or the stream tried again after it failed), and an alert that fired before is not told
+ * again.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { speak, startRig, trader, until } from "./harness.js"
@@ -22,10 +23,10 @@ afterEach(async () => {
 
 /**
  * A rig whose alerts follow the simulator's ticker streams, checked every 50 ms over a 20 ms tickers cache, so that
- * polling would ask for the tickers at once. A stream fails on the first dropped socket (no reconnect of its own).
- * The bot is started again once the simulator's WebSocket base is known; BTC starts at 60 000.
+ * polling would ask for the tickers at once. A stream fails on the first dropped socket unless `maxReconnects` lets
+ * core reconnect it. The bot is started again once the simulator's WebSocket base is known; BTC starts at 60 000.
  */
-const open = async () => {
+const open = async (maxReconnects = 0) => {
   let wsUrl: string | undefined
   const r = await startRig({
     tickersTtlMs: 20,
@@ -36,7 +37,7 @@ const open = async () => {
       get futuresWsUrl() {
         return wsUrl ?? "ws://127.0.0.1:9/v3/ws"
       },
-      streams: { reconnectMinMs: 50, reconnectMaxMs: 100, maxReconnects: 0 }
+      streams: { reconnectMinMs: 50, reconnectMaxMs: 100, maxReconnects }
     }
   })
   rig = r
@@ -82,6 +83,27 @@ describe("price alerts on the ticker streams (V3)", () => {
     expect(rings(r)).toHaveLength(1)
     expect(logged(r, "alerts_fired")).toHaveLength(1)
     expect(tickerReads(r)).toBe(reads)
+  })
+
+  it("polls from the moment the socket drops until the reconnected stream pushes again, without the stream failing", async () => {
+    const r = await open(20)
+    expect((await r.say(trader, "/alert btc above 90000")).outcome).toBe("alert:Added")
+    await streamUp(r, 1, [60_100, 60_200])
+    const reads = tickerReads(r)
+
+    // the pushes after the reconnect are held a while: the market has no price from the stream meanwhile
+    r.simulator.wsFaults.delay(1_000)
+    r.simulator.wsFaults.drop("public")
+    await until(() => logged(r, "alerts_stream_down").length > 0, "the drop", 5_000)
+    await until(() => tickerReads(r) > reads, "a tickers read while the stream is silent", 5_000)
+    r.simulator.wsFaults.delay(0)
+    await streamUp(r, 2, [60_300, 60_400])
+    // core reconnected: the stream never failed, only its socket dropped
+    expect(logged(r, "alerts_stream_down").map((line) => line.detail)).toEqual(["ticker socket dropped: its alerts are polled until it pushes again"])
+    const readsAgain = tickerReads(r)
+    r.simulator.setPrice(BTC, "91000")
+    await until(() => rings(r).length === 1, "the alert", 8_000)
+    expect(tickerReads(r)).toBe(readsAgain)
   })
 
   it("polls while a dropped socket keeps the stream down, follows it again after, and tells a fired alert once", async () => {

@@ -197,6 +197,34 @@ describe("the shared connection", () => {
     expect(requests(PUBLIC, "UNSUBSCRIBE", "BTCUSDT@ticker")).toHaveLength(1)
   })
 
+  it("says each drop of a socket that carried subscriptions, public or private, while the ticker stream itself stays silent and comes back", async () => {
+    const program = Effect.gen(function*() {
+      const streams = yield* Streams
+      const drops = yield* Effect.fork(Stream.runCollect(Stream.take(streams.drops(), 2)))
+      const ticker = yield* Effect.fork(Stream.runCollect(Stream.take(streams.ticker({ symbol: "cmt_btcusdt" }), 1)))
+      yield* Effect.promise(() => eventually(() => requests(PUBLIC, "SUBSCRIBE", "BTCUSDT@ticker").length === 1))
+      ws.drop(PUBLIC)
+      yield* Effect.promise(() => eventually(() => requests(PUBLIC, "SUBSCRIBE", "BTCUSDT@ticker").length === 2))
+      ws.push(PUBLIC, TICKER)
+      // a private stream kept open: its socket drops next
+      const snapshots = () => rest.requests.filter((request) => request.path === "/capi/v3/userTrades").length
+      const before = snapshots()
+      const fills = yield* Effect.fork(Stream.runCollect(Stream.take(streams.fills(), 2)))
+      // acknowledged: its REST snapshot is read after the ack
+      yield* Effect.promise(() => eventually(() => snapshots() > before))
+      ws.drop(PRIVATE)
+      const items = Chunk.toReadonlyArray(yield* Fiber.join(fills)).map((item) => item.kind)
+      return { drops: Chunk.toReadonlyArray(yield* Fiber.join(drops)), tickers: Chunk.size(yield* Fiber.join(ticker)), items }
+    })
+    const result = await Effect.runPromise(Effect.provide(program, TradeDesk.layer(options())))
+    expect(result.tickers).toBe(1)
+    expect(result.items).toEqual(["snapshot", "disconnected"])
+    expect(result.drops).toMatchObject([
+      { socket: "public", reason: expect.stringContaining("the socket closed") },
+      { socket: "private", reason: expect.stringContaining("the socket closed") }
+    ])
+  })
+
   it("answers the server's pings with PONG on both sockets' forms", async () => {
     const iterator = client().watchTicker({ symbol: "cmt_btcusdt" })[Symbol.asyncIterator]()
     const pending = iterator.next()

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
@@ -113,6 +114,18 @@ export interface StreamsService {
    * REST's record itself, when a coin's available, frozen, equity or unrealised PnL changed.
    */
   readonly balances: () => Stream.Stream<PrivateItem<BalanceSnapshot, BalanceUpdate | BalanceSnapshot>, StreamError>
+  /**
+   * each drop of a socket that carried subscriptions, from now on (the streams on it reconnect on their own): what the
+   * public streams cannot say in band — a ticker stream is silent until its socket is back, so a reader may poll
+   * meanwhile. Private streams also say it as their `disconnected` item. On V2 (polling) never anything.
+   */
+  readonly drops: () => Stream.Stream<SocketDrop>
+}
+
+/** A socket that dropped: which one, and why (the close code and reason, or no answer to a ping). */
+export interface SocketDrop {
+  readonly socket: "public" | "private"
+  readonly reason: string
 }
 
 export class Streams extends Context.Tag("@tradedesk/core/Streams")<Streams, StreamsService>() {}
@@ -445,7 +458,7 @@ const MIRRORS = {
   fills: "fills",
   positions: "positions",
   balances: "futuresAssets"
-} as const satisfies Record<keyof StreamsService, EndpointName>
+} as const satisfies Record<Exclude<keyof StreamsService, "drops">, EndpointName>
 
 /**
  * The streams over the configured hosts, with the REST services for the private snapshots and V2's polls, and the
@@ -477,6 +490,8 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | ServerTime | M
       )
     const limits: PushLimits = { maxDecimalLength: settings.maxDecimalLength, maxElements: tuning.maxElements }
     const connections = new Map<string, Connection>()
+    // sliding: a reader that does not keep up sees the latest drops, never holds memory
+    const drops = yield* PubSub.sliding<SocketDrop>(16)
     yield* Effect.addFinalizer(() => Effect.sync(() => connections.forEach((connection) => connection.shutdown("the streams were closed"))))
 
     const connectionTo = (kind: "public" | "private"): Connection => {
@@ -494,7 +509,8 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | ServerTime | M
           heartbeatMillis: tuning.heartbeatMillis,
           reconnectMinMillis: tuning.reconnectMinMillis,
           reconnectMaxMillis: tuning.reconnectMaxMillis,
-          maxReconnects: tuning.maxReconnects
+          maxReconnects: tuning.maxReconnects,
+          onDrop: (reason) => void drops.unsafeOffer({ socket: kind, reason })
         })
         connections.set(url, connection)
       }
@@ -502,7 +518,7 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | ServerTime | M
     }
 
     /** A stream made when it runs, or the credentials' absence for a private one. */
-    const guarded = <A>(name: keyof StreamsService, needsLogin: boolean, make: () => Effect.Effect<Stream.Stream<A, StreamError>, StreamError>) => {
+    const guarded = <A>(name: keyof typeof MIRRORS, needsLogin: boolean, make: () => Effect.Effect<Stream.Stream<A, StreamError>, StreamError>) => {
       const endpoint = MIRRORS[name]
       if (needsLogin && Option.isNone(settings.credentials)) {
         return Stream.fail(new ConfigError({ endpoint, option: "apiKey", reason: "is missing: private streams log in with the API credentials" }))
@@ -581,7 +597,8 @@ export const layer: Layer.Layer<Streams, never, TradeDeskConfig | ServerTime | M
                 BALANCE_REPLAY,
                 false
               )
-          ))
+          )),
+      drops: () => Stream.fromPubSub(drops)
     }
     return service
   })

@@ -28,6 +28,8 @@ export interface ConnectionSettings {
   readonly reconnectMaxMillis: number
   /** failed reconnects in a row before the streams fail with a StreamClosedError */
   readonly maxReconnects: number
+  /** told when the socket drops while it carried a subscription, before the reconnect */
+  readonly onDrop: (reason: string) => void
 }
 
 /** Events waiting for one subscriber at most: past it the subscriber is dropped with a StreamClosedError. */
@@ -190,10 +192,13 @@ export const makeConnection = (settings: ConnectionSettings): Connection => {
 
   /** The socket is gone: every acknowledged channel is told once, and subscribed again on the next socket. */
   const dropped = (reason: string) => {
+    let carried = false
     for (const state of channels.values()) {
       if (state.acked) offer(state, { _tag: "Disconnected", reason })
+      carried ||= state.acked
       state.acked = false
     }
+    if (carried) settings.onDrop(reason)
   }
 
   const scheduleReconnect = () => {

@@ -3,8 +3,8 @@
  * the checker first finds one there and closed when the last one is gone (fired or deleted). A market is live once its
  * stream has pushed since it (re)started: its alerts fire from the pushes and the polling check leaves it out. A stream
  * that fails (a typed stream error) leaves its market to polling until it is tried again, `retryMillis` later; each
- * way is logged. Core reconnects a dropped socket on its own without saying so: the first push after it carries the
- * price then, and a crossing it shows fires.
+ * way is logged. A dropped socket (core says so, and reconnects on its own) leaves every market to polling until its
+ * stream pushes again.
  */
 import { Streams } from "@tradedesk/core"
 import { Duration, Effect, Either, Fiber, Stream } from "effect"
@@ -61,6 +61,17 @@ export const tickerStreams = (
         })
         yield* Effect.sleep(Duration.millis(retryMillis))
       }))
+
+    // the ticker streams are silent while their socket is down: their markets are polled until they push again
+    yield* Effect.forkIn(
+      Stream.runForEach(Stream.filter(streams.drops(), (drop) => drop.socket === "public"), (drop) =>
+        Effect.sync(() => {
+          if (live.size === 0) return
+          log.log("warn", "alerts_stream_down", { symbols: [...live], detail: "ticker socket dropped: its alerts are polled until it pushes again", reason: drop.reason })
+          live.clear()
+        })),
+      scope
+    )
 
     const context = yield* Effect.context<Store.Store>()
     return {
