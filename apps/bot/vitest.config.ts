@@ -17,7 +17,10 @@ const slow = [
   // every command against every fault, on real timeouts
   "test/faultSuite.test.ts",
   // the watcher's rounds on the real clock, and fixed waits to show that nothing more is told
-  "test/watch.test.ts"
+  "test/watch.test.ts",
+  // Redis that answers late, drops replies or restarts (test/redisFaults.ts), one file per fault of the store
+  "test/redisFaults.test.ts",
+  "test/faults.*.test.ts"
 ]
 
 export default defineConfig(({ mode }) => ({
