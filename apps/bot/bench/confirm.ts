@@ -1,8 +1,9 @@
 /**
  * Confirm → request sent: how long from a trader's press on Confirm until the order's request reaches the exchange,
- * with the confirmations kept in memory (not durable: the baseline) and in the data folder (claimed, then flushed to
- * disk as leaving before anything is sent), in the same run, alternating rounds so the machine's noise falls on both
- * alike. Both bots keep everything else in a data folder (the watcher's state too, flushed when it changes).
+ * with the confirmations kept in memory (not durable: the baseline), in the data folder (claimed, then flushed to
+ * disk as leaving before anything is sent) and on Redis (127.0.0.1:6379, directly and behind a relay that adds 10 ms to
+ * every reply, as a Redis across a network would), in the same run, alternating rounds so the machine's noise falls on
+ * all alike. The bots without Redis keep everything else in a data folder (the watcher's state too).
  *
  * The bot's own runtime and handlers poll a local Bot API; the simulator is the exchange behind a loopback relay that
  * notes when each batch request arrives. Every Confirm also re-reads the market and the account (the checks at
@@ -12,7 +13,9 @@
 import { startSimulator } from "@tradedesk/simulator"
 import { Either, Schema } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
+import { randomBytes } from "node:crypto"
 import { createServer, request } from "node:http"
+import { connect as connectTcp, createServer as createTcpServer } from "node:net"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -23,6 +26,8 @@ import * as BotConfig from "../src/kernel/BotConfig.js"
 import * as BotRuntime from "../src/runtime.js"
 import * as CallbackData from "../src/kernel/CallbackData.js"
 import { jsonLogger } from "../src/kernel/log.js"
+import { connect as connectRedis, prefixOf } from "../src/kernel/redis/RedisConnection.js"
+import type { RedisSettings } from "../src/kernel/redis/RedisConnection.js"
 import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
 import { startPolling } from "../src/kernel/telegram/serve.js"
 
@@ -62,6 +67,24 @@ const relay = async (target: string, arrived: () => void) => {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 
+/** A TCP relay to Redis on 127.0.0.1:6379 that passes each reply on `millis` later. */
+const lateRedis = async (millis: number) => {
+  const server = createTcpServer((client) => {
+    const upstream = connectTcp(6379, "127.0.0.1")
+    for (const socket of [client, upstream]) {
+      socket.on("error", () => undefined)
+      socket.on("close", () => {
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    client.on("data", (chunk) => upstream.write(chunk))
+    upstream.on("data", (chunk) => void setTimeout(() => client.write(chunk), millis))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
 const simulator = await startSimulator({ tickMs: 0, budget: false, seed: 7 })
 let arrivedAt = 0
 const exchange = await relay(simulator.futuresBaseUrl, () => (arrivedAt = performance.now()))
@@ -69,9 +92,21 @@ const api = await LocalBotApi.start({ token: TOKEN })
 const folder = await mkdtemp(join(tmpdir(), "tradedesk-bench-confirm-"))
 const defaults = Either.getOrThrow(BotConfig.read({}))
 const silent = jsonLogger(() => undefined)
+const namespace = `bench-confirm-${randomBytes(4).toString("hex")}`
+const redis: RedisSettings = { host: "127.0.0.1", port: 6379, db: 0, username: undefined, password: undefined, tls: false, namespace }
+const cleaner = await connectRedis(redis).catch((error: unknown) => {
+  throw new Error(`this benchmark needs Redis on 127.0.0.1:6379 (${error instanceof Error ? error.message : String(error)}); start it with .ci/ensure-redis.sh`)
+})
+const late = await lateRedis(10)
 
-/** A bot over a data folder, its confirmations there or (`inMemory`) in memory, polling the local Bot API. */
-const startBot = async (dataDir: string, inMemory: boolean) => {
+type Variant = "memory" | "files" | "redis" | "redis10"
+const VARIANTS: ReadonlyArray<Variant> = ["memory", "files", "redis", "redis10"]
+
+/**
+ * A bot polling the local Bot API, its confirmations in memory or in its data folder (everything else there), or
+ * everything on Redis (directly, or 10 ms away).
+ */
+const startBot = async (dataDir: string, variant: Variant) => {
   const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
   const runtime = BotRuntime.make({
     futuresBaseUrl: exchange.url,
@@ -80,7 +115,9 @@ const startBot = async (dataDir: string, inMemory: boolean) => {
     apiSecret,
     apiPassphrase,
     rateLimit: false
-  }, { tickersTtlMs: 60_000, accountReadsTtlMs: 0 }, silent, { dataDir, confirmationsInMemory: inMemory })
+  }, { tickersTtlMs: 60_000, accountReadsTtlMs: 0 }, silent, variant === "redis" || variant === "redis10"
+    ? { redis: variant === "redis" ? redis : { ...redis, port: late.port } }
+    : { dataDir, confirmationsInMemory: variant === "memory" })
   const trade = createBot({
     token: TOKEN,
     apiRoot: api.url,
@@ -123,12 +160,14 @@ const confirmOnce = async (price: number): Promise<number> => {
   return latency
 }
 
-const samples: Record<"memory" | "files", Array<number>> = { memory: [], files: [] }
+const samples: Record<Variant, Array<number>> = { memory: [], files: [], redis: [], redis10: [] }
 try {
   const price = Math.round((await lastPrice()) * 0.9)
   for (let round = 0; round < ROUNDS; round++) {
-    for (const variant of round % 2 === 0 ? (["memory", "files"] as const) : (["files", "memory"] as const)) {
-      const stop = await startBot(join(folder, variant), variant === "memory")
+    // each round in another order: no variant always first or last
+    const order = VARIANTS.map((_, at) => VARIANTS[(at + round) % VARIANTS.length]!)
+    for (const variant of order) {
+      const stop = await startBot(join(folder, variant), variant)
       try {
         // the first Confirm of a bot warms its connections and caches: not counted
         await confirmOnce(price)
@@ -142,18 +181,30 @@ try {
   await api.close()
   await exchange.close()
   await simulator.close()
+  await late.close()
   await rm(folder, { recursive: true, force: true })
 }
 
 const row = (name: string, values: ReadonlyArray<number>) =>
   `${name.padEnd(34)} p50 ${quantile(values, 0.5).toFixed(2).padStart(7)} ms   p99 ${quantile(values, 0.99).toFixed(2).padStart(7)} ms   (${values.length})`
-const added = quantile(samples.files, 0.99) - quantile(samples.memory, 0.99)
+const addedOver = (variant: Variant) => {
+  const p99 = quantile(samples[variant], 0.99) - quantile(samples.memory, 0.99)
+  const p50 = quantile(samples[variant], 0.5) - quantile(samples.memory, 0.5)
+  return { p50, p99, ratio: quantile(samples[variant], 0.99) / quantile(samples.memory, 0.99) }
+}
 console.log("Confirm → request sent (the press to the batch request's arrival at the exchange)")
 console.log(row("confirmations in memory (baseline)", samples.memory))
 console.log(row("confirmations in the data folder", samples.files))
-console.log(`durable claim adds at p50 ${(quantile(samples.files, 0.5) - quantile(samples.memory, 0.5)).toFixed(2)} ms, at p99 ${added.toFixed(2)} ms ` +
-  `(ratio p99 ${(quantile(samples.files, 0.99) / quantile(samples.memory, 0.99)).toFixed(2)}×)`)
-console.log(`target: the claim adds ≤ ${TARGET_MS} ms at p99: ${added <= TARGET_MS ? "met" : "NOT met"}`)
+console.log(row("everything on Redis", samples.redis))
+console.log(row("everything on Redis, 10 ms away", samples.redis10))
+for (const [variant, name] of [["files", "durable claim (data folder)"], ["redis", "Redis"], ["redis10", "Redis 10 ms away"]] as const) {
+  const added = addedOver(variant)
+  console.log(`${name} adds at p50 ${added.p50.toFixed(2)} ms, at p99 ${added.p99.toFixed(2)} ms (ratio p99 ${added.ratio.toFixed(2)}×)`)
+}
+for (const [variant, name] of [["files", "the data folder's"], ["redis", "Redis's"]] as const) {
+  const added = addedOver(variant).p99
+  console.log(`target: ${name} claim adds ≤ ${TARGET_MS} ms at p99: ${added <= TARGET_MS ? "met" : "NOT met"}`)
+}
 
 /** The claim alone: a confirmation made, then claimed and settled, on each store; the milliseconds of each claim. */
 const claims: Record<"memory" | "files", Array<number>> = { memory: [], files: [] }
@@ -183,3 +234,12 @@ try {
 console.log("The claim alone (compare-and-set of one record)")
 console.log(row("in memory", claims.memory))
 console.log(row("in the data folder, flushed", claims.files))
+
+// the bots' keys on the shared Redis
+let cursor = "0"
+do {
+  const [next, keys] = await cleaner.scan(cursor, "MATCH", `${prefixOf(namespace)}*`, "COUNT", 500)
+  if (keys.length > 0) await cleaner.del(...keys)
+  cursor = next
+} while (cursor !== "0")
+await cleaner.quit()

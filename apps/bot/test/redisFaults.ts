@@ -77,7 +77,7 @@ const commandOf = (buffer: Buffer): Command => {
 
 /** Splits a stream into whole RESP values as they complete. */
 const framer = (onValue: (value: Buffer) => void) => {
-  let pending = Buffer.alloc(0)
+  let pending: Buffer = Buffer.alloc(0)
   return (chunk: Buffer) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
     let at = 0

@@ -35,15 +35,27 @@ const opened = async (store: Backend, now: () => number = Date.now, ttl = 60_000
   return { confirmations, kind, recovered }
 }
 
-/** A store whose writes fail while `broken` holds, as a full or unwritable disk would make them. */
+/**
+ * A store whose writes fail while `broken` holds, as a full or unwritable disk would make them; whose changes are made
+ * but answered with a failure while `lost` holds, as a reply that came after the client's timeout; and whose next
+ * answers come `late` (milliseconds, one per change, in turn) after their change was made.
+ */
 const breakable = (inner: Backend) => {
-  const state = { broken: false }
+  const state = { broken: false, lost: false, late: [] as Array<number> }
+  const failure = (reason: string) => Effect.fail(new StoreError({ key: "confirmation", reason }))
   const failing = <A>(effect: Effect.Effect<A, StoreError>) =>
-    Effect.suspend(() => (state.broken ? Effect.fail(new StoreError({ key: "confirmation", reason: "ENOSPC" })) : effect))
+    Effect.suspend(() => (state.broken ? failure("ENOSPC") : effect))
+  const answered = <A>(effect: Effect.Effect<A, StoreError>) =>
+    Effect.suspend(() => {
+      const lost = state.lost
+      const lateMs = state.late.shift() ?? 0
+      const made = lateMs === 0 ? effect : Effect.zipLeft(effect, Effect.sleep(Duration.millis(lateMs)))
+      return lost ? Effect.zipRight(made, failure("Redis: Command timed out")) : made
+    })
   const store: Backend = {
     ...inner,
     insert: (record) => failing(inner.insert(record)),
-    transition: (id, expect, change) => failing(inner.transition(id, expect, change))
+    transition: (id, expect, change) => failing(answered(inner.transition(id, expect, change)))
   }
   return { store, state }
 }
@@ -221,7 +233,7 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
       expect((await kind.claim(id, 1))._tag).toBe("Claimed")
     })
 
-    it("send nothing whose sending cannot be recorded, and answer a sent write whose settlement was lost as unknown", async () => {
+    it("send nothing whose sending cannot be recorded, and answer a sent write whose settlement was lost as sent", async () => {
       const { store, state } = breakable(await newStore())
       const { kind } = await opened(store)
       const id = await made(kind)
@@ -229,11 +241,62 @@ describe.each(backends)("over the %s store", (_name, newStore) => {
       state.broken = true
       expect(await kind.sending(id)).toBe(false)
       state.broken = false
+      // the press that could not record its sending sends nothing, even once the store is back
+      expect(await kind.sending(id)).toBe(false)
+      await kind.settle(id, "again")
+      expect((await kind.claim(id, 1))._tag).toBe("Claimed")
       expect(await kind.sending(id)).toBe(true)
       state.broken = true
       await kind.settle(id, "sent")
       state.broken = false
-      expect((await kind.claim(id, 1))._tag).toBe("Unknown")
+      // the ending this run remembers is recorded by the next press, which is told what it was
+      expect((await kind.claim(id, 1))._tag).toBe("Sent")
+    })
+
+    it("let no second press in beside a claim the store made but whose answer was lost", async () => {
+      const { store, state } = breakable(await newStore())
+      const { kind } = await opened(store)
+      const id = await made(kind)
+      state.lost = true
+      expect((await kind.claim(id, 1))._tag).toBe("NotRecorded")
+      state.lost = false
+      // a double tap: one press takes it (the lost claim's ending recorded first), the other is told it is busy
+      const presses = await Promise.all([kind.claim(id, 1), kind.claim(id, 1)])
+      expect(presses.map((press) => press._tag).sort()).toEqual(["Busy", "Claimed"])
+      expect(await kind.sending(id)).toBe(true)
+      await kind.settle(id, "sent")
+      expect((await kind.claim(id, 1))._tag).toBe("Sent")
+    })
+
+    it("let one of two presses through when the store answers late, however close together", async () => {
+      const { store, state } = breakable(await newStore())
+      const { kind } = await opened(store)
+      for (let round = 0; round < 5; round++) {
+        const id = await made(kind, 1, { symbol: `round${round}`, market: false })
+        // the first press's claim is made at once and answered after the second press's step was made and answered
+        state.late.push(30)
+        const first = kind.claim(id, 1)
+        await new Promise((resolve) => setTimeout(resolve, 3))
+        const presses = await Promise.all([first, kind.claim(id, 1)])
+        expect(presses.map((press) => press._tag).sort()).toEqual(["Busy", "Claimed"])
+        expect(await kind.sending(id)).toBe(true)
+        await kind.settle(id, "sent")
+      }
+    })
+
+    it("record the ending of a press whose settlement was lost, and take the confirmation again when it sent nothing", async () => {
+      const { store, state } = breakable(await newStore())
+      const { confirmations, kind } = await opened(store)
+      const id = await made(kind)
+      expect((await kind.claim(id, 1))._tag).toBe("Claimed")
+      state.lost = true
+      expect(await kind.sending(id)).toBe(false)
+      await kind.settle(id, "again")
+      state.lost = false
+      // the record is held by the press's token in the store until this run records how it ended (a check does)
+      await confirmations.check()
+      const presses = await Promise.all([kind.claim(id, 1), kind.claim(id, 1)])
+      expect(presses.map((press) => press._tag).sort()).toEqual(["Busy", "Claimed"])
     })
   })
 })

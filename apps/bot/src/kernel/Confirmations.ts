@@ -7,8 +7,16 @@
  * - A claim is a compare-and-set in the store (waiting → claimed), recorded before anything is read or sent; a claim
  *   the store cannot record is refused (`NotRecorded`) and nothing is sent. A Cancel or Back is recorded before it is
  *   said. Just before its request leaves, the write is recorded as `sending` (`Kind.sending`); not recorded, not sent.
- * - A claimed write is never handed out again while its run holds it: its settlement says what happened (sent,
- *   refused, unknown, superseded), or that it surely did not go out and may be confirmed again (`again`).
+ * - Each press claims under a token of its own (`<run>.<press>`), and every step after it — `sending`, the settlement —
+ *   is a compare-and-set on that token and the state it expects, never a belief held in memory: of two presses, one
+ *   holds the record and the other is told it is busy, whatever the store's timing. A claimed write is never handed
+ *   out again while its press holds it: its settlement says what happened (sent, refused, unknown, superseded), or that
+ *   it surely did not go out and may be confirmed again (`again`).
+ * - A store answer that is late or lost is unknown, never "no": a press whose claim, `sending` or settlement could not
+ *   be recorded ends without sending (or with what it sent said as unknown), and this run remembers how it ended
+ *   (`ended`). The record stays held by that press's token until the ending is recorded — by the next press on it, or
+ *   the next check — with the same compare-and-set on the token: a claim that Redis applied after its reply was lost
+ *   blocks the preview until then, and never lets a second press in beside it.
  * - After a restart, a write the stopped run was sending never got its answer: it is `unknown` and the owner is told
  *   what the feature's look-up finds (`unknownView`); it is never sent again. One the stopped run had only claimed
  *   was never sent: it waits again. A kind may refuse to be confirmed after a restart at all (a market order: the
@@ -120,6 +128,21 @@ const drawId = () => randomBytes(8).readBigUInt64BE().toString(36).padStart(4, "
 /** A record still held by a run: claimed, or being sent. */
 const held = (state: State) => state === "claimed" || state === "sending"
 
+/** The run of a claimant token (`<run>.<press>`; a record written before presses had tokens names its run alone). */
+export const runOf = (claimant: string | undefined): string | undefined => claimant?.split(".")[0]
+
+/** How a press's last step left its record as far as this run knows: the state it holds it in, or either. */
+type Holding = "claimed" | "sending" | "unsure"
+
+/** The press of this run holding a record now: its token, and how far it went. */
+interface Press {
+  readonly claimant: string
+  holding: Holding
+}
+
+/** Presses of this run whose endings could not be recorded, kept at most this many (the oldest forgotten). */
+const MAX_ENDED = 10_000
+
 const reasonOf = (error: { readonly message: string }) => error.message
 
 export class Confirmations {
@@ -128,8 +151,15 @@ export class Confirmations {
   private readonly index = new Map<string, Indexed>()
   /** the ids of waiting records, oldest first */
   private readonly waiting = new Set<string>()
-  /** the records this run holds now (claimed, or sending), by id */
-  private readonly inFlight = new Map<string, "claimed" | "sending">()
+  /** the records a press of this run holds now (claimed, or being sent), by id: one press each at most */
+  private readonly inFlight = new Map<string, Press>()
+  /** the tokens of this run's presses in progress, from before their claim is sent until they end */
+  private readonly live = new Set<string>()
+  /**
+   * The presses of this run that ended without their last step recorded, by id: the token the record may still be
+   * held under, and the state it must move to (`waiting` for one that surely sent nothing).
+   */
+  private readonly ended = new Map<string, { readonly claimant: string; readonly to: State }>()
   private readonly kinds = new Map<string, { readonly schema: Schema.Schema<unknown, unknown>; readonly options: KindOptions<unknown> }>()
   private readonly perOwner: number
   private readonly maxWaiting: number
@@ -204,7 +234,7 @@ export class Confirmations {
     const runs = this.opened.runs
     const others = new Set<string>()
     for (const record of records) {
-      const run = held(record.state) ? record.claimedBy : record.state === "waiting" ? record.madeBy : undefined
+      const run = held(record.state) ? runOf(record.claimedBy) : record.state === "waiting" ? record.madeBy : undefined
       if (run !== undefined && run !== this.run) others.add(run)
     }
     return runs === undefined || others.size === 0 ? Promise.resolve(Either.right(new Set())) : this.perform(runs.alive([...others]))
@@ -213,12 +243,13 @@ export class Confirmations {
   /** Whether `record` is held by another run that is alive (a shared store: it is being sent there now). */
   private async sendingElsewhere(record: Confirmation): Promise<boolean> {
     const living = await this.living([record])
-    return Either.isRight(living) && living.right.has(record.claimedBy ?? "")
+    return Either.isRight(living) && living.right.has(runOf(record.claimedBy) ?? "")
   }
 
   /** Whether `record` is held by a run that is gone. */
   private left(record: Confirmation, living: ReadonlySet<string>): boolean {
-    return held(record.state) && record.claimedBy !== this.run && !living.has(record.claimedBy ?? "")
+    const run = runOf(record.claimedBy)
+    return held(record.state) && run !== this.run && !living.has(run ?? "")
   }
 
   private confirmableAfterRestart(record: Confirmation): boolean {
@@ -249,7 +280,7 @@ export class Confirmations {
     if (moved === "failed") throw new Error(`cannot record confirmation ${record.id} as ${to} after the restart`)
     if (moved === "stale") return undefined
     if (to === "unknown") {
-      this.log.log("warn", "outcome_unknown_after_restart", { confirmation: record.id, kind: record.kind, chat: record.chat, run: record.claimedBy })
+      this.log.log("warn", "outcome_unknown_after_restart", { confirmation: record.id, kind: record.kind, chat: record.chat, run: runOf(record.claimedBy) })
       const payload = this.payloadOf(record)
       const unknownView = this.kinds.get(record.kind)?.options.unknownView
       if (Option.isNone(payload) || unknownView === undefined) return undefined
@@ -265,6 +296,7 @@ export class Confirmations {
    * what their owners are told. A step that fails is logged, and the next check tries again.
    */
   async check(): Promise<ReadonlyArray<Recovered>> {
+    await this.resolveEnded()
     const runs = this.opened.runs
     if (runs === undefined) return []
     const announced = await this.perform(runs.announce(this.run, this.announceMillis))
@@ -329,13 +361,12 @@ export class Confirmations {
   }
 
   /**
-   * Moves a record as `expect` finds it to `to` in the store and the index (its claimant kept while it is held):
-   * `stale` when it was otherwise, `failed` when the store failed.
+   * Moves a record as `expect` finds it to `to` in the store and the index (held by `claimant` when `to` is a held
+   * state): `stale` when it was otherwise, `failed` when the store failed (whether it moved is then unknown).
    */
-  private async move(id: string, expect: Expect, to: State): Promise<"moved" | "stale" | "failed"> {
+  private async move(id: string, expect: Expect, to: State, claimant?: string): Promise<"moved" | "stale" | "failed"> {
     const at = this.now()
-    const claimedBy = held(to) ? this.run : undefined
-    const moved = await this.perform(this.opened.transition(id, expect, { state: to, at, claimedBy, flush: to !== "claimed" }))
+    const moved = await this.perform(this.opened.transition(id, expect, { state: to, at, claimedBy: held(to) ? claimant : undefined, flush: to !== "claimed" }))
     if (Either.isLeft(moved)) {
       this.log.log("error", "confirmation_not_recorded", { id, from: expect.state, to, reason: moved.left })
       return "failed"
@@ -395,7 +426,7 @@ export class Confirmations {
       case "sending":
         // being sent now, by this run or another one alive; else the run that sent it could not record how it ended
         // (or died): it may have been done
-        if (this.inFlight.has(record.id) || (await this.sendingElsewhere(record))) return { _tag: "Busy" }
+        if (this.live.has(record.claimedBy ?? "") || (await this.sendingElsewhere(record))) return { _tag: "Busy" }
         return { _tag: "Unknown", payload: Option.getOrUndefined(this.payloadOf(record)) }
       case "unknown":
         return { _tag: "Unknown", payload: Option.getOrUndefined(this.payloadOf(record)) }
@@ -406,57 +437,131 @@ export class Confirmations {
 
   /**
    * @internal Kind's: waiting → `to` (claimed or dropped) for the owner, recorded in the store first — one step that
-   * checks the record's kind, owner and expiry as it moves it. A claim of this run that is no longer in flight (its
-   * settlement could not be recorded; nothing was sent) may be taken again. `madeAt`: when the press's message was sent.
+   * checks the record's kind, owner and expiry as it moves it; a claim is made under a token of this press's own. A
+   * record still held by a press of this run that ended (its ending not yet recorded) has that ending recorded first,
+   * then is taken as it then is. `madeAt`: when the press's message was sent.
    */
   async take(kind: string, id: string, owner: number, madeAt: number | undefined, to: "claimed" | "dropped"): Promise<Claim<unknown>> {
-    const at = this.now()
-    // a claim only guards this process (its lock makes it atomic); the write's leaving is flushed before it leaves
-    const change: Change = { state: to, at, claimedBy: to === "claimed" ? this.run : undefined, flush: to === "dropped" }
-    let moved = await this.perform(this.opened.transition(id, { state: "waiting", kind, owner, liveAt: at }, change))
-    const stale = Either.isRight(moved) && moved.right._tag === "Stale" ? Option.getOrUndefined(moved.right.current) : undefined
-    if (stale?.state === "claimed" && stale.claimedBy === this.run && !this.inFlight.has(id)) {
-      moved = await this.perform(this.opened.transition(id, { state: "claimed", claimedBy: this.run, kind, owner, liveAt: at }, change))
+    const claimant = to === "claimed" ? `${this.run}.${drawId()}` : undefined
+    // live from before its claim leaves: another press of this run that finds the record held by it is told it is busy
+    if (claimant !== undefined) this.live.add(claimant)
+    let claim: Claim<unknown> | undefined
+    try {
+      claim = await this.attemptTake(kind, id, owner, madeAt, to, claimant)
+      return claim
+    } finally {
+      if (claimant !== undefined && claim?._tag !== "Claimed") this.live.delete(claimant)
     }
-    if (Either.isLeft(moved)) {
-      this.log.log("error", "confirmation_not_recorded", { id, from: "waiting", to, reason: moved.left })
-      return { _tag: "NotRecorded", reason: moved.left }
-    }
-    if (moved.right._tag === "Stale") {
+  }
+
+  private async attemptTake(kind: string, id: string, owner: number, madeAt: number | undefined, to: "claimed" | "dropped", claimant: string | undefined): Promise<Claim<unknown>> {
+    // a held record is resolved at most twice per press: another press resolving it too ends the race either way
+    for (let attempt = 0; ; attempt++) {
+      const at = this.now()
+      // a claim only guards this process (its lock makes it atomic); the write's leaving is flushed before it leaves
+      const change: Change = { state: to, at, claimedBy: claimant, flush: to === "dropped" }
+      const moved = await this.perform(this.opened.transition(id, { state: "waiting", kind, owner, liveAt: at }, change))
+      if (Either.isLeft(moved)) {
+        this.log.log("error", "confirmation_not_recorded", { id, from: "waiting", to, reason: moved.left })
+        // applied or not, nothing was sent: if the store made it, the record is held by this token until recorded back
+        if (claimant !== undefined) this.remember(id, claimant, "waiting")
+        return { _tag: "NotRecorded", reason: moved.left }
+      }
+      if (moved.right._tag === "Moved") {
+        if (claimant !== undefined) this.inFlight.set(id, { claimant, holding: "claimed" })
+        this.note(id, to, at)
+        const payload = this.payloadOf(moved.right.before)
+        if (Option.isSome(payload)) return { _tag: "Claimed", payload: payload.value }
+        // taken, but unreadable: never sent, and nothing more to do with it
+        if (to === "claimed") await this.settle(id, "refused")
+        return { _tag: "Missing", restarted: false }
+      }
       const current = Option.getOrUndefined(moved.right.current)
       if (current === undefined || current.kind !== kind) return { _tag: "Missing", restarted: madeAt !== undefined && madeAt < this.startedAt }
       if (current.owner !== owner) return { _tag: "NotYours" }
+      if (attempt < 2 && this.endedHold(current)) {
+        const resolved = await this.resolve(id, current)
+        if (resolved === "failed") return { _tag: "NotRecorded", reason: "the store could not record how an earlier press on it ended" }
+        continue
+      }
       return this.notClaimed(current)
     }
-    if (to === "claimed") this.inFlight.set(id, "claimed")
-    this.note(id, to, at)
-    const payload = this.payloadOf(moved.right.before)
-    if (Option.isSome(payload)) return { _tag: "Claimed", payload: payload.value }
-    // taken, but unreadable: never sent, and nothing more to do with it
-    if (to === "claimed") await this.settle(id, "refused")
-    return { _tag: "Missing", restarted: false }
   }
 
-  /** @internal Kind's: claimed → sending, just before the write's request leaves; false (send nothing) when not recorded. */
-  async sending(id: string): Promise<boolean> {
-    if (this.inFlight.get(id) === "sending") return true
-    if (this.inFlight.get(id) !== "claimed") return false
-    const moved = (await this.move(id, { state: "claimed", claimedBy: this.run }, "sending")) === "moved"
-    if (moved) this.inFlight.set(id, "sending")
-    return moved
+  /** Whether `record` is held by a press of this run that ended (none of this run's presses in progress holds it). */
+  private endedHold(record: Confirmation): boolean {
+    return held(record.state) && runOf(record.claimedBy) === this.run && !this.live.has(record.claimedBy ?? "")
+  }
+
+  /** Remembers that a press ended with its record to be moved to `to`, for the next press or check to record. */
+  private remember(id: string, claimant: string, to: State): void {
+    this.ended.delete(id)
+    this.ended.set(id, { claimant, to })
+    if (this.ended.size > MAX_ENDED) this.ended.delete(this.ended.keys().next().value!)
   }
 
   /**
-   * @internal Kind's: records how a claimed write ended. A failure to record it leaves it held: a claim may be taken
-   * again (nothing was sent), a write being sent answers as unknown.
+   * Records the ending of a press of this run that could not record it: from whichever held state its token holds the
+   * record in, to the state it ended in — or, forgotten, `waiting` from claimed (nothing was sent: sending is recorded
+   * before a write leaves) and `unknown` from sending (`found`: the record as a press found it held by that token).
+   * `stale` when the token holds it no longer.
+   */
+  private async resolve(id: string, found?: Confirmation): Promise<"moved" | "stale" | "failed"> {
+    const ended = this.ended.get(id)
+    const claimant = ended?.claimant ?? found?.claimedBy
+    if (claimant === undefined) return "stale"
+    for (const state of ["claimed", "sending"] as const) {
+      const to = ended?.to ?? (state === "claimed" ? "waiting" : "unknown")
+      const moved = await this.move(id, { state, claimedBy: claimant }, to)
+      if (moved === "failed") return moved
+      if (moved === "moved") {
+        this.ended.delete(id)
+        this.log.log("info", "confirmation_resolved", { id, from: state, to })
+        return moved
+      }
+    }
+    // the token holds it in neither state: its ending is in the store already (or the claim was never made)
+    this.ended.delete(id)
+    return "stale"
+  }
+
+  /** Records the endings this run could not record before (a step of `check`); failures are logged and kept. */
+  private async resolveEnded(): Promise<void> {
+    for (const id of [...this.ended.keys()]) await this.resolve(id)
+  }
+
+  /**
+   * @internal Kind's: claimed → sending, just before the write's request leaves, as a compare-and-set on the press's
+   * token (a press sending a second request of its write finds it sending); false (send nothing) when not recorded.
+   */
+  async sending(id: string): Promise<boolean> {
+    const press = this.inFlight.get(id)
+    if (press === undefined || press.holding === "unsure") return false
+    const moved = await this.move(id, { state: press.holding, claimedBy: press.claimant }, "sending", press.claimant)
+    // a step whose answer was lost may have been made: the settlement then tries both states
+    press.holding = moved === "moved" ? "sending" : moved === "failed" ? "unsure" : press.holding
+    return moved === "moved"
+  }
+
+  /**
+   * @internal Kind's: records how a claimed write ended, from the state the press holds it in (either, when a step's
+   * answer was lost). Not recorded, the ending is remembered and recorded by the next press on it or the next check;
+   * until then the record answers as busy here, or as held by this run elsewhere.
    */
   async settle(id: string, settlement: Settlement): Promise<void> {
-    const state = this.inFlight.get(id)
-    if (state === undefined) return
+    const press = this.inFlight.get(id)
+    if (press === undefined) return
+    this.inFlight.delete(id)
+    const to: State = settlement === "again" ? "waiting" : settlement
     try {
-      await this.move(id, { state, claimedBy: this.run }, settlement === "again" ? "waiting" : settlement)
+      const states = press.holding === "unsure" ? (["sending", "claimed"] as const) : [press.holding]
+      for (const state of states) {
+        const moved = await this.move(id, { state, claimedBy: press.claimant }, to)
+        if (moved === "moved") return
+        if (moved === "failed") return this.remember(id, press.claimant, to)
+      }
     } finally {
-      this.inFlight.delete(id)
+      this.live.delete(press.claimant)
     }
   }
 
