@@ -7,8 +7,9 @@
  *
  * The bot's own runtime and handlers poll a local Bot API; the simulator is the exchange behind a loopback relay that
  * notes when each batch request arrives. Every Confirm also re-reads the market and the account (the checks at
- * Confirm), in both variants alike. Prints p50 / p99 of each, what the durable claim adds at p99 and whether it is
- * within the target (≤ 10 ms). Then the claim alone, without the bot around it: the same two stores, alternating.
+ * Confirm), in every variant alike. Prints p50 / p99 of each, what each store adds at p99 over memory and whether
+ * that is within the target (≤ 10 ms). Then the claim alone, without the bot around it: memory, the data folder and
+ * Redis, alternating.
  */
 import { startSimulator } from "@tradedesk/simulator"
 import { Either, Schema } from "effect"
@@ -22,6 +23,7 @@ import { join } from "node:path"
 import { createBot } from "../src/createBot.js"
 import { Confirmations } from "../src/kernel/Confirmations.js"
 import * as ConfirmStore from "../src/kernel/ConfirmStore.js"
+import * as RedisConfirmStore from "../src/kernel/redis/RedisConfirmStore.js"
 import * as BotConfig from "../src/kernel/BotConfig.js"
 import * as BotRuntime from "../src/runtime.js"
 import * as CallbackData from "../src/kernel/CallbackData.js"
@@ -207,18 +209,24 @@ for (const [variant, name] of [["files", "the data folder's"], ["redis", "Redis'
 }
 
 /** The claim alone: a confirmation made, then claimed and settled, on each store; the milliseconds of each claim. */
-const claims: Record<"memory" | "files", Array<number>> = { memory: [], files: [] }
+type Store = "memory" | "files" | "redis"
+const STORES: ReadonlyArray<Store> = ["memory", "files", "redis"]
+const claims: Record<Store, Array<number>> = { memory: [], files: [], redis: [] }
 const claimFolder = await mkdtemp(join(tmpdir(), "tradedesk-bench-claim-"))
 try {
-  const stores = { memory: ConfirmStore.memory(silent), files: await ConfirmStore.files(claimFolder, silent) }
-  const kinds = Object.fromEntries(await Promise.all((["memory", "files"] as const).map(async (variant) => {
+  const stores = {
+    memory: ConfirmStore.memory(silent),
+    files: await ConfirmStore.files(claimFolder, silent),
+    redis: RedisConfirmStore.make(cleaner, namespace, silent)
+  }
+  const kinds = Object.fromEntries(await Promise.all(STORES.map(async (variant) => {
     const confirmations = new Confirmations(300_000, silent, Date.now, { perOwner: 1_000_000, waiting: 1_000_000, kept: 1_000_000 })
     const kind = confirmations.kind("bench", Schema.Struct({ symbol: Schema.String }))
     await confirmations.open(stores[variant])
     return [variant, kind] as const
   })))
   for (let index = 0; index < 2_000; index++) {
-    for (const variant of index % 2 === 0 ? (["memory", "files"] as const) : (["files", "memory"] as const)) {
+    for (const variant of STORES.map((_, at) => STORES[(at + index) % STORES.length]!)) {
       const kind = kinds[variant]!
       const { id } = Either.getOrThrow(await kind.create(1, 1, () => ({ symbol: "cmt_btcusdt" })))
       const start = performance.now()
@@ -234,6 +242,7 @@ try {
 console.log("The claim alone (compare-and-set of one record)")
 console.log(row("in memory", claims.memory))
 console.log(row("in the data folder, flushed", claims.files))
+console.log(row("on Redis (loopback)", claims.redis))
 
 // the bots' keys on the shared Redis
 let cursor = "0"

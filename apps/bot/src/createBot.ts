@@ -16,7 +16,7 @@ import { loadSubscriptions } from "./features/notify/notify.js"
 import { audience } from "./features/notify/subscribers.js"
 import type { OrderSettings } from "./features/order/order.js"
 import type { AccessPolicy } from "./kernel/access.js"
-import { Admission, admit } from "./kernel/Admission.js"
+import { Admission, admit, SharedAdmission } from "./kernel/Admission.js"
 import type { BotRuntime } from "./kernel/BotRuntime.js"
 import { Confirmations } from "./kernel/Confirmations.js"
 import type { Liveness, Recovered } from "./kernel/Confirmations.js"
@@ -34,7 +34,7 @@ import type { TradeBot } from "./kernel/telegram/serve.js"
 import { essential, Pacer } from "./kernel/telegram/Pacer.js"
 import { WatcherLease } from "./kernel/redis/Lease.js"
 import { SharedPacing } from "./kernel/redis/RedisPacing.js"
-import { handledOnce } from "./kernel/redis/UpdateLedger.js"
+import { handledOnce, markHandled } from "./kernel/redis/UpdateLedger.js"
 import type { Unsure } from "./kernel/redis/UpdateLedger.js"
 import type { PacerOptions } from "./kernel/telegram/Pacer.js"
 import { onDemo } from "./kernel/demo.js"
@@ -106,6 +106,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     now
   }
   const inflight = new Inflight()
+  const admission = new Admission(options.userCommandsPerMinute ?? 30, now)
   // an error goes on to the transport, which logs it, without telegraf printing the update (its text included)
   bot.catch((error) => {
     throw error
@@ -114,10 +115,12 @@ export const createBot = (options: BotOptions): TradeBot => {
     // before anything else, awaited: an update another process took is not handled here
     handledOnce(runtime, deps.confirmations.run, logger, options.unsureUpdates ?? "handle"),
     detach(inflight),
+    // once the update's handling is over, and only then, the ledger marks it handled: a copy is then dropped
+    markHandled(runtime, logger),
     logUpdates(options.logger, now),
     caseInsensitiveCommands,
     authorize(deps),
-    admit(new Admission(options.userCommandsPerMinute ?? 30, now)),
+    admit(admission),
     ...composers(deps, { orders: options.orders, limits: options.limits })
   )
 
@@ -148,6 +151,9 @@ export const createBot = (options: BotOptions): TradeBot => {
       // with Redis, the pacer takes its slots from the budget all the bot's processes share
       const shared = await runtime.runPromise(SharedPacing)
       if (Option.isSome(shared)) pacer.share(shared.value)
+      // and the command limit counts every process's updates
+      const tallies = await runtime.runPromise(SharedAdmission)
+      if (Option.isSome(tallies)) admission.share(tallies.value)
       tellRecovered(await deps.confirmations.open(await runtime.runPromise(ConfirmStore)))
       // the subscriptions and alerts of users no longer allowed are dropped before anything is told
       await runtime.runPromise(Effect.zip(loadSubscriptions(options.access, logger), loadAlerts(options.access, logger)))

@@ -242,18 +242,45 @@ describe("webhook clients", () => {
     })
   })
 
-  it("closes connections over the cap as they arrive, and takes new ones when there is room", async () => {
+  it("at the cap gives a new connection the slot of the longest-waiting one, and closes it when all are in a request", async () => {
+    /** A connection that has sent `request` and got the start of an answer: the server holds it, waiting or in a request. */
+    const held = async (port: number, request: string, answer: string) => {
+      const socket = connect(port, "127.0.0.1")
+      socket.on("error", () => undefined)
+      await new Promise((resolve) => socket.once("connect", resolve))
+      let reply = ""
+      const answered = new Promise((resolve) =>
+        socket.on("data", (chunk: Buffer) => {
+          reply += chunk.toString("latin1")
+          if (reply.includes(answer)) resolve(undefined)
+        }))
+      socket.write(request)
+      await answered
+      return socket
+    }
     await withWebhook({ maxConnections: 2 }, async ({ port }) => {
-      const holders = [0, 1].map(() => connect(port, "127.0.0.1"))
+      // answered and kept alive: both wait for a next request, the first the longer
+      const idle = [await held(port, "GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n", "200"), await held(port, "GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n", "200")]
       try {
-        await Promise.all(holders.map((socket) => new Promise((resolve) => socket.once("connect", resolve))))
-        // the server has counted both before the third arrives
-        await new Promise((resolve) => setTimeout(resolve, 50))
+        const closed = new Promise((resolve) => idle[0]!.once("close", resolve))
+        const third = await exchange(port, "GET /healthz HTTP/1.1\r\nHost: bot\r\nConnection: close\r\n\r\n", [], { giveUpMs: 2_000 })
+        expect(statusOf(third)).toBe("200")
+        await closed
+        expect(idle[1]!.destroyed).toBe(false)
+      } finally {
+        for (const socket of idle) socket.destroy()
+      }
+    })
+    await withWebhook({ maxConnections: 2 }, async ({ port }) => {
+      // past the secret, told to send the body (100 Continue), which never comes: in a request, never cut for another
+      const inRequest = await Promise.all([0, 1].map(() => held(port, head(SECRET, "Content-Length: 1000\r\nExpect: 100-continue\r\n"), "100 Continue")))
+      try {
         const third = await exchange(port, "GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n", [], { giveUpMs: 2_000 })
         expect(third.open).toBe(false)
         expect(third.reply).toBe("")
+        expect(inRequest.every((socket) => !socket.destroyed)).toBe(true)
       } finally {
-        for (const socket of holders) socket.destroy()
+        for (const socket of inRequest) socket.destroy()
       }
       await expect.poll(() => healthy(port).catch(() => false), { timeout: 2_000 }).toBe(true)
     })

@@ -92,7 +92,9 @@ export type Acquire =
  * store (e.g. Redis) keeps per budget key the settled charges by time (a sorted set), the weight held by open tickets
  * and the pause time; runs `acquire` and `settle` each as one atomic script; makes ticket ids unique across processes;
  * and lets held weight expire after the longest a call can take, so a process that dies holding tickets does not hold
- * them for ever. Times come from each caller's clock, so the processes' clocks must agree closely.
+ * them for ever. The times given are by the caller's clock. A store shared by processes whose clocks may differ keeps
+ * one clock of its own instead (e.g. its server's) and reads a pause's end against the caller's clock, as the time left;
+ * the waits it answers are durations either way.
  */
 export class RateLimitStore extends Context.Tag("@tradedesk/core/RateLimitStore")<RateLimitStore, {
   /** Takes every charge at once, or none of them (atomically); taken charges are held until their ticket is settled. */

@@ -6,8 +6,11 @@
  * the chat told it is busy as a refused reply is; a Confirm is never refused so (its outcome always has room).
  *
  * The count is a sliding minute, estimated from this minute's and the last minute's counts (two numbers per user or
- * chat); the memory is bounded: it forgets the users and chats seen least lately first.
+ * chat); the memory is bounded: it forgets the users and chats seen least lately first. With Redis the tallies are
+ * the bot's, over all its processes (`SharedAdmission`, `redis/RedisAdmission.ts`: the same verdicts, on Redis's
+ * clock), so a replica cannot multiply the limit.
  */
+import { Context, Layer, Option } from "effect"
 import type { Middleware } from "telegraf"
 import type { CallbackData } from "./CallbackData.js"
 import type { BotContext } from "./telegram/BotContext.js"
@@ -32,9 +35,22 @@ export type Verdict =
 
 const ADMITTED: Verdict = { _tag: "Admitted" }
 
+/** Tallies the bot's processes share: the verdict of `Admission.admit` over all of them, in one step on the store. */
+export interface SharedTallies {
+  /** Never fails: when the store cannot be asked, this process decides alone (at a share of the limit). */
+  readonly admit: (userId: number | undefined, chatId: number | undefined, perMinute: number, windowMillis: number) => Promise<Verdict>
+}
+
+/** The tallies shared with the bot's other processes; none: each process keeps its own. */
+export class SharedAdmission extends Context.Tag("@tradedesk/bot/SharedAdmission")<SharedAdmission, Option.Option<SharedTallies>>() {}
+
+export const layerNone: Layer.Layer<SharedAdmission> = Layer.succeed(SharedAdmission, Option.none())
+
 export class Admission {
   /** user or chat → its tally, in the order last seen (oldest first) */
   private readonly tallies = new Map<string, Tally>()
+  /** once set, these decide instead of this process's tallies */
+  private shared: SharedTallies | undefined = undefined
 
   constructor(
     /** updates a minute per user and per group chat; infinite: no limit */
@@ -43,6 +59,17 @@ export class Admission {
     private readonly capacity = 10_000,
     private readonly windowMillis = 60_000
   ) {}
+
+  /** From now on the tallies of all the bot's processes decide (`decide`), not this process's. */
+  share(tallies: SharedTallies): void {
+    this.shared = tallies
+  }
+
+  /** The verdict on an update, as `admit` says: over the shared tallies once shared, else this process's. */
+  decide(userId: number | undefined, chatId: number | undefined): Verdict | Promise<Verdict> {
+    if (this.shared === undefined || !Number.isFinite(this.perMinute)) return this.admit(userId, chatId)
+    return this.shared.admit(userId, chatId, this.perMinute, this.windowMillis)
+  }
 
   /** users and chats remembered (at most the capacity) */
   get remembered(): number {
@@ -135,7 +162,7 @@ const counts = (ctx: BotContext): boolean => {
  */
 export const admit = (admission: Admission): Middleware<BotContext> => async (ctx, next) => {
   if (!counts(ctx)) return next()
-  const verdict = admission.admit(ctx.from?.id, ctx.chat === undefined || ctx.chat.type === "private" ? undefined : ctx.chat.id)
+  const verdict = await admission.decide(ctx.from?.id, ctx.chat === undefined || ctx.chat.type === "private" ? undefined : ctx.chat.id)
   if (verdict._tag === "Limited") {
     ctx.note("limited", `over ${admission.perMinute} a minute${verdict.tell ? "; told to slow down" : ""}`, verdict.tell ? "warn" : "info")
     const text = slowDownText(admission.perMinute, verdict.retryAfterMillis)

@@ -7,6 +7,7 @@ import type { ConfigError } from "@tradedesk/core"
 import { RateLimit, TradeDesk, TradeDeskConfig, UndiciHttpClient } from "@tradedesk/core"
 import { Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import * as AccountReads from "./AccountReads.js"
+import * as Admission from "./Admission.js"
 import * as ConfirmStore from "./ConfirmStore.js"
 import * as ExportGate from "./ExportGate.js"
 import type * as Log from "./log.js"
@@ -18,10 +19,13 @@ import * as RedisConnection from "./redis/RedisConnection.js"
 import * as RedisRateLimitStore from "./redis/RedisRateLimitStore.js"
 import * as RedisKeyValueStore from "./redis/RedisKeyValueStore.js"
 import * as RedisPacing from "./redis/RedisPacing.js"
+import * as RedisAdmission from "./redis/RedisAdmission.js"
+import * as RedisWindowCounter from "./redis/RedisWindowCounter.js"
 import * as Lease from "./redis/Lease.js"
 import * as UpdateLedger from "./redis/UpdateLedger.js"
 import * as Store from "./Store.js"
 import * as Watcher from "./Watcher.js"
+import * as WindowCounter from "./WindowCounter.js"
 
 /**
  * The services features keep, by name: empty here, each feature adds its own where it defines the service
@@ -42,6 +46,8 @@ export type KernelServices =
   | Lease.WatcherLease
   | Readiness.StoreHealth
   | RedisPacing.SharedPacing
+  | Admission.SharedAdmission
+  | WindowCounter.SharedWindowCounter
   | Metrics.Metrics
   | Watcher.OwnCancels
   | TradeDeskConfig.TradeDeskConfig
@@ -75,21 +81,39 @@ export interface StoreSettings {
 const silent: Log.Logger = { log: () => undefined }
 
 /**
- * The store, the confirmation store, the ledger of updates, the watcher's lease, the store's health check and the
- * Telegram pacing budget: on Redis when it is set (one connection for all), else in this process and its data folder.
+ * The store, the confirmation store, the ledger of updates, the watcher's lease, the store's health check, the
+ * Telegram pacing budget and the limits' tallies (commands, and features' counts such as orders a minute): on Redis
+ * when it is set (one connection for all), else in this process and its data folder.
  */
 const sharedLayer = (
   storage: StoreSettings,
   log: Log.Logger
 ): Layer.Layer<
-  Store.Store | ConfirmStore.ConfirmStore | UpdateLedger.UpdateLedger | Lease.WatcherLease | Readiness.StoreHealth | RedisPacing.SharedPacing,
+  | Store.Store
+  | ConfirmStore.ConfirmStore
+  | UpdateLedger.UpdateLedger
+  | Lease.WatcherLease
+  | Readiness.StoreHealth
+  | RedisPacing.SharedPacing
+  | Admission.SharedAdmission
+  | WindowCounter.SharedWindowCounter,
   never,
   TradeDeskConfig.TradeDeskConfig
 > => {
   if (storage.redis !== undefined) {
     // one watcher per account across the processes
     const lease = Layer.unwrapEffect(Effect.map(TradeDeskConfig.TradeDeskConfig, (config) => Lease.layerRedis(`watcher-${Watcher.accountOf(config)}`, log)))
-    return Layer.mergeAll(RedisKeyValueStore.layer(log), RedisConfirmStore.layer(log), UpdateLedger.layerRedis, lease, Readiness.layerRedis, RedisPacing.layerRedis(log)).pipe(
+    return Layer.mergeAll(
+      RedisKeyValueStore.layer(log),
+      RedisConfirmStore.layer(log),
+      UpdateLedger.layerRedis,
+      lease,
+      // the same lease (layers are built once per runtime): the check compares the Redis run it was taken on
+      Readiness.layerRedis.pipe(Layer.provide(lease)),
+      RedisPacing.layerRedis(log),
+      RedisAdmission.layerRedis(log),
+      RedisWindowCounter.layerRedis(log)
+    ).pipe(
       Layer.provide(RedisConnection.layer(storage.redis, log))
     )
   }
@@ -102,6 +126,8 @@ const sharedLayer = (
     UpdateLedger.layerNone,
     Lease.layerNone,
     RedisPacing.layerNone,
+    Admission.layerNone,
+    WindowCounter.layerNone,
     storage.dataDir === undefined ? Readiness.layerMemory : Readiness.layerFolder(storage.dataDir)
   )
 }

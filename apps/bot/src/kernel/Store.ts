@@ -3,9 +3,17 @@
  * interface over `@effect/platform`'s `KeyValueStore`. Confirmations are kept apart, record by record (ConfirmStore).
  *
  * Each entry is one key holding versioned JSON (`{"version":1,"value":…}`), decoded with its Schema on the way in: an
- * entry that is missing reads as none; one that cannot be read, is not JSON, has another version or does not decode
- * is logged and read as none (the next write replaces it), never a failure. A write fails with a `StoreError`, so
- * whatever the bot acknowledges is written before it says so; once begun, it finishes even if its fiber is interrupted.
+ * entry that is missing reads as none; one that is there but cannot be read as a value (too large, a folder in its
+ * place), is not JSON, has another version or does not decode is logged and read as none (the next write replaces
+ * it). A store that cannot be read (Redis down or late, a disk error) fails the read with a `StoreReadError`: that is
+ * never "nothing stored".
+ *
+ * A write fails with a `StoreError`, so whatever the bot acknowledges is written before it says so; once begun, it
+ * finishes even if its fiber is interrupted. A write whose reply is lost (a timeout, a dropped connection) is not
+ * taken as not made: each write carries an id of its own, and its outcome is read back by that id (a few times, a
+ * little apart) before it is decided; the outcome found is final (a write found not made is never made later). When
+ * it cannot be read back either, the `StoreError` carries the write's id: the write may have been made, and
+ * `outcome` finds out later (`modifyOutcome` gives the answer that goes with it meanwhile).
  *
  * The default layer keeps one file per key in the data folder (`BOT_DATA_DIR`), readable by its owner only (folder
  * 0700, files 0600), each written to a temporary file, flushed and renamed over the old one, so a crash leaves the old
@@ -14,8 +22,9 @@
  *
  * Several replicas (`BOT_REDIS_URL`): the Redis `KeyValueStore` (redis/RedisKeyValueStore.ts) comes with
  * `ConditionalWrites`, so `modify` is a compare-and-set on the server (retried when another process changed the value
- * meanwhile) and a write can be fenced: made only while a lease's holder still holds it (the watcher's state). Without
- * it the same steps run under a lock per key within the process, which the folder lock makes the only writer.
+ * meanwhile), a write's outcome is kept on the server by its id, and a write can be fenced: made only while a lease's
+ * holder still holds it (the watcher's state). Without it the same steps run under a lock per key within the
+ * process, which the folder lock makes the only writer; a write that failed is read back under that lock.
  */
 // the module alone: the package's index loads every module of @effect/platform, over 20 MB more memory
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
@@ -28,13 +37,33 @@ import { dirname, join } from "node:path"
 import type { Logger } from "./log.js"
 import { PRIVATE_DIR, PRIVATE_FILE, syncFolder } from "./privateFiles.js"
 
-/** A write the store could not make: what was asked is not kept. */
+/**
+ * A write the store could not make: what was asked is not kept. With a `writeId`, the write's outcome is unknown
+ * instead (its reply was lost and could not be read back): it may have been made, and `Store.outcome` says.
+ */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  key: Schema.String,
+  reason: Schema.String,
+  /** set when the write may have been made: the id its outcome is found by */
+  writeId: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    return this.writeId === undefined
+      ? `cannot store ${this.key}: ${this.reason}`
+      : `the write of ${this.key} may or may not have been made (its outcome is unknown): ${this.reason}`
+  }
+}
+
+/** Whether a failed write may have been made after all (its outcome is unknown, not "not made"). */
+export const outcomeUnknown = (error: StoreError): boolean => error.writeId !== undefined
+
+/** The store could not be read (down, late, a disk error): not an answer about what it holds. */
+export class StoreReadError extends Schema.TaggedError<StoreReadError>()("StoreReadError", {
   key: Schema.String,
   reason: Schema.String
 }) {
   override get message(): string {
-    return `cannot store ${this.key}: ${this.reason}`
+    return `cannot read ${this.key}: ${this.reason}`
   }
 }
 
@@ -51,6 +80,14 @@ export const entry = <A, I>(key: string, version: number, schema: Schema.Schema<
 export const MAX_VALUE_BYTES = 4 * 1024 * 1024
 
 /**
+ * How a `KeyValueStore` says that an entry is there but cannot be read as a value (too large, a folder in its place):
+ * a `SystemError` of this reason. The store reads such an entry as none (logged); any other error is the store failing.
+ */
+export const UNREADABLE_ENTRY = "InvalidData"
+
+const isUnreadableEntry = (error: PlatformError) => error._tag === "SystemError" && error.reason === UNREADABLE_ENTRY
+
+/**
  * A lease's fencing token: a fenced write is made only while `key` (the lease) still holds `token`, so a holder that
  * lost its lease (it paused past the lease's time, and another took over) can no longer write.
  */
@@ -62,30 +99,52 @@ export interface Fence {
 /**
  * The conditional writes of a store shared by processes, atomic on its server: the value `next` (none: the key
  * removed) is written only when the stored text still is `expected` (none: missing; undefined: whatever it is) and
- * the fence, if any, holds. True when written.
+ * the fence, if any, holds. True when written. `writeId`, new for each write, keeps its outcome on the server, so one
+ * whose reply was lost is found out by `outcome`: true when it was made; false when it was not, and from then on it
+ * never will be (a late arrival of the write is refused).
  */
 export class ConditionalWrites extends Context.Tag("@tradedesk/bot/Store/ConditionalWrites")<ConditionalWrites, {
   readonly write: (
     key: string,
     next: Option.Option<string>,
     expected: Option.Option<string> | undefined,
-    fence: Fence | undefined
+    fence: Fence | undefined,
+    writeId: string
   ) => Effect.Effect<boolean, PlatformError>
+  readonly outcome: (key: string, writeId: string) => Effect.Effect<boolean, PlatformError>
 }>() {}
 
+/**
+ * What a `modifyOutcome` did: the change made, with its answer; or a change whose outcome is unknown (its reply was
+ * lost): `answer` holds if `outcome(error)` later says it was made.
+ */
+export type Modified<B> =
+  | { readonly _tag: "Made"; readonly answer: B }
+  | { readonly _tag: "Unknown"; readonly answer: B; readonly error: StoreError }
+
+export const made = <B>(answer: B): Modified<B> => ({ _tag: "Made", answer })
+
 export class Store extends Context.Tag("@tradedesk/bot/Store")<Store, {
-  /** The value, or none when missing or unreadable (logged). */
-  readonly get: <A, I>(entry: Entry<A, I>) => Effect.Effect<Option.Option<A>>
+  /** The value; none when missing or unreadable (logged); a `StoreReadError` when the store could not be read. */
+  readonly get: <A, I>(entry: Entry<A, I>) => Effect.Effect<Option.Option<A>, StoreReadError>
   /** Writes the value; with a fence, only while it holds (else a `StoreError`, and nothing is written). */
   readonly set: <A, I>(entry: Entry<A, I>, value: A, fence?: Fence) => Effect.Effect<void, StoreError>
   /**
    * Reads the value, computes the next one and an answer, writes the next one and gives the answer, atomically: the
    * write is a compare-and-set against what was read (across processes on a shared store), and `f` runs again on
-   * the newer value when another change came between. `f` must not act: only its answer tells what happened.
+   * the newer value when another change came between. `f` must not act: only its answer tells what happened. A
+   * change whose outcome stays unknown fails with a `StoreError` that says so (`outcomeUnknown`).
    */
   readonly modify: <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A]) => Effect.Effect<B, StoreError>
+  /** `modify`, for a caller that must act on the answer once whatever the reply's timing: an unknown outcome is `Unknown`. */
+  readonly modifyOutcome: <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A]) => Effect.Effect<Modified<B>, StoreError>
   /** Removes the value; with a fence, only while it holds. */
   readonly remove: (key: string, fence?: Fence) => Effect.Effect<void, StoreError>
+  /**
+   * Whether the write a `StoreError` is about was made: false for one known not made; for one whose outcome was
+   * unknown, what the store says now (final: one not made never will be), or the same error while it cannot say.
+   */
+  readonly outcome: (error: StoreError) => Effect.Effect<boolean, StoreError>
 }>() {}
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
@@ -97,6 +156,17 @@ const sameText = Option.getEquivalence(Equivalence.string)
 
 /** How often `modify` reads again after another process changed the value between its read and its write. */
 const MODIFY_ATTEMPTS = 20
+
+/**
+ * The waits before each reading back of a write whose reply was lost: a reply held a while (a busy server, a
+ * failover) is often there by the second or third.
+ */
+const READ_BACK_WAITS: ReadonlyArray<Duration.Duration> = [Duration.millis(50), Duration.millis(250), Duration.millis(700)]
+
+/** The outcomes of local writes found out after a failure, kept until asked for: at most this many. */
+const LOCAL_OUTCOMES_KEPT = 1_000
+
+const newWriteId = () => randomBytes(8).toString("hex")
 
 /**
  * The store over whatever `KeyValueStore` is provided, with its `ConditionalWrites` when it has them (Redis) and a
@@ -121,18 +191,68 @@ export const layer = (log: Logger): Layer.Layer<Store, never, KeyValueStore.KeyV
         return lock
       }
 
-      // one process: the lock makes the read and the write one step; a fence (a lease) exists only on a shared store
-      const writeLocally: ConditionalWrites["Type"]["write"] = (key, next, expected, fence) =>
+      // one process: a write that failed is read back before any other write of its key (under the key's lock, so
+      // nothing else wrote it meanwhile): the key's text is the write's `next` exactly when it was made
+      const unsettled = new Map<string, { readonly writeId: string; readonly next: Option.Option<string> }>()
+      const settled = new Map<string, boolean>()
+      const settle = (key: string): Effect.Effect<void, PlatformError> =>
+        Effect.suspend(() => {
+          const pending = unsettled.get(key)
+          if (pending === undefined) return Effect.void
+          return Effect.map(kv.get(key), (text) => {
+            unsettled.delete(key)
+            settled.set(pending.writeId, sameText(text, pending.next))
+            for (const old of settled.keys()) {
+              if (settled.size <= LOCAL_OUTCOMES_KEPT) break
+              settled.delete(old)
+            }
+          })
+        })
+      // a fence (a lease) exists only on a shared store
+      const writeLocally: ConditionalWrites["Type"]["write"] = (key, next, expected, fence, writeId) =>
         lockOf(writeLocks, key).withPermits(1)(Effect.gen(function*() {
           if (fence !== undefined) return false
+          yield* settle(key)
           if (expected !== undefined && !sameText(yield* kv.get(key), expected)) return false
-          yield* Option.match(next, { onNone: () => kv.remove(key), onSome: (text) => kv.set(key, text) })
+          yield* Option.match(next, { onNone: () => kv.remove(key), onSome: (text) => kv.set(key, text) }).pipe(
+            Effect.tapError(() => Effect.sync(() => unsettled.set(key, { writeId, next })))
+          )
           return true
         }))
-      const writeOn = Option.match(shared, { onNone: () => writeLocally, onSome: (writes) => writes.write })
+      const outcomeLocally: ConditionalWrites["Type"]["outcome"] = (key, writeId) =>
+        lockOf(writeLocks, key).withPermits(1)(Effect.gen(function*() {
+          if (unsettled.get(key)?.writeId === writeId) yield* settle(key)
+          const found = settled.get(writeId)
+          settled.delete(writeId)
+          // not among the failed writes: it failed before writing anything
+          return found ?? false
+        }))
+      const writes = Option.getOrElse(shared, () => ({ write: writeLocally, outcome: outcomeLocally }))
       // whole once begun: an interrupted fiber (the bot stopping its watcher) ends only after the write, rather than
       // leave a file being written into the data folder after the stop
-      const writeIf: typeof writeOn = (key, next, expected, fence) => Effect.uninterruptible(writeOn(key, next, expected, fence))
+      const writeIf: typeof writes.write = (key, next, expected, fence, writeId) => Effect.uninterruptible(writes.write(key, next, expected, fence, writeId))
+
+      /**
+       * A write, made (true) or refused (false); one that failed is read back by its id, a few times, before it
+       * fails: as not made, or (read back in vain) with its id, its outcome unknown.
+       */
+      const writeKnown = (key: string, next: Option.Option<string>, expected: Option.Option<string> | undefined, fence: Fence | undefined) =>
+        Effect.gen(function*() {
+          const writeId = newWriteId()
+          const written = yield* Effect.either(writeIf(key, next, expected, fence, writeId))
+          if (Either.isRight(written)) return written.right
+          let reason = written.left.message
+          for (const wait of READ_BACK_WAITS) {
+            yield* Effect.sleep(wait)
+            const found = yield* Effect.either(writes.outcome(key, writeId))
+            if (Either.isRight(found)) {
+              if (found.right) return true
+              return yield* Effect.fail(new StoreError({ key, reason }))
+            }
+            reason = `${reason}; reading it back: ${found.left.message}`
+          }
+          return yield* Effect.fail(new StoreError({ key, reason, writeId }))
+        })
 
       const skipped = (key: string, reason: string) => Effect.sync(() => log.log("warn", "store_entry_skipped", { key, reason }))
 
@@ -148,18 +268,17 @@ export const layer = (log: Logger): Layer.Layer<Store, never, KeyValueStore.KeyV
           : Effect.succeed(Option.some(value.right))
       }
 
-      /** The stored text (to compare against when writing back) and the value it holds. */
-      const read = <A, I>(entry: Entry<A, I>): Effect.Effect<readonly [Option.Option<string>, Option.Option<A>], PlatformError> =>
-        Effect.flatMap(kv.get(entry.key), (text) =>
-          Option.match(text, {
-            onNone: () => Effect.succeed([text, Option.none<A>()] as const),
-            onSome: (stored) => Effect.map(decode(entry, stored), (value) => [text, value] as const)
-          }))
+      /** The value the stored text holds (none when missing). */
+      const valueOf = <A, I>(entry: Entry<A, I>, text: Option.Option<string>): Effect.Effect<Option.Option<A>> =>
+        Option.match(text, { onNone: () => Effect.succeedNone, onSome: (stored) => decode(entry, stored) })
 
-      const get = <A, I>(entry: Entry<A, I>): Effect.Effect<Option.Option<A>> =>
-        read(entry).pipe(
-          Effect.map(([, value]) => value),
-          Effect.catchAll((error: PlatformError) => Effect.as(skipped(entry.key, `unreadable: ${error.message}`), Option.none<A>()))
+      // an entry that cannot be read as a value is none (logged), a store that cannot be read a failure
+      const get = <A, I>(entry: Entry<A, I>): Effect.Effect<Option.Option<A>, StoreReadError> =>
+        kv.get(entry.key).pipe(
+          Effect.map(Option.some),
+          Effect.catchIf(isUnreadableEntry, (error) => Effect.as(skipped(entry.key, `unreadable: ${error.message}`), Option.none<Option.Option<string>>())),
+          Effect.mapError((error) => new StoreReadError({ key: entry.key, reason: error.message })),
+          Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: (text) => valueOf(entry, text) }))
         )
 
       const encode = <A, I>(entry: Entry<A, I>, value: A): Effect.Effect<string, StoreError> =>
@@ -171,14 +290,18 @@ export const layer = (log: Logger): Layer.Layer<Store, never, KeyValueStore.KeyV
       // a write without an expectation is refused only by its fence
       const written = (key: string) => (done: boolean): Effect.Effect<void, StoreError> =>
         done ? Effect.void : Effect.fail(new StoreError({ key, reason: "refused: this process no longer holds the lease it wrote under" }))
-      const failed = (key: string) => (error: PlatformError) => new StoreError({ key, reason: error.message })
 
-      const attemptModify = <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A], attempt: number): Effect.Effect<B, StoreError> =>
+      const attemptModify = <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A], attempt: number): Effect.Effect<Modified<B>, StoreError> =>
         Effect.gen(function*() {
-          const [text, current] = yield* Effect.mapError(read(entry), failed(entry.key))
-          const [answer, next] = f(current)
+          // the text to compare against when writing back: an entry that cannot be read is not written over blindly
+          const text = yield* Effect.mapError(kv.get(entry.key), (error) => new StoreError({ key: entry.key, reason: `cannot read it: ${error.message}` }))
+          const [answer, next] = f(yield* valueOf(entry, text))
           const encoded = yield* encode(entry, next)
-          if (yield* Effect.mapError(writeIf(entry.key, Option.some(encoded), text, undefined), failed(entry.key))) return answer
+          const wrote = yield* Effect.either(writeKnown(entry.key, Option.some(encoded), text, undefined))
+          if (Either.isLeft(wrote)) {
+            return outcomeUnknown(wrote.left) ? { _tag: "Unknown", answer, error: wrote.left } : yield* Effect.fail(wrote.left)
+          }
+          if (wrote.right) return made(answer)
           if (attempt >= MODIFY_ATTEMPTS) {
             return yield* Effect.fail(new StoreError({ key: entry.key, reason: `changed by other processes ${attempt} times while this change was made` }))
           }
@@ -186,16 +309,21 @@ export const layer = (log: Logger): Layer.Layer<Store, never, KeyValueStore.KeyV
           yield* Effect.sleep(Duration.millis(Math.random() * attempt * 2))
           return yield* attemptModify(entry, f, attempt + 1)
         })
-      const modify = <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A]): Effect.Effect<B, StoreError> =>
+      const modifyOutcome = <A, I, B>(entry: Entry<A, I>, f: (current: Option.Option<A>) => readonly [B, A]): Effect.Effect<Modified<B>, StoreError> =>
         lockOf(modifyLocks, entry.key).withPermits(1)(attemptModify(entry, f, 1))
 
       return Store.of({
         get,
         set: (entry, value, fence) =>
-          Effect.flatMap(encode(entry, value), (encoded) =>
-            Effect.flatMap(Effect.mapError(writeIf(entry.key, Option.some(encoded), undefined, fence), failed(entry.key)), written(entry.key))),
-        modify,
-        remove: (key, fence) => Effect.flatMap(Effect.mapError(writeIf(key, Option.none(), undefined, fence), failed(key)), written(key))
+          Effect.flatMap(encode(entry, value), (encoded) => Effect.flatMap(writeKnown(entry.key, Option.some(encoded), undefined, fence), written(entry.key))),
+        modify: (entry, f) =>
+          Effect.flatMap(modifyOutcome(entry, f), (modified) => (modified._tag === "Made" ? Effect.succeed(modified.answer) : Effect.fail(modified.error))),
+        modifyOutcome,
+        remove: (key, fence) => Effect.flatMap(writeKnown(key, Option.none(), undefined, fence), written(key)),
+        outcome: (error) =>
+          error.writeId === undefined
+            ? Effect.succeed(false)
+            : Effect.mapError(writes.outcome(error.key, error.writeId), (failure) => new StoreError({ key: error.key, reason: failure.message, writeId: error.writeId }))
       })
     })
   )
@@ -224,11 +352,18 @@ export const prepareFolder = async (directory: string): Promise<void> => {
   await removeTemporaryFiles(directory)
 }
 
-const isMissing = (error: unknown) => error instanceof Error && "code" in error && error.code === "ENOENT"
+const codeOf = (error: unknown) => (error instanceof Error && "code" in error ? error.code : undefined)
+const isMissing = (error: unknown) => codeOf(error) === "ENOENT"
+
+/** A value's file larger than `MAX_VALUE_BYTES`. */
+class OversizedValue extends Error {}
+
+// a file there that is no value (too large, a folder in its place) is the entry's problem, not the folder's
+const reasonOf = (error: unknown) => (isMissing(error) ? "NotFound" : error instanceof OversizedValue || codeOf(error) === "EISDIR" ? UNREADABLE_ENTRY : "Unknown")
 
 const systemError = (method: string, path: string, error: unknown) =>
   new SystemError({
-    reason: isMissing(error) ? "NotFound" : "Unknown",
+    reason: reasonOf(error),
     module: "KeyValueStore",
     method,
     pathOrDescriptor: path,
@@ -263,7 +398,7 @@ const readCapped = async (path: string): Promise<string> => {
   const file = await open(path, "r")
   try {
     const { size } = await file.stat()
-    if (size > MAX_VALUE_BYTES) throw new Error(`${path}: over ${MAX_VALUE_BYTES} bytes`)
+    if (size > MAX_VALUE_BYTES) throw new OversizedValue(`${path}: over ${MAX_VALUE_BYTES} bytes`)
     return await file.readFile("utf8")
   } finally {
     await file.close()

@@ -562,9 +562,12 @@ const knownOf = (seen: Seen): string => {
   return JSON.stringify([encoded.orders, encoded.plans, encoded.positions, encoded.marginWarned, encoded.fills?.ends, encoded.fills?.told])
 }
 
-/** The chats to tell, and how: `away` for what happened while the bot was down. */
+/**
+ * The chats to tell, and how: `away` for what happened while the bot was down. A failed read of the chats fails the
+ * round (it is never "nobody listens"): the state and the fills' cursor are kept, and the next round tries again.
+ */
 export interface Listeners {
-  readonly chats: Effect.Effect<ReadonlyArray<number>, never, Store.Store>
+  readonly chats: Effect.Effect<ReadonlyArray<number>, Store.StoreReadError, Store.Store>
   readonly tell: (chats: ReadonlyArray<number>, events: ReadonlyArray<Event>, away: boolean) => Effect.Effect<void>
 }
 
@@ -602,7 +605,8 @@ export const accountOf = (config: TradeDeskConfig.Settings): string =>
  * a time (`exclusive`).
  */
 export interface Tracking {
-  readonly last: Effect.Effect<Option.Option<Seen>, Store.StoreError>
+  /** fails when the store cannot be read: a state that may be there is never taken for none (and a new baseline) */
+  readonly last: Effect.Effect<Option.Option<Seen>, Store.StoreReadError>
   /** a first look over REST, when nothing is stored: what is there now is told nothing of */
   readonly baseline: (spent: Spent) => Effect.Effect<Seen, TradeDeskError | Store.StoreError, Services>
   /** tells what changed from `before` to `next` (stored first), to `chats` */
@@ -706,7 +710,7 @@ export const run = (listeners: Listeners, log: Logger, options: WatchSettings = 
     // one round and the wait after it; none when `skip` says so once it may go (the streams came up meanwhile)
     const polled = (skip: () => boolean) =>
       tracking.exclusive(Effect.suspend(() => (skip() ? Effect.succeed(Duration.zero) : round))).pipe(
-        Effect.catchAll((error: TradeDeskError | Store.StoreError) => {
+        Effect.catchAll((error: TradeDeskError | Store.StoreError | Store.StoreReadError) => {
           log.log("warn", "watch_failed", { tag: error._tag, detail: error.message })
           // a rate-limit refusal says when there is room again
           return Effect.succeed(Duration.millis(Math.max(minMillis, "retryAfterMillis" in error ? error.retryAfterMillis : 5_000)))

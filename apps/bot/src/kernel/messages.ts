@@ -4,7 +4,7 @@ import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
 import type { CommandSpec } from "./commands.js"
 import type { ExportBusyError } from "./ExportGate.js"
-import type { StoreError } from "./Store.js"
+import type { StoreError, StoreReadError } from "./Store.js"
 import { capitalized, oneLine, view } from "./view.js"
 import type { View } from "./view.js"
 
@@ -36,7 +36,7 @@ const report = (text: FmtString, operator = false): ErrorReport => ({ view: view
 const MISCONFIGURED = "The bot is misconfigured, so this cannot work until the operator fixes it (the details are in the bot's log)."
 
 /** What a program run for a chat can fail with. */
-export type BotError = TradeDeskError | ExportBusyError | StoreError
+export type BotError = TradeDeskError | ExportBusyError | StoreError | StoreReadError
 
 const seconds = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
 
@@ -94,7 +94,12 @@ export const errorReport = (error: BotError): ErrorReport => {
     case "UnsupportedOperationError":
       return report(fmt`The exchange's API ${error.apiVersion.toUpperCase()}, which this bot speaks, does not offer this: ${oneLine(error.reason, "message")}. Nothing was sent.`, true)
     case "StoreError":
-      return report(fmt`The bot could not save this, so nothing changed. Try again; if it keeps failing, the operator can find why in the bot's log.`, true)
+      // a write whose reply was lost may have been made: saying "nothing changed" could be untrue
+      return error.writeId === undefined
+        ? report(fmt`The bot could not save this, so nothing changed. Try again; if it keeps failing, the operator can find why in the bot's log.`, true)
+        : report(fmt`The bot's store did not confirm this in time: it may or may not have been saved. Look again in a moment before repeating it; the operator can find why in the bot's log.`, true)
+    case "StoreReadError":
+      return report(fmt`The bot could not read its saved data just now, so nothing changed. Try again in a moment; if it keeps failing, the operator can find why in the bot's log.`, true)
   }
 }
 

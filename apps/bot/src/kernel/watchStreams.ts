@@ -200,7 +200,7 @@ export interface Following {
   readonly retryMillis: number
 }
 
-type BatchError = TradeDeskError | Store.StoreError
+type BatchError = TradeDeskError | Store.StoreError | Store.StoreReadError
 
 /** When the margin ratio was last read, and whether positions moved since. */
 interface MarginReads {
@@ -301,12 +301,15 @@ export const follow = (following: Following): Effect.Effect<never, never, Servic
     // polling rounds whenever the streams are not up
     const pollingWhileDown = Effect.forever(Effect.suspend(() => (up ? Effect.sleep(Duration.millis(DOWN_CHECK_MILLIS)) : following.polled(() => up))))
     const listening = Effect.all([streaming, pollingWhileDown], { concurrency: 2, discard: true })
-    const nobodyListens = Effect.repeat(listeners.chats, { until: (chats) => chats.length === 0, schedule: Schedule.spaced(Duration.millis(following.idleMillis)) })
+    // a failed read of the chats is not "nobody": the streams go on, and the next look reads again
+    const nobody = Effect.orElseSucceed(Effect.map(listeners.chats, (chats) => chats.length === 0), () => false)
+    const nobodyListens = Effect.repeat(nobody, { until: (none) => none, schedule: Schedule.spaced(Duration.millis(following.idleMillis)) })
 
     return yield* Effect.forever(Effect.gen(function*() {
-      const chats = yield* listeners.chats
-      // nobody listens: the polling round forgets the state and waits
-      if (chats.length === 0) return yield* following.polled(() => false)
+      const chats = yield* Effect.either(listeners.chats)
+      // nobody listens: the polling round forgets the state and waits; the chats could not be read: the polling round
+      // reads them again, and keeps the state while it cannot
+      if (Either.isLeft(chats) || chats.right.length === 0) return yield* following.polled(() => false)
       up = false
       yield* Effect.raceFirst(listening, nobodyListens)
     }))

@@ -19,7 +19,7 @@ describe("the alert book", () => {
       yield* AlertBook.add(draft(200, "70000"))
       allowed.delete(200)
       const may = (owner: number) => allowed.has(owner)
-      const fired = yield* AlertBook.fire(tickers("71000"), may)
+      const { answer: fired } = yield* AlertBook.fire(tickers("71000"), may)
       return { fired, left: yield* AlertBook.listOf(200), any: yield* AlertBook.any(may), anyAtAll: yield* AlertBook.any(() => true) }
     }))
     expect(result.fired.map(({ alert }) => alert.owner)).toEqual([100])

@@ -1,10 +1,13 @@
 /**
  * Price alerts, stored: each user's alerts on the last price of a market, checked against the shared tickers snapshot
  * (one upstream request serves every alert and every market command) or a market's pushed ticker, each fired once: removed from the store before
- * it is told, so a restart never tells it again, and the removal is a compare-and-set (`Store.modify`), so of several
- * processes checking the same alerts only the one whose removal succeeded tells it. Each keeps its owner's Telegram user id: only the alerts of owners
+ * it is told, so a restart never tells it again, and the removal is a compare-and-set (`Store.modifyOutcome`), so of several
+ * processes checking the same alerts only the one whose removal succeeded tells it. A removal whose reply was lost is
+ * not "not removed": `fire` gives its alerts with the outcome unknown, for the checker to tell once the store says
+ * it was made. Each keeps its owner's Telegram user id: only the alerts of owners
  * still allowed are checked (the others wait, untold, for their owner to delete them), and at a start those of owners
- * no longer allowed are dropped (`dropNotAllowed`).
+ * no longer allowed are dropped (`dropNotAllowed`). A store that cannot be read fails the read (`StoreReadError`),
+ * never reads as "no alerts".
  */
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
@@ -56,7 +59,7 @@ export const add = (draft: Omit<Alert, "id">): Effect.Effect<Added, Store.StoreE
     }))
 
 /** A user's alerts, oldest first. */
-export const listOf = (owner: number): Effect.Effect<ReadonlyArray<Alert>, never, Store.Store> =>
+export const listOf = (owner: number): Effect.Effect<ReadonlyArray<Alert>, Store.StoreReadError, Store.Store> =>
   Effect.flatMap(Store.Store, (store) => Effect.map(store.get(Alerts), (current) => all(current).filter((alert) => alert.owner === owner)))
 
 /** Deletes one of the user's alerts; false when it is gone already (fired or deleted). */
@@ -80,13 +83,14 @@ export interface Fired {
 
 /**
  * Takes out the alerts of allowed owners whose condition holds at their market's last price and returns them, stored without them
- * first: only those this call removed (one another process took out first is not among them). The alerts of owners
- * not allowed are left as they are: they neither fire nor are told.
+ * first: only those this call removed (one another process took out first is not among them); `Unknown` when the
+ * removal's outcome is unknown (`Store.outcome` says later whether they were taken out). The alerts of owners not
+ * allowed are left as they are: they neither fire nor are told.
  */
 export const fire = (
   bySymbol: ReadonlyMap<string, LastPrice>,
   allowed: Allowed
-): Effect.Effect<ReadonlyArray<Fired>, Store.StoreError, Store.Store> =>
+): Effect.Effect<Store.Modified<ReadonlyArray<Fired>>, Store.StoreError | Store.StoreReadError, Store.Store> =>
   Effect.flatMap(Store.Store, (store) => {
     const dueAt = (alert: Alert) => {
       const ticker = allowed(alert.owner) ? bySymbol.get(alert.symbol) : undefined
@@ -94,8 +98,8 @@ export const fire = (
     }
     return Effect.flatMap(store.get(Alerts), (current) => {
       // most checks find nothing: no write then
-      if (!all(current).some((alert) => dueAt(alert) !== undefined)) return Effect.succeed([])
-      return store.modify(Alerts, (latest) => {
+      if (!all(current).some((alert) => dueAt(alert) !== undefined)) return Effect.succeed(Store.made<ReadonlyArray<Fired>>([]))
+      return store.modifyOutcome(Alerts, (latest): readonly [ReadonlyArray<Fired>, ReadonlyArray<Alert>] => {
         const fired: Array<Fired> = []
         const kept: Array<Alert> = []
         for (const alert of all(latest)) {
@@ -109,14 +113,14 @@ export const fire = (
   })
 
 /** The alerts of allowed owners, waiting: the markets the checker follows. */
-export const waiting = (allowed: Allowed): Effect.Effect<ReadonlyArray<Alert>, never, Store.Store> =>
+export const waiting = (allowed: Allowed): Effect.Effect<ReadonlyArray<Alert>, Store.StoreReadError, Store.Store> =>
   Effect.flatMap(Store.Store, (store) => Effect.map(store.get(Alerts), (current) => all(current).filter((alert) => allowed(alert.owner))))
 
 /** Whether any alert of an allowed owner waits (the checker reads no tickers otherwise). */
-export const any = (allowed: Allowed): Effect.Effect<boolean, never, Store.Store> => Effect.map(waiting(allowed), (alerts) => alerts.length > 0)
+export const any = (allowed: Allowed): Effect.Effect<boolean, Store.StoreReadError, Store.Store> => Effect.map(waiting(allowed), (alerts) => alerts.length > 0)
 
 /** Takes out the alerts of owners no longer allowed (at a start) and returns them; no write when there are none. */
-export const dropNotAllowed = (allowed: Allowed): Effect.Effect<ReadonlyArray<Alert>, Store.StoreError, Store.Store> =>
+export const dropNotAllowed = (allowed: Allowed): Effect.Effect<ReadonlyArray<Alert>, Store.StoreError | Store.StoreReadError, Store.Store> =>
   Effect.flatMap(Store.Store, (store) =>
     Effect.flatMap(store.get(Alerts), (current) => {
       if (all(current).every((alert) => allowed(alert.owner))) return Effect.succeed([])

@@ -15,8 +15,7 @@ import * as MarketData from "../../kernel/MarketData.js"
 import { onCommand, onOwnedButton } from "../../kernel/middleware.js"
 import { run, send, show, withArgs } from "../../kernel/respond.js"
 import type { Deps } from "../../kernel/respond.js"
-import type * as Store from "../../kernel/Store.js"
-import type { StoreError } from "../../kernel/Store.js"
+import * as Store from "../../kernel/Store.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { findMarket, tickerButton } from "../market/market.js"
 import * as AlertBook from "./alertBook.js"
@@ -31,9 +30,13 @@ export const alerts = (deps: Deps): Composer<BotContext> => {
     const list = await run(ctx, deps, AlertBook.listOf(owner))
     if (Option.isSome(list)) await show(ctx, alertsView(list.value, note, !mayBeTold(deps.access, owner)))
   }
-  // whoever has alerts may list and delete them, whatever their role now
+  // whoever has alerts may list and delete them, whatever their role now; a store that cannot be read lifts no
+  // refusal (deny by default), logged
   const hasAlerts = async (ctx: BotContext) =>
-    ctx.from !== undefined && (await deps.runtime.runPromise(AlertBook.listOf(ctx.from.id))).length > 0
+    ctx.from !== undefined && (await deps.runtime.runPromise(AlertBook.listOf(ctx.from.id).pipe(
+      Effect.map((list) => list.length > 0),
+      Effect.catchAll((error) => Effect.as(Effect.sync(() => deps.logger.log("warn", "owner_check_failed", { command: "alerts", tag: error._tag, detail: error.message })), false))
+    )))
 
   composer.use(onCommand(deps, "alert", (ctx) =>
     withArgs(ctx, "alert", parseAlert(ctx.payload), async (args) => {
@@ -73,6 +76,10 @@ export type AlertCheckServices = Store.Store | MarketData.MarketData | TradeDesk
  * are checked: the others neither fire nor are told. With `streams` on V3 (not on the exchange's demo), the markets
  * with alerts follow their ticker streams (alertStreams.ts) and fire from the pushes; a market is polled only while its
  * stream is not up, so no tickers request is made while every stream is.
+ *
+ * A removal whose outcome is unknown (its reply lost, and not read back in time) is kept, and settled before anything
+ * else fires: its alerts are told once the store says it was made, and left to fire again if it was not. Each is so
+ * told once, whatever the reply's timing. A check that cannot read the store fails (logged) and the next one tries.
  */
 export const checkAlerts = (
   tell: (fired: AlertBook.Fired) => Effect.Effect<void>,
@@ -83,13 +90,34 @@ export const checkAlerts = (
 ): Effect.Effect<never, never, AlertCheckServices> =>
   Effect.gen(function*() {
     const allowed = (owner: number) => mayBeTold(policy, owner)
-    const fire = (bySymbol: ReadonlyMap<string, AlertBook.LastPrice>) =>
+    const store = yield* Store.Store
+    // one removal at a time, the one of unknown outcome first
+    const firing = yield* Effect.makeSemaphore(1)
+    let unsettled: Option.Option<{ readonly error: Store.StoreError; readonly fired: ReadonlyArray<AlertBook.Fired> }> = Option.none()
+    const tellAll = (fired: ReadonlyArray<AlertBook.Fired>) =>
       Effect.gen(function*() {
-        const fired = yield* AlertBook.fire(bySymbol, allowed)
         if (fired.length > 0) log.log("info", "alerts_fired", { alerts: fired.map(({ alert }) => alert.id) })
         yield* Effect.forEach(fired, tell, { discard: true })
       })
-    const failed = (error: TradeDeskError | StoreError) => Effect.sync(() => log.log("warn", "alerts_check_failed", { tag: error._tag, detail: error.message }))
+    const settle = Effect.gen(function*() {
+      if (Option.isNone(unsettled)) return
+      const { error, fired } = unsettled.value
+      // fails while the store cannot say: kept for the next check, nothing else fires meanwhile
+      const made = yield* store.outcome(error)
+      unsettled = Option.none()
+      log.log("info", "alerts_outcome_found", { alerts: fired.map(({ alert }) => alert.id), removed: made })
+      if (made) yield* tellAll(fired)
+    })
+    const fire = (bySymbol: ReadonlyMap<string, AlertBook.LastPrice>) =>
+      firing.withPermits(1)(Effect.gen(function*() {
+        yield* settle
+        const removal = yield* AlertBook.fire(bySymbol, allowed)
+        if (removal._tag === "Made") return yield* tellAll(removal.answer)
+        unsettled = Option.some({ error: removal.error, fired: removal.answer })
+        log.log("warn", "alerts_outcome_unknown", { alerts: removal.answer.map(({ alert }) => alert.id), detail: removal.error.message })
+      }))
+    const failed = (error: TradeDeskError | Store.StoreError | Store.StoreReadError) =>
+      Effect.sync(() => log.log("warn", "alerts_check_failed", { tag: error._tag, detail: error.message }))
     const config = yield* TradeDeskConfig.TradeDeskConfig
     const following = streams && config.apiVersion === "v3" && !config.demo
       ? Option.some(yield* tickerStreams((bySymbol) => Effect.catchAll(fire(bySymbol), failed), log, Duration.toMillis(interval)))
@@ -97,6 +125,8 @@ export const checkAlerts = (
     // the markets polled at the last check, as logged when it changes (with streams)
     let polledBefore = ""
     const check = Effect.gen(function*() {
+      // before the alerts waiting are read: those of a removal that was made are no longer among them
+      yield* firing.withPermits(1)(settle)
       const waiting = yield* AlertBook.waiting(allowed)
       if (Option.isSome(following)) yield* following.value.follow(waiting)
       const polled = new Set(waiting.map((alert) => alert.symbol).filter((symbol) => Option.isNone(following) || !following.value.live(symbol)))

@@ -23,10 +23,13 @@ import { isOn, load, owns, setNotify } from "./subscribers.js"
 
 export const notify = (deps: Deps): Composer<BotContext> => {
   const composer = new Composer<BotContext>()
-  // `/notify off` from someone who has notifications on: the one thing their role need not allow
+  // `/notify off` from someone who has notifications on: the one thing their role need not allow; a store that cannot
+  // be read lifts no refusal (deny by default), logged
   const turnsOwnOff = async (ctx: CommandContext) => {
     const args = parseNotify(ctx.payload)
-    return Either.isRight(args) && args.right.on === false && (await deps.runtime.runPromise(owns(ctx.from.id)))
+    return Either.isRight(args) && args.right.on === false && (await deps.runtime.runPromise(owns(ctx.from.id).pipe(
+      Effect.catchAll((error) => Effect.as(Effect.sync(() => deps.logger.log("warn", "owner_check_failed", { command: "notify", tag: error._tag, detail: error.message })), false))
+    )))
   }
   composer.use(onCommand(deps, "notify", (ctx) =>
     withArgs(ctx, "notify", parseNotify(ctx.payload), async ({ on }) => {

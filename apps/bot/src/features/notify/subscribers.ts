@@ -6,6 +6,9 @@
  * Layout 2 keeps `{ chatId, owner }`. Layout 1 kept bare chat ids; `load` reads it once and rewrites it as layout 2:
  * `/notify` only ever answered in private chats, whose id is their user's id, so a positive id is its own owner; any
  * other id has no owner that could be checked and is dropped (logged by the caller).
+ *
+ * A store that cannot be read fails the read (`StoreReadError`): it is never "nobody subscribed", so the watcher keeps
+ * its state over a failed read rather than forget it.
  */
 import { Effect, Option, Schema } from "effect"
 import { mayBeTold } from "../../kernel/access.js"
@@ -29,14 +32,14 @@ export const MAX_CHATS = 200
 
 const none = (): ReadonlyArray<Subscription> => []
 
-export const subscriptions: Effect.Effect<ReadonlyArray<Subscription>, never, Store.Store> = Effect.flatMap(
+export const subscriptions: Effect.Effect<ReadonlyArray<Subscription>, Store.StoreReadError, Store.Store> = Effect.flatMap(
   Store.Store,
   (store) => Effect.map(store.get(Subscriptions), Option.getOrElse(none))
 )
 
 export interface Audience {
   /** the chats to tell, read from the store: those whose owner the policy admits now */
-  readonly chats: Effect.Effect<ReadonlyArray<number>, never, Store.Store>
+  readonly chats: Effect.Effect<ReadonlyArray<number>, Store.StoreReadError, Store.Store>
   /** whether a chat's owner (as last read) is still admitted, asked again as the events go out */
   readonly mayHear: (chatId: number) => boolean
 }
@@ -57,11 +60,11 @@ export const audience = (policy: AccessPolicy): Audience => {
   }
 }
 
-export const isOn = (chatId: number): Effect.Effect<boolean, never, Store.Store> =>
+export const isOn = (chatId: number): Effect.Effect<boolean, Store.StoreReadError, Store.Store> =>
   Effect.map(subscriptions, (list) => list.some((item) => item.chatId === chatId))
 
 /** Whether the user turned notifications on in some chat (they may always turn them off, whatever their role). */
-export const owns = (owner: number): Effect.Effect<boolean, never, Store.Store> =>
+export const owns = (owner: number): Effect.Effect<boolean, Store.StoreReadError, Store.Store> =>
   Effect.map(subscriptions, (list) => list.some((item) => item.owner === owner))
 
 /** Turns notifications on or off for a chat, stored before it answers; `Full` when too many chats have them on. */
@@ -94,7 +97,7 @@ const migrate = (chats: ReadonlyArray<number>) => ({
  * Run at a start, before the first update: rewrites a layout 1 entry as layout 2, and drops the subscriptions whose
  * owner the policy no longer admits (`mayBeTold`). Written only when something changed.
  */
-export const load = (policy: AccessPolicy): Effect.Effect<Loaded, Store.StoreError, Store.Store> =>
+export const load = (policy: AccessPolicy): Effect.Effect<Loaded, Store.StoreError | Store.StoreReadError, Store.Store> =>
   Effect.gen(function*() {
     const allowed = (owner: number) => mayBeTold(policy, owner)
     const store = yield* Store.Store

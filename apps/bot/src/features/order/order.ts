@@ -17,6 +17,8 @@ import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { essential } from "../../kernel/telegram/Pacer.js"
 import * as TradingLimits from "../../kernel/TradingLimits.js"
 import type { View } from "../../kernel/view.js"
+import type { StoreError } from "../../kernel/Store.js"
+import type { Taken } from "../../kernel/WindowCounter.js"
 import { messageTime, notRecordedAskView, notRecordedPressView } from "../../kernel/writes.js"
 import { findMarket, tickerButton } from "../market/market.js"
 import { PLAN_LIMIT } from "../orders/orders.js"
@@ -39,7 +41,6 @@ import {
 } from "./format.js"
 import type { PreviewChecks } from "./format.js"
 import { OrdersPerMinute } from "./OrdersPerMinute.js"
-import type { Taken } from "./OrdersPerMinute.js"
 import { parseOrder } from "./parse.js"
 import type { OrderArgs, OrderDraft } from "./parse.js"
 
@@ -299,13 +300,17 @@ export const order = (deps: Deps, settings: OrderSettings, limits: TradingLimits
 
   /**
    * The Confirm's orders counted against the trader's orders a minute (BOT_TRADER_ORDERS_PER_MINUTE) at the press, in
-   * one step with the look at the count, so presses at once cannot both pass. None without a limit, or for more orders
-   * than it allows at all (the checks at Confirm refuse those).
+   * one step with the look at the count (with Redis, one step on the server for all the bot's processes), so presses
+   * at once cannot both pass. None without a limit, or for more orders than it allows at all (the checks at Confirm
+   * refuse those). Left: the shared count could not be asked; the orders may have been counted, and then count.
    */
-  const countOrders = (ctx: BotContext, batch: Batch): { readonly limit: TradingLimits.Limit<number>; readonly taken: Taken } | undefined => {
+  const countOrders = async (
+    ctx: BotContext,
+    batch: Batch
+  ): Promise<{ readonly limit: TradingLimits.Limit<number>; readonly taken: Either.Either<Taken, StoreError> } | undefined> => {
     const limit = limitsOf(ctx).ordersPerMinute
     if (limit === undefined || batch.orders.length > limit.value) return undefined
-    return { limit, taken: placedLastMinute.take(ctx.from?.id ?? 0, batch.orders.length, limit.value) }
+    return { limit, taken: await deps.runtime.runPromise(Effect.either(placedLastMinute.take(ctx.from?.id ?? 0, batch.orders.length, limit.value))) }
   }
 
   /**
@@ -359,17 +364,25 @@ export const order = (deps: Deps, settings: OrderSettings, limits: TradingLimits
   composer.use(onPress("Confirm", async (ctx, { id }) => {
     // recorded as claimed before anything is read or sent: a claim the store cannot record sends nothing
     const claim = await previews.claim(id, ctx.from?.id ?? 0, messageTime(ctx))
-    const counted = claim._tag === "Claimed" ? countOrders(ctx, claim.payload.batch) : undefined
-    const wait = counted?.taken._tag === "Wait" ? counted.taken : undefined
-    void answerPress(ctx, claim._tag !== "Claimed" ? undefined : wait !== undefined ? tooManyOrdersNote(wait.waitMs) : placingNote(claim.payload.batch))
+    const counted = claim._tag === "Claimed" ? await countOrders(ctx, claim.payload.batch) : undefined
+    const taken = counted === undefined ? undefined : Either.getOrUndefined(counted.taken)
+    const wait = taken?._tag === "Wait" ? taken : undefined
+    const countUnknown = counted !== undefined && taken === undefined
+    void answerPress(ctx, claim._tag !== "Claimed" || countUnknown ? undefined : wait !== undefined ? tooManyOrdersNote(wait.waitMs) : placingNote(claim.payload.batch))
     if (claim._tag !== "Claimed") return notPending(ctx, deps, id, claim, "Confirm")
+    if (counted !== undefined && Either.isLeft(counted.taken)) {
+      // nothing read or sent, and never sent without its count: the preview waits again for a press
+      await previews.settle(id, "again")
+      ctx.note("not_counted", `${id} ${counted.taken.left.reason}`, "error")
+      return send(ctx, notRecordedPressView())
+    }
     if (counted !== undefined && wait !== undefined) {
       // nothing read or sent: the preview waits again for a press once there is room
       await previews.settle(id, "again")
       ctx.note("over_limit", `${id} ${wait.used} orders in the last minute`)
       return send(ctx, tooManyOrdersView(claim.payload.batch, wait, counted.limit))
     }
-    return confirm(ctx, id, claim.payload, counted?.taken)
+    return confirm(ctx, id, claim.payload, taken)
   }))
 
   composer.use(onButton("Cancel", async (ctx, { id }) => {

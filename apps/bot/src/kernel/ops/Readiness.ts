@@ -1,17 +1,23 @@
 /**
- * Whether this process should be sent updates (`GET /readyz`): its store answers (Redis's PING, or the data folder
+ * Whether this process should be sent updates (`GET /readyz`): its store answers (Redis's INFO, or the data folder
  * can be written) and the exchange answered lately. A replica that is not ready is taken out of the load balancer, and
  * one that loses Redis also answers 503 to updates (`serve.ts`), so Telegram delivers them to another.
+ *
+ * Redis must also keep what the bot's promises stand on: a Redis that evicts keys (`maxmemory-policy` other than
+ * `noeviction`) could drop a claim or the lease, so it is reported; and so is one that restarted since this process
+ * took the watcher's lease (its `run_id` changed): without persistence it forgot every record. That lease is void:
+ * its holder gives it up at its next renewal, and the report ends with it.
  *
  * Probes cost the exchange almost nothing: any successful call within `exchangeFreshMs` counts (core's spans, see
  * `Metrics`), and only without one is the server time read (public, weight 1), that answer serving for `probeCacheMs`.
  */
 import { ServerTime } from "@tradedesk/core"
 import { RateLimitError } from "@tradedesk/core"
-import { Context, Duration, Effect, Either, Layer } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { constants } from "node:fs"
 import { access } from "node:fs/promises"
 import type { BotRuntime } from "../BotRuntime.js"
+import { WatcherLease } from "../redis/Lease.js"
 import { RedisConnection } from "../redis/RedisConnection.js"
 import type { MetricsService } from "./Metrics.js"
 
@@ -20,12 +26,33 @@ export class StoreHealth extends Context.Tag("@tradedesk/bot/StoreHealth")<Store
   readonly check: Effect.Effect<void, string>
 }>() {}
 
-/** Redis answers PING (within the connection's command timeout, and the readiness bound). */
-export const layerRedis: Layer.Layer<StoreHealth, never, RedisConnection> = Layer.effect(
+/** A field of Redis's INFO text (`name:value` lines). */
+const infoField = (info: string, name: string): string | undefined => new RegExp(`^${name}:(.*?)\\r?$`, "m").exec(info)?.[1]
+
+/**
+ * Redis answers INFO (within the connection's command timeout, and the readiness bound), does not evict keys, and is
+ * the server run that granted the watcher's lease this process holds.
+ */
+export const layerRedis: Layer.Layer<StoreHealth, never, RedisConnection | WatcherLease> = Layer.effect(
   StoreHealth,
-  Effect.map(RedisConnection, ({ client }) => ({
-    check: Effect.tryPromise({ try: () => client.ping(), catch: () => "Redis does not answer" }).pipe(Effect.asVoid)
-  }))
+  Effect.gen(function*() {
+    const { client } = yield* RedisConnection
+    const lease = yield* WatcherLease
+    return {
+      check: Effect.gen(function*() {
+        // the default sections: `server` (run_id) and `memory` (maxmemory_policy), in one round trip on any version
+        const info = yield* Effect.tryPromise({ try: () => client.info(), catch: () => "Redis does not answer" })
+        const policy = infoField(info, "maxmemory_policy")
+        if (policy !== undefined && policy !== "noeviction") {
+          return yield* Effect.fail(`Redis evicts keys (maxmemory-policy ${policy}): the bot's records need noeviction`)
+        }
+        const takenOn = yield* lease.takenOn
+        if (Option.isSome(takenOn) && (infoField(info, "run_id") ?? "") !== takenOn.value) {
+          return yield* Effect.fail("Redis restarted since this process took the watcher's lease: without persistence its records are lost")
+        }
+      })
+    }
+  })
 )
 
 /** The data folder can still be written (a full or read-only disk shows as an error on the next write, not here). */

@@ -5,7 +5,7 @@
  */
 import { Effect, Either, Layer, ManagedRuntime, Option, Schema } from "effect"
 import { describe, expect, it, onTestFinished } from "vitest"
-import { freshRedis } from "../../../test/redisHarness.js"
+import { freshRedis, redisClient, redisSettings } from "../../../test/redisHarness.js"
 import { jsonLogger } from "../log.js"
 import * as Store from "../Store.js"
 import * as RedisConnection from "./RedisConnection.js"
@@ -89,6 +89,41 @@ describe("the Redis key-value store", () => {
     await client.del(fence.key)
     expect(Either.isLeft(await attempt(Effect.flatMap(Store.Store, (store) => store.set(Counter, { count: 3 }, fence))))).toBe(true)
     expect(await runtime.runPromise(Effect.flatMap(Store.Store, (store) => store.get(Counter)))).toEqual(Option.some({ count: 1 }))
+  })
+})
+
+describe("a write's outcome on Redis", () => {
+  it("is kept by the write's id: a write sent again answers what it did, and one found not made is never made", async () => {
+    const { settings, client } = await freshRedis()
+    const { conditionalWrites: writes } = RedisKeyValueStore.make(client, settings.namespace)
+    const prefix = RedisConnection.prefixOf(settings.namespace)
+    const result = await Effect.runPromise(Effect.gen(function*() {
+      const first = yield* writes.write("counter", Option.some("one"), Option.none(), undefined, "w1")
+      // the same write again (a retry after a lost reply): made once, not refused by the value it wrote
+      const again = yield* writes.write("counter", Option.some("one"), Option.none(), undefined, "w1")
+      const made = yield* writes.outcome("counter", "w1")
+      // a write never sent is found not made; arriving after that, it is refused
+      const lost = yield* writes.outcome("counter", "w2")
+      const late = yield* writes.write("counter", Option.some("two"), Option.some("one"), undefined, "w2")
+      return { first, again, made, lost, late }
+    }))
+    expect(result).toEqual({ first: true, again: true, made: true, lost: false, late: false })
+    expect(await client.get(`${prefix}kv:counter`)).toBe("one")
+    // each outcome kept for a while, not for ever
+    const ttl = await client.pttl(`${prefix}kv-write:w1`)
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(RedisKeyValueStore.OUTCOME_TTL_MILLIS)
+  })
+
+  it("fails a read when Redis cannot be reached: a StoreReadError, never none", async () => {
+    const { settings } = await freshRedis()
+    const client = await redisClient({ ...redisSettings(), namespace: settings.namespace })
+    const log = jsonLogger(() => undefined)
+    const store = ManagedRuntime.make(RedisKeyValueStore.layer(log).pipe(Layer.provide(Layer.succeed(RedisConnection.RedisConnection, { client, namespace: settings.namespace }))))
+    onTestFinished(() => store.dispose())
+    client.disconnect()
+    const read = await store.runPromise(Effect.either(Effect.flatMap(Store.Store, (kept) => kept.get(Counter))))
+    expect(Either.isLeft(read) && read.left).toMatchObject({ _tag: "StoreReadError", key: "counter" })
   })
 })
 

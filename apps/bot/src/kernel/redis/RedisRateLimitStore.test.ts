@@ -1,163 +1,247 @@
 /**
- * Core's rate-limit store on Redis: the contract core's memory store meets, run against both stores alike (times are
- * the stores' arguments, so the cases need no clock), then what Redis adds — keys in the bot's namespace and all
- * expiring, charges held past their deadline taken as answered then, stores of several processes sharing one budget,
- * a Redis that is gone answering "wait" rather than letting a call go uncounted, and the bot's runtime using it.
+ * Core's rate-limit store on Redis: the contract core's memory store meets, run against both stores alike, then what
+ * Redis adds — keys in the bot's namespace and all expiring, charges held past their deadline taken as answered then,
+ * stores of several processes sharing one budget whatever their clocks, a Redis that is gone answering "wait" rather
+ * than letting a call go uncounted, and the bot's runtime using it.
+ *
+ * The memory store keeps the times it is given, so the cases move its clock; the Redis store keeps Redis's, which no
+ * test can move: the cases move every time it has kept back instead (its scores and pauses), which is the same to it.
+ * Its clock runs on meanwhile, so a wait it answers may be shorter by the moments the steps took.
  */
 import { RateLimit, Tickers, TradeDeskConfig } from "@tradedesk/core"
 import { startSimulator } from "@tradedesk/simulator"
 import { Endpoints } from "@tradedesk/core/transport"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
+import type { Redis } from "ioredis"
 import { describe, expect, it } from "vitest"
 import { freshRedis, redisSettings, relay } from "../../../test/redisHarness.js"
 import * as BotRuntime from "../BotRuntime.js"
 import { jsonLogger } from "../log.js"
-import { connect } from "./RedisConnection.js"
+import { connect, prefixOf } from "./RedisConnection.js"
 import * as RedisRateLimitStore from "./RedisRateLimitStore.js"
 
 type Store = RateLimit.RateLimitStore["Type"]
 
 const silent = jsonLogger(() => undefined)
 const WINDOW = 10_000
-/** a start time like the processes' clocks give; the cases add to it */
-const T = 1_800_000_000_000
+/** how much shorter than the case's a wait on Redis's running clock may be: the steps' time on a loaded machine */
+const STEPS_MILLIS = 1_000
 
 const budget = (name: string, weight: number, limit: number, windowMillis = WINDOW): RateLimit.Charge => ({ key: `tradedesk:${name}:${windowMillis}ms`, weight, limit, windowMillis })
 
 const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
 
-const ticketOf = async (store: Store, charges: ReadonlyArray<RateLimit.Charge>, at: number) => {
-  const result = await run(store.acquire(charges, at))
-  if (result._tag !== "Charged") throw new Error(`expected a charge at ${at - T}, got a wait of ${result.millis} ms on ${result.key}`)
+/** A store with its clock: `now()` the time to give it, `later(ms)` moves that on. */
+interface Timed {
+  readonly store: Store
+  readonly now: () => number
+  readonly later: (millis: number) => Promise<void>
+}
+
+const ticketOf = async ({ store, now }: Timed, charges: ReadonlyArray<RateLimit.Charge>) => {
+  const result = await run(store.acquire(charges, now()))
+  if (result._tag !== "Charged") throw new Error(`expected a charge, got a wait of ${result.millis} ms on ${result.key}`)
   return result.ticket
 }
 
-/** A call charged and answered at `at`. */
-const call = async (store: Store, charges: ReadonlyArray<RateLimit.Charge>, at: number) => run(store.settle(await ticketOf(store, charges, at), at))
+/** A call charged and answered now. */
+const call = async (timed: Timed, charges: ReadonlyArray<RateLimit.Charge>) => run(timed.store.settle(await ticketOf(timed, charges), timed.now()))
 
-const memoryStore = (): Promise<Store> => run(Effect.provide(RateLimit.RateLimitStore, RateLimit.layerStoreMemory))
+/** The store answers a wait of `millis` on `key` (on Redis, up to the steps' time less). */
+const expectWait = async ({ store, now }: Timed, charges: ReadonlyArray<RateLimit.Charge>, key: string, millis: number) => {
+  const result = await run(store.acquire(charges, now()))
+  expect(result).toMatchObject({ _tag: "Wait", key })
+  const waited = result._tag === "Wait" ? result.millis : 0
+  expect(waited).toBeLessThanOrEqual(millis)
+  expect(waited).toBeGreaterThan(millis - STEPS_MILLIS)
+}
+
+const settle = ({ store, now }: Timed, ticket: RateLimit.Ticket) => run(store.settle(ticket, now()))
+
+const memoryStore = async (): Promise<Timed> => {
+  const store = await run(Effect.provide(RateLimit.RateLimitStore, RateLimit.layerStoreMemory))
+  // a start time like the processes' clocks give
+  let at = 1_800_000_000_000
+  return { store, now: () => at, later: async (millis) => void (at += millis) }
+}
+
+/** KEYS: the keys of a namespace. ARGV: ms. Every time kept there — scores, pauses — moves `ms` into the past. */
+const AGE = `
+for _, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key).ok
+  if kind == 'zset' then
+    local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+    for i = 1, #entries, 2 do redis.call('ZADD', key, tonumber(entries[i + 1]) - tonumber(ARGV[1]), entries[i]) end
+  elseif kind == 'hash' then
+    local paused = redis.call('HGET', key, 'paused')
+    if paused then redis.call('HSET', key, 'paused', tonumber(paused) - tonumber(ARGV[1])) end
+  end
+end
+return 1
+`
+
+/** The keys of a namespace (SCAN, never KEYS). */
+const keysOf = async (client: Redis, namespace: string) => {
+  const keys: Array<string> = []
+  let cursor = "0"
+  do {
+    const [next, found] = await client.scan(cursor, "MATCH", `${prefixOf(namespace)}*`, "COUNT", 1_000)
+    keys.push(...found)
+    cursor = next
+  } while (cursor !== "0")
+  return keys.sort()
+}
 
 const redisStore = async (heldMillis = 60_000, log = silent) => {
   const { settings, client } = await freshRedis()
-  return { store: RedisRateLimitStore.make(client, settings.namespace, heldMillis, log), settings, client }
+  const store = RedisRateLimitStore.make(client, settings.namespace, heldMillis, log)
+  const later = async (millis: number) => {
+    const keys = await keysOf(client, settings.namespace)
+    if (keys.length > 0) await client.eval(AGE, keys.length, ...keys, millis)
+  }
+  // the times given are not used but for a pause's end, read against the live clock
+  const timed: Timed = { store, now: () => Date.now(), later }
+  return { timed, store, settings, client }
 }
 
 describe.each([
   { name: "memory", make: memoryStore },
-  { name: "Redis", make: async () => (await redisStore()).store }
+  { name: "Redis", make: async () => (await redisStore()).timed }
 ])("the rate-limit store contract ($name)", ({ make }) => {
   it("adds charges up within the window; one that does not fit waits the time until room", async () => {
-    const store = await make()
+    const timed = await make()
     const ip = budget("ip", 3, 100)
-    for (let i = 0; i < 33; i++) await call(store, [ip], T) // 99
-    expect(await run(store.acquire([ip], T + 4_000))).toEqual({ _tag: "Wait", key: ip.key, millis: 6_000 })
-    await call(store, [ip], T + WINDOW)
+    for (let i = 0; i < 33; i++) await call(timed, [ip]) // 99
+    await timed.later(4_000)
+    await expectWait(timed, [ip], ip.key, 6_000)
+    await timed.later(6_000)
+    await call(timed, [ip])
   })
 
   it("slides the window: room returns as old charges age out, not all at once", async () => {
-    const store = await make()
+    const timed = await make()
     const heavy = budget("ip", 40, 100)
-    await call(store, [heavy], T)
-    await call(store, [heavy], T + 5_000)
-    expect(await run(store.acquire([heavy], T + 9_000))).toMatchObject({ _tag: "Wait", millis: 1_000 })
-    await call(store, [heavy], T + 10_000)
-    expect(await run(store.acquire([heavy], T + 10_000))).toMatchObject({ _tag: "Wait", millis: 5_000 })
+    await call(timed, [heavy])
+    await timed.later(5_000)
+    await call(timed, [heavy])
+    await timed.later(4_000)
+    await expectWait(timed, [heavy], heavy.key, 1_000)
+    await timed.later(1_000)
+    await call(timed, [heavy])
+    await expectWait(timed, [heavy], heavy.key, 5_000)
   })
 
   it("takes every charge or none, and names the budget that lacks room", async () => {
-    const store = await make()
+    const timed = await make()
+    const { store, now } = timed
     const ip = budget("ip", 5, 50)
     const uid = budget("uid:acct", 10, 10)
-    await call(store, [ip, uid], T)
-    for (let i = 0; i < 5; i++) expect(await run(store.acquire([ip, uid], T))).toMatchObject({ _tag: "Wait", key: uid.key })
+    await call(timed, [ip, uid])
+    for (let i = 0; i < 5; i++) expect(await run(store.acquire([ip, uid], now()))).toMatchObject({ _tag: "Wait", key: uid.key })
     // the refused ones took nothing from the IP budget: 45 left
-    for (let i = 0; i < 9; i++) await call(store, [ip], T)
-    expect(await run(store.acquire([ip], T))).toMatchObject({ _tag: "Wait", key: ip.key })
+    for (let i = 0; i < 9; i++) await call(timed, [ip])
+    expect(await run(store.acquire([ip], now()))).toMatchObject({ _tag: "Wait", key: ip.key })
   })
 
   it("names the budget that lacks room the longest", async () => {
-    const store = await make()
+    const timed = await make()
     const ip = budget("ip", 40, 40)
     const uid = budget("uid:acct", 1, 1)
-    await call(store, [ip], T)
-    await call(store, [uid], T + 3_000)
-    await run(store.pause([uid.key], T + 20_000))
-    expect(await run(store.acquire([ip, uid], T + 5_000))).toEqual({ _tag: "Wait", key: uid.key, millis: 15_000 })
-    expect(await run(store.acquire([ip, budget("uid:other", 1, 1)], T + 5_000))).toEqual({ _tag: "Wait", key: ip.key, millis: 5_000 })
+    await call(timed, [ip])
+    await timed.later(3_000)
+    await call(timed, [uid])
+    await run(timed.store.pause([uid.key], timed.now() + 17_000))
+    await timed.later(2_000)
+    await expectWait(timed, [ip, uid], uid.key, 15_000)
+    await expectWait(timed, [ip, budget("uid:other", 1, 1)], ip.key, 5_000)
   })
 
   it("holds a charge until its call is answered, then counts it for a window from the answer", async () => {
-    const store = await make()
+    const timed = await make()
     const heavy = budget("ip", 40, 40)
-    const slow = await ticketOf(store, [heavy], T)
+    const slow = await ticketOf(timed, [heavy])
+    await timed.later(15_000)
     // the room is held: it frees a window after the answer at the earliest
-    expect(await run(store.acquire([heavy], T + 15_000))).toEqual({ _tag: "Wait", key: heavy.key, millis: WINDOW })
-    await run(store.settle(slow, T + 15_000))
-    expect(await run(store.acquire([heavy], T + 20_000))).toMatchObject({ _tag: "Wait", millis: 5_000 })
-    await call(store, [heavy], T + 25_000)
+    expect(await run(timed.store.acquire([heavy], timed.now()))).toEqual({ _tag: "Wait", key: heavy.key, millis: WINDOW })
+    await settle(timed, slow)
+    await timed.later(5_000)
+    await expectWait(timed, [heavy], heavy.key, 5_000)
+    await timed.later(5_000)
+    await call(timed, [heavy])
   })
 
   it("counts a ticket settled twice once", async () => {
-    const store = await make()
+    const timed = await make()
     const ip = budget("ip", 3, 6)
-    const ticket = await ticketOf(store, [ip], T)
-    await run(store.settle(ticket, T))
-    await run(store.settle(ticket, T))
-    await call(store, [ip], T)
-    expect(await run(store.acquire([ip], T))).toMatchObject({ _tag: "Wait" })
+    const ticket = await ticketOf(timed, [ip])
+    await settle(timed, ticket)
+    await settle(timed, ticket)
+    await call(timed, [ip])
+    expect(await run(timed.store.acquire([ip], timed.now()))).toMatchObject({ _tag: "Wait" })
   })
 
   it("refuses a paused budget until the pause is over; a shorter pause does not shorten it; other budgets go on", async () => {
-    const store = await make()
+    const timed = await make()
+    const { store, now } = timed
     const ip = budget("ip", 1, 100)
-    await run(store.pause([ip.key], T + 10_000))
-    expect(await run(store.acquire([ip], T))).toEqual({ _tag: "Wait", key: ip.key, millis: 10_000 })
-    await run(store.pause([ip.key], T + 2_000))
-    expect(await run(store.acquire([ip], T + 5_000))).toMatchObject({ _tag: "Wait", millis: 5_000 })
-    await call(store, [budget("uid:acct", 1, 100)], T)
-    await call(store, [ip], T + 10_000)
+    await run(store.pause([ip.key], now() + 10_000))
+    await expectWait(timed, [ip], ip.key, 10_000)
+    await run(store.pause([ip.key], now() + 2_000))
+    await timed.later(5_000)
+    await expectWait(timed, [ip], ip.key, 5_000)
+    await call(timed, [budget("uid:acct", 1, 100)])
+    await timed.later(5_000)
+    await call(timed, [ip])
   })
 
   it("raises a budget to what the exchange counts, never lowers it", async () => {
-    const store = await make()
+    const timed = await make()
+    const { store, now } = timed
     const ip = budget("ip", 3, 100)
-    await call(store, [ip], T)
-    await run(store.raise(ip.key, 50, WINDOW, T + 1_000)) // 47 more at T+1s
-    expect(await run(store.acquire([budget("ip", 51, 100)], T + 1_000))).toMatchObject({ _tag: "Wait", millis: 9_000 })
-    const held = await ticketOf(store, [budget("ip", 50, 100)], T + 1_000)
-    await run(store.raise(ip.key, 20, WINDOW, T + 1_000))
-    expect(await run(store.acquire([budget("ip", 1, 100)], T + 1_000))).toMatchObject({ _tag: "Wait", millis: 9_000 })
-    // the raised weight counts a window from the raise; the first charge leaves at T+10s
-    await run(store.settle(held, T + 1_000))
-    await call(store, [budget("ip", 3, 100)], T + WINDOW)
-    expect(await run(store.acquire([budget("ip", 1, 100)], T + WINDOW))).toMatchObject({ _tag: "Wait", millis: 1_000 })
+    await call(timed, [ip])
+    await timed.later(1_000)
+    await run(store.raise(ip.key, 50, WINDOW, now())) // 47 more, a second after the first 3
+    await expectWait(timed, [budget("ip", 51, 100)], ip.key, 9_000)
+    const held = await ticketOf(timed, [budget("ip", 50, 100)])
+    await run(store.raise(ip.key, 20, WINDOW, now()))
+    await expectWait(timed, [budget("ip", 1, 100)], ip.key, 9_000)
+    // the raised weight counts a window from the raise; the first charge leaves a second before it
+    await settle(timed, held)
+    await timed.later(9_000)
+    await call(timed, [budget("ip", 3, 100)])
+    await expectWait(timed, [budget("ip", 1, 100)], ip.key, 1_000)
   })
 
   it("charges a call on no budget at once, and gives open tickets distinct ids", async () => {
-    const store = await make()
-    expect(await run(store.acquire([], T))).toMatchObject({ _tag: "Charged" })
-    const tickets = await Promise.all(Array.from({ length: 50 }, () => ticketOf(store, [budget("ip", 1, 1_000)], T)))
+    const timed = await make()
+    expect(await run(timed.store.acquire([], timed.now()))).toMatchObject({ _tag: "Charged" })
+    const tickets = await Promise.all(Array.from({ length: 50 }, () => ticketOf(timed, [budget("ip", 1, 1_000)])))
     expect(new Set(tickets.map((ticket) => ticket.id)).size).toBe(50)
   })
 })
 
+/** The live clock, `millis` ahead: a process whose clock is wrong. */
+const aheadBy = (millis: number): Clock.Clock => {
+  const live = Clock.make()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => live.unsafeCurrentTimeMillis() + millis,
+    currentTimeMillis: Effect.sync(() => live.unsafeCurrentTimeMillis() + millis),
+    unsafeCurrentTimeNanos: () => live.unsafeCurrentTimeNanos() + BigInt(millis) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => live.unsafeCurrentTimeNanos() + BigInt(millis) * 1_000_000n),
+    sleep: (duration) => live.sleep(duration)
+  }
+}
+
 describe("the rate-limit store on Redis", () => {
   it("keeps its keys in the bot's namespace, every one expiring, together, after what it counts", async () => {
-    const { client, settings, store } = await redisStore(30_000)
+    const { client, settings, store, timed } = await redisStore(30_000)
     const ip = budget("ip", 3, 100)
-    const now = Date.now()
-    const open = await ticketOf(store, [ip], now)
-    await call(store, [ip, budget("uid:acct", 3, 100)], now)
-    await run(store.raise(budget("ip", 1, 100, 60_000).key, 10, 60_000, now))
-    await run(store.pause([budget("orders:acct", 1, 10, 1_000).key], now + 120_000))
-    const keys: Array<string> = []
-    let cursor = "0"
-    do {
-      const [next, found] = await client.scan(cursor, "MATCH", `tradedesk:${settings.namespace}:*`, "COUNT", 1_000)
-      keys.push(...found)
-      cursor = next
-    } while (cursor !== "0")
-    keys.sort()
+    const open = await ticketOf(timed, [ip])
+    await call(timed, [ip, budget("uid:acct", 3, 100)])
+    await run(store.raise(budget("ip", 1, 100, 60_000).key, 10, 60_000, Date.now()))
+    await run(store.pause([budget("orders:acct", 1, 10, 1_000).key], Date.now() + 120_000))
+    const keys = await keysOf(client, settings.namespace)
     const at = `tradedesk:${settings.namespace}:rate:tradedesk:`
     expect(keys).toEqual([
       `${at}ip:10000ms`, `${at}ip:10000ms:held`, `${at}ip:10000ms:settled`,
@@ -173,31 +257,69 @@ describe("the rate-limit store on Redis", () => {
     expect(Math.abs(ttls.get(`${at}ip:10000ms:settled`)! - ttls.get(`${at}ip:10000ms`)!)).toBeLessThan(1_000)
     expect(ttls.get(`${at}orders:acct:1000ms`)).toBeGreaterThan(110_000)
     expect(ttls.get(`${at}uid:acct:10000ms`)).toBeLessThanOrEqual(WINDOW + 30_000 + 1_000)
-    await run(store.settle(open, now))
+    await settle(timed, open)
   })
 
   it("takes a charge still held at its deadline as answered then; its late settle counts nothing more", async () => {
-    const { store } = await redisStore(1_000)
+    const { timed } = await redisStore(5_000)
     const heavy = budget("ip", 40, 40)
-    const lost = await ticketOf(store, [heavy], T)
-    expect(await run(store.acquire([heavy], T + 500))).toEqual({ _tag: "Wait", key: heavy.key, millis: WINDOW })
-    // at its deadline (T+1s) it counts as answered: room a window later
-    expect(await run(store.acquire([heavy], T + 2_000))).toEqual({ _tag: "Wait", key: heavy.key, millis: 9_000 })
-    await ticketOf(store, [heavy], T + 11_000)
-    await run(store.settle(lost, T + 11_000))
-    await ticketOf(store, [budget("ip", 40, 80)], T + 11_000)
+    const lost = await ticketOf(timed, [heavy])
+    await timed.later(2_500)
+    expect(await run(timed.store.acquire([heavy], timed.now()))).toEqual({ _tag: "Wait", key: heavy.key, millis: WINDOW })
+    // at its deadline (5 s) it counts as answered: room a window later
+    await timed.later(3_500)
+    await expectWait(timed, [heavy], heavy.key, 9_000)
+    await timed.later(9_000)
+    await ticketOf(timed, [heavy])
+    await settle(timed, lost)
+    await ticketOf(timed, [budget("ip", 40, 80)])
+  })
+
+  it("keeps every time on Redis's clock: callers whose clocks differ by 10 s count each other's charges alike", async () => {
+    const { settings, timed } = await redisStore()
+    const other = await connect(redisSettings())
+    try {
+      const ahead: Timed = { store: RedisRateLimitStore.make(other, settings.namespace, 60_000, silent), now: () => Date.now() + 10_000, later: timed.later }
+      const ip = budget("ip", 40, 80)
+      // answered on the one clock and the other: neither is taken for old by the other, nor counted longer
+      await call(timed, [ip])
+      await call(ahead, [ip])
+      await timed.later(4_000)
+      await expectWait(ahead, [ip], ip.key, 6_000)
+      await expectWait(timed, [ip], ip.key, 6_000)
+      await timed.later(6_000)
+      await call(ahead, [ip])
+      await call(timed, [ip])
+    } finally {
+      other.disconnect()
+    }
+  })
+
+  it("pauses for the time core asked by its own clock, whatever that clock says", async () => {
+    const { settings, timed } = await redisStore()
+    const other = await connect(redisSettings())
+    try {
+      const ahead = RedisRateLimitStore.make(other, settings.namespace, 60_000, silent)
+      const ip = budget("ip", 1, 100)
+      // core's penalty of 3 s, by a clock 10 s ahead: `until` is 13 s from Redis's now
+      await run(Effect.withClock(Effect.flatMap(Clock.currentTimeMillis, (now) => ahead.pause([ip.key], now + 3_000)), aheadBy(10_000)))
+      await expectWait(timed, [ip], ip.key, 3_000)
+      await expectWait({ ...timed, store: ahead }, [ip], ip.key, 3_000)
+    } finally {
+      other.disconnect()
+    }
   })
 
   it("shares one budget between the stores of several processes, with ticket ids distinct across them", async () => {
-    const { client, settings, store } = await redisStore()
+    const { client, settings, timed } = await redisStore()
     const other = await connect(redisSettings())
     try {
-      const second = RedisRateLimitStore.make(other, settings.namespace, 60_000, silent)
+      const second: Timed = { ...timed, store: RedisRateLimitStore.make(other, settings.namespace, 60_000, silent) }
       const ip = budget("ip", 10, 50)
-      const tickets = await Promise.all([store, second, store, second, store].map((each) => ticketOf(each, [ip], T)))
+      const tickets = await Promise.all([timed, second, timed, second, timed].map((each) => ticketOf(each, [ip])))
       expect(new Set(tickets.map((ticket) => ticket.id)).size).toBe(5)
-      expect(await run(second.acquire([ip], T))).toMatchObject({ _tag: "Wait", key: ip.key })
-      await run(second.settle(tickets[0]!, T))
+      expect(await run(second.store.acquire([ip], Date.now()))).toMatchObject({ _tag: "Wait", key: ip.key })
+      await settle(second, tickets[0]!)
       expect(await client.zcard(`tradedesk:${settings.namespace}:rate:${ip.key}:held`)).toBe(4)
     } finally {
       other.disconnect()
@@ -212,15 +334,15 @@ describe("the rate-limit store on Redis", () => {
       const lines: Array<string> = []
       const store = RedisRateLimitStore.make(client, settings.namespace, 60_000, jsonLogger((line) => lines.push(line)))
       const ip = budget("ip", 1, 100)
-      const ticket = await ticketOf(store, [ip], T)
+      const ticket = await ticketOf({ store, now: Date.now, later: async () => undefined }, [ip])
       proxy.cut()
       for (let i = 0; i < 3; i++) {
-        expect(await run(store.acquire([ip, budget("uid:acct", 1, 100)], T))).toEqual({ _tag: "Wait", key: ip.key, millis: RedisRateLimitStore.UNREACHABLE_RETRY_MILLIS })
+        expect(await run(store.acquire([ip, budget("uid:acct", 1, 100)], Date.now()))).toEqual({ _tag: "Wait", key: ip.key, millis: RedisRateLimitStore.UNREACHABLE_RETRY_MILLIS })
       }
       // the other steps do not fail the call they serve
-      await run(store.settle(ticket, T))
-      await run(store.pause([ip.key], T + 1_000))
-      await run(store.raise(ip.key, 10, WINDOW, T))
+      await run(store.settle(ticket, Date.now()))
+      await run(store.pause([ip.key], Date.now() + 1_000))
+      await run(store.raise(ip.key, 10, WINDOW, Date.now()))
       expect(lines.filter((line) => line.includes("rate_limit_store_failed"))).toHaveLength(1)
     } finally {
       client.disconnect()

@@ -14,6 +14,11 @@
  * the same expiry whenever one is written: past the last charge's window (and a held charge's deadline), or the pause.
  * Ticket ids are `<run>.<n>`, the run random per store, so they are unique across processes.
  *
+ * Every time kept is Redis's (`TIME`, read inside each script), never a process's: the times core passes are not used,
+ * so processes whose clocks differ share one budget all the same — none takes another's charges for old, or counts its
+ * own for longer. What goes back to core is a duration (the wait in `acquire`), and a pause's end, which core gives by
+ * its own clock, is turned into the time left by that same clock (the caller's) before it goes to Redis.
+ *
  * When Redis cannot be asked, `acquire` answers "wait `UNREACHABLE_RETRY_MILLIS`" on the call's first budget: no call
  * is sent uncounted; a waiting call asks again then, and in fail mode (or past `maxWait`) it fails as rate limited. A
  * settle that fails leaves its charges held until their deadline (counted longer, never less); a pause or a raise that
@@ -37,19 +42,20 @@ export const HELD_MARGIN_MILLIS = 5_000
 /** How long a call waits before asking a Redis that did not answer again. */
 export const UNREACHABLE_RETRY_MILLIS = 1_000
 
-/** Added to every expiry: the processes' clocks may differ a little from Redis's and each other's. */
-const SKEW_MILLIS = 1_000
-
 /**
- * `weightOf(member)`: the weight at the end of a member. `keep(settled, held, meta, ms)`: every key of the budget
- * expires together, in `ms` or later. `tidy(…)`: held charges past their deadline are settled at it, and settled charges
- * at or before the window's start leave it. `room(…)`: 0, or how long until the charge fits (as the memory store).
+ * `clock()`: Redis's time in milliseconds, the one clock of every time kept. `weightOf(member)`: the weight at the end
+ * of a member. `keep(settled, held, meta, ms)`: every key of the budget expires together, in `ms` or later. `tidy(…)`:
+ * held charges past their deadline are settled at it, and settled charges at or before the window's start leave it.
+ * `room(…)`: 0, or how long until the charge fits (as the memory store).
  */
 const FUNCTIONS = `
-local skew = ${SKEW_MILLIS}
+local function clock()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
 local function weightOf(member) return tonumber(string.match(member, ':([^:]+)$')) end
 local function keep(settled, held, meta, ms)
-  local ttl = math.max(math.max(math.ceil(ms), 0) + skew, redis.call('PTTL', meta))
+  local ttl = math.max(math.max(math.ceil(ms), 1), redis.call('PTTL', meta))
   for _, key in ipairs({settled, held, meta}) do
     if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ttl) end
   end
@@ -96,15 +102,15 @@ end
 `
 
 /**
- * KEYS: settled, held, meta of each charge. ARGV: now, held ms, ticket, then weight, limit, window of each charge.
+ * KEYS: settled, held, meta of each charge. ARGV: held ms, ticket, then weight, limit, window of each charge.
  * `{'charged'}`, or `{'wait', the charge's index, ms}` for the charge that lacks room the longest.
  */
 const ACQUIRE = new RedisScript(`${FUNCTIONS}
-local now, heldFor, ticket = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local now, heldFor, ticket = clock(), tonumber(ARGV[1]), ARGV[2]
 local longest, at = 0, 0
 for i = 1, #KEYS / 3 do
   local settled, held, meta = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  local weight, limit, window = tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3])
+  local weight, limit, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
   tidy(settled, held, meta, window, now)
   local millis = room(settled, meta, weight, limit, window, now)
   if millis > longest then longest, at = millis, i end
@@ -112,49 +118,50 @@ end
 if longest > 0 then return {'wait', at, math.ceil(longest)} end
 for i = 1, #KEYS / 3 do
   local settled, held, meta = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  redis.call('ZADD', held, now + heldFor, ticket .. ':' .. i .. ':' .. ARGV[3 * i + 1])
-  redis.call('HINCRBYFLOAT', meta, 'held', ARGV[3 * i + 1])
-  keep(settled, held, meta, heldFor + tonumber(ARGV[3 * i + 3]))
+  redis.call('ZADD', held, now + heldFor, ticket .. ':' .. i .. ':' .. ARGV[3 * i])
+  redis.call('HINCRBYFLOAT', meta, 'held', ARGV[3 * i])
+  keep(settled, held, meta, heldFor + tonumber(ARGV[3 * i + 2]))
 end
 return {'charged'}
 `)
 
-/** KEYS: settled, held, meta of each charge. ARGV: now, ticket, then weight, window of each charge. */
+/** KEYS: settled, held, meta of each charge. ARGV: ticket, then weight, window of each charge. */
 const SETTLE = new RedisScript(`${FUNCTIONS}
-local now, ticket = tonumber(ARGV[1]), ARGV[2]
+local now, ticket = clock(), ARGV[1]
 for i = 1, #KEYS / 3 do
   local settled, held, meta = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  local member = ticket .. ':' .. i .. ':' .. ARGV[2 * i + 1]
+  local member = ticket .. ':' .. i .. ':' .. ARGV[2 * i]
   -- not held: settled already, or taken as answered at its deadline
   if redis.call('ZREM', held, member) == 1 then
     redis.call('ZADD', settled, now, member)
-    redis.call('HINCRBYFLOAT', meta, 'held', '-' .. ARGV[2 * i + 1])
-    redis.call('HINCRBYFLOAT', meta, 'settled', ARGV[2 * i + 1])
-    keep(settled, held, meta, tonumber(ARGV[2 * i + 2]))
+    redis.call('HINCRBYFLOAT', meta, 'held', '-' .. ARGV[2 * i])
+    redis.call('HINCRBYFLOAT', meta, 'settled', ARGV[2 * i])
+    keep(settled, held, meta, tonumber(ARGV[2 * i + 1]))
   end
 end
 return 1
 `)
 
-/** KEYS: settled, held, meta of each budget. ARGV: until, now. */
+/** KEYS: settled, held, meta of each budget. ARGV: how long from now. */
 const PAUSE = new RedisScript(`${FUNCTIONS}
-local untilMillis, now = tonumber(ARGV[1]), tonumber(ARGV[2])
+local millis = tonumber(ARGV[1])
+local untilMillis = clock() + millis
 for i = 1, #KEYS / 3 do
   local settled, held, meta = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  if untilMillis > tonumber(redis.call('HGET', meta, 'paused') or '0') then redis.call('HSET', meta, 'paused', ARGV[1]) end
-  keep(settled, held, meta, untilMillis - now)
+  if untilMillis > tonumber(redis.call('HGET', meta, 'paused') or '0') then redis.call('HSET', meta, 'paused', untilMillis) end
+  keep(settled, held, meta, millis)
 end
 return 1
 `)
 
-/** KEYS: settled, held, meta. ARGV: used, window, now, ticket. */
+/** KEYS: settled, held, meta. ARGV: used, window, ticket. */
 const RAISE = new RedisScript(`${FUNCTIONS}
-local used, window, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local used, window, now = tonumber(ARGV[1]), tonumber(ARGV[2]), clock()
 tidy(KEYS[1], KEYS[2], KEYS[3], window, now)
 local sums = redis.call('HMGET', KEYS[3], 'settled', 'held')
 local uncounted = used - tonumber(sums[1] or '0') - tonumber(sums[2] or '0')
 if uncounted > 0 then
-  redis.call('ZADD', KEYS[1], now, ARGV[4] .. ':1:' .. uncounted)
+  redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':1:' .. uncounted)
   redis.call('HINCRBYFLOAT', KEYS[3], 'settled', uncounted)
   keep(KEYS[1], KEYS[2], KEYS[3], window)
 end
@@ -193,12 +200,12 @@ export const make = (client: Redis, namespace: string, heldMillis: number, log: 
     command(`rate limit ${name}`, () => script.run(client, keys, args)).pipe(Effect.tap(() => answered))
 
   return {
-    acquire: (charges, now) => {
+    acquire: (charges) => {
       const ticket = { id: nextId(), charges }
       // a call on no budget asks nothing
       if (charges.length === 0) return Effect.succeed({ _tag: "Charged", ticket })
       const unreachable: RateLimit.Acquire = { _tag: "Wait", key: charges[0]!.key, millis: UNREACHABLE_RETRY_MILLIS }
-      const args = [now, heldMillis, ticket.id, ...charges.flatMap((charge) => [charge.weight, charge.limit, charge.windowMillis])]
+      const args = [heldMillis, ticket.id, ...charges.flatMap((charge) => [charge.weight, charge.limit, charge.windowMillis])]
       return step("acquire", ACQUIRE, charges.flatMap((charge) => keysOf(charge.key)), args).pipe(
         Effect.flatMap((reply) =>
           Either.match(decodeAcquire(reply), {
@@ -211,18 +218,21 @@ export const make = (client: Redis, namespace: string, heldMillis: number, log: 
         Effect.catchAll((error) => Effect.as(failed("acquire")(error), unreachable))
       )
     },
-    settle: (ticket, now) =>
+    settle: (ticket) =>
       ticket.charges.length === 0 ? Effect.void : step(
         "settle",
         SETTLE,
         ticket.charges.flatMap((charge) => keysOf(charge.key)),
-        [now, ticket.id, ...ticket.charges.flatMap((charge) => [charge.weight, charge.windowMillis])]
+        [ticket.id, ...ticket.charges.flatMap((charge) => [charge.weight, charge.windowMillis])]
       ).pipe(Effect.asVoid, Effect.catchAll(failed("settle"))),
+    // core's time until the pause ends, by the caller's clock (the one core gave `until` by), is kept on Redis's
     pause: (keys, until) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        keys.length === 0 ? Effect.void : step("pause", PAUSE, keys.flatMap(keysOf), [until, now]).pipe(Effect.asVoid, Effect.catchAll(failed("pause")))),
-    raise: (key, used, windowMillis, now) =>
-      step("raise", RAISE, keysOf(key), [used, windowMillis, now, nextId()]).pipe(Effect.asVoid, Effect.catchAll(failed("raise")))
+        keys.length === 0 || until <= now
+          ? Effect.void
+          : step("pause", PAUSE, keys.flatMap(keysOf), [Math.ceil(until - now)]).pipe(Effect.asVoid, Effect.catchAll(failed("pause")))),
+    raise: (key, used, windowMillis) =>
+      step("raise", RAISE, keysOf(key), [used, windowMillis, nextId()]).pipe(Effect.asVoid, Effect.catchAll(failed("raise")))
   }
 }
 

@@ -8,7 +8,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, Socket } from "node:net"
 import type { Telegraf } from "telegraf"
 import type { Convenience, Update } from "telegraf/types"
 import type { Webhook } from "../BotConfig.js"
@@ -17,6 +17,7 @@ import { UpdateNotTaken } from "../redis/UpdateLedger.js"
 import type { Logger } from "../log.js"
 import { isOpsPath, Ops } from "../ops/Ops.js"
 import type { BotContext } from "./BotContext.js"
+import { ConnectionSlots } from "./ConnectionSlots.js"
 
 /** The bot as serving it needs it (made by the application's `createBot`). */
 export interface TradeBot {
@@ -120,13 +121,19 @@ export interface RunningWebhook extends Running {
 export interface WebhookLimits {
   /** the largest request body; Telegram's updates are a few KiB (a message is at most 4,096 characters) */
   readonly maxBodyBytes: number
-  /** the time a client has to send a request's headers, from its connection or its previous request */
+  /**
+   * the time a client has to send a request's headers, from its connection or its previous request: short, as a
+   * connection still sending them holds a slot without having shown the secret
+   */
   readonly headersTimeoutMs: number
   /** the time a client has to send a whole request */
   readonly requestTimeoutMs: number
   /** how long an idle connection is kept open for a next request */
   readonly keepAliveTimeoutMs: number
-  /** open connections at once; more are closed as they arrive (Telegram opens at most 100, 40 by default) */
+  /**
+   * open connections at once (Telegram opens at most 100, 40 by default), shared fairly between peer addresses: at the
+   * cap a new one takes a waiting connection's slot or is closed (`ConnectionSlots`)
+   */
   readonly maxConnections: number
   /** the size of a request's header block */
   readonly maxHeaderBytes: number
@@ -135,7 +142,7 @@ export interface WebhookLimits {
 
 export const WEBHOOK_LIMITS: WebhookLimits = {
   maxBodyBytes: 1024 * 1024,
-  headersTimeoutMs: 10_000,
+  headersTimeoutMs: 2_000,
   requestTimeoutMs: 15_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 128,
@@ -209,9 +216,10 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 
 /**
  * A webhook: POST on the URL's path with the secret token, the operator's endpoints (`ops`: `/healthz`, `/readyz`,
- * `/metrics`), 404 elsewhere. The
- * body is read only after the secret matched, up to `maxBodyBytes`, and handed on only when it is an update; a slow
- * or idle client is cut off by the timeouts. Each refusal the secret's holder caused (413, 400) and each update the
+ * `/metrics`), 404 elsewhere. The body is read only after the secret matched, up to `maxBodyBytes`, and handed on only
+ * when it is an update; a slow or idle client is cut off by the timeouts (its headers by default within 2 s), and the
+ * connection slots are shared fairly between peer addresses, so one peer without the secret, however slow or many its
+ * connections, cannot keep Telegram out. Each refusal the secret's holder caused (413, 400) and each update the
  * bot failed on is logged; server errors once it listens (e.g. too many open files) are logged and survived. An update
  * whose entry in the shared ledger (Redis) cannot be made, or that comes while the server drains, is answered 503
  * (`update_refused`), so Telegram delivers it again.
@@ -273,6 +281,8 @@ export const startWebhook = async (
     answer(res, 200)
   }
 
+  // the cap is the slots', not Node's `maxConnections`: that closes a new connection even when one peer holds all others
+  const slots = new ConnectionSlots<Socket>(limit.maxConnections)
   const server = createServer({
     maxHeaderSize: limit.maxHeaderBytes,
     headersTimeout: limit.headersTimeoutMs,
@@ -280,6 +290,9 @@ export const startWebhook = async (
     // timeouts are checked this often: a tenth of the shortest, at most every second
     connectionsCheckingInterval: Math.min(1_000, Math.ceil(Math.min(limit.headersTimeoutMs, limit.requestTimeoutMs) / 10))
   }, (req, res) => {
+    const socket = req.socket
+    slots.busy(socket)
+    res.once("close", () => slots.idle(socket))
     handle(req, res).catch((error: unknown) => {
       logger.log("error", "webhook_server", { detail: describe(error) })
       if (!res.headersSent) refuse(res, 500, "")
@@ -287,7 +300,12 @@ export const startWebhook = async (
     })
   })
   server.keepAliveTimeout = limit.keepAliveTimeoutMs
-  server.maxConnections = limit.maxConnections
+  server.on("connection", (socket: Socket) => {
+    const admission = socket.remoteAddress === undefined ? undefined : slots.admit(socket, socket.remoteAddress)
+    if (admission?._tag !== "Admitted") return socket.destroy()
+    admission.evicted?.destroy()
+    socket.once("close", () => slots.release(socket))
+  })
   server.maxHeadersCount = limit.maxHeadersCount
   await stopOnFailure(trade, () =>
     new Promise<void>((resolve, reject) => {
