@@ -15,7 +15,7 @@
  * - A store answer that is late or lost is unknown, never "no": a press whose claim, `sending` or settlement could not
  *   be recorded ends without sending (or with what it sent said as unknown), and this run remembers how it ended
  *   (`ended`). The record stays held by that press's token until the ending is recorded — by the next press on it, or
- *   the next check — with the same compare-and-set on the token: a claim that Redis applied after its reply was lost
+ *   on a shared store by the next check (`heartbeat`) — with the same compare-and-set on the token: a claim that Redis applied after its reply was lost
  *   blocks the preview until then, and never lets a second press in beside it.
  * - After a restart, a write the stopped run was sending never got its answer: it is `unknown` and the owner is told
  *   what the feature's look-up finds (`unknownView`); it is never sent again. One the stopped run had only claimed
@@ -292,8 +292,9 @@ export class Confirmations {
   }
 
   /**
-   * On a shared store: renews this run's announcement, then takes back what runs that died held, as `open` does;
-   * what their owners are told. A step that fails is logged, and the next check tries again.
+   * Records the endings of this run's presses that could not record them; on a shared store, also renews this run's
+   * announcement, then takes back what runs that died held, as `open` does: what their owners are told. A step that
+   * fails is logged, and the next check tries again.
    */
   async check(): Promise<ReadonlyArray<Recovered>> {
     await this.resolveEnded()
@@ -303,6 +304,9 @@ export class Confirmations {
     if (Either.isLeft(announced)) this.log.log("warn", "run_not_announced", { run: this.run, reason: announced.left })
     const found = await this.perform(runs.held)
     if (Either.isLeft(found)) return this.notChecked(found.left)
+    // held by a press of this run that ended, its ending not remembered (a claim the store made after this run had
+    // recorded it as not made): nothing was sent under a claim, so it waits again
+    for (const record of found.right.filter((record) => this.endedHold(record) && !this.ended.has(record.id))) await this.resolve(record.id, record)
     const living = await this.living(found.right)
     if (Either.isLeft(living)) return this.notChecked(living.left)
     const recovered: Array<Recovered> = []
@@ -515,14 +519,19 @@ export class Confirmations {
       const moved = await this.move(id, { state, claimedBy: claimant }, to)
       if (moved === "failed") return moved
       if (moved === "moved") {
-        this.ended.delete(id)
+        this.forgetEnded(id, claimant)
         this.log.log("info", "confirmation_resolved", { id, from: state, to })
         return moved
       }
     }
     // the token holds it in neither state: its ending is in the store already (or the claim was never made)
-    this.ended.delete(id)
+    this.forgetEnded(id, claimant)
     return "stale"
+  }
+
+  /** Forgets the remembered ending of `claimant`'s press (not a later press's, remembered meanwhile). */
+  private forgetEnded(id: string, claimant: string): void {
+    if (this.ended.get(id)?.claimant === claimant) this.ended.delete(id)
   }
 
   /** Records the endings this run could not record before (a step of `check`); failures are logged and kept. */
@@ -545,8 +554,8 @@ export class Confirmations {
 
   /**
    * @internal Kind's: records how a claimed write ended, from the state the press holds it in (either, when a step's
-   * answer was lost). Not recorded, the ending is remembered and recorded by the next press on it or the next check;
-   * until then the record answers as busy here, or as held by this run elsewhere.
+   * answer was lost). Not recorded, the ending is remembered and recorded by the next press on it or, on a shared
+   * store, the next check; until then the record answers as busy elsewhere (held by this run).
    */
   async settle(id: string, settlement: Settlement): Promise<void> {
     const press = this.inFlight.get(id)
@@ -563,6 +572,17 @@ export class Confirmations {
     } finally {
       this.live.delete(press.claimant)
     }
+  }
+
+  /**
+   * @internal Kind's: settles a press that ended without saying how (its handler failed): `again` while only claimed
+   * (nothing was sent: sending is recorded before a write leaves), else `unknown`. Nothing once it was settled.
+   */
+  async release(id: string): Promise<void> {
+    const press = this.inFlight.get(id)
+    if (press === undefined) return
+    this.log.log("warn", "confirmation_released", { id, holding: press.holding })
+    await this.settle(id, press.holding === "claimed" ? "again" : "unknown")
   }
 
   /** Evicts the oldest waiting records that `counts` while `limit` or more of them wait unexpired. */
@@ -643,5 +663,10 @@ export class Kind<P> {
 
   settle(id: string, settlement: Settlement): Promise<void> {
     return this.confirmations.settle(id, settlement)
+  }
+
+  /** Settles the claimed write if its handler did not (it failed): surely not sent while only claimed, else unknown. */
+  release(id: string): Promise<void> {
+    return this.confirmations.release(id)
   }
 }

@@ -163,6 +163,9 @@ const MODIFY_ATTEMPTS = 20
  */
 const READ_BACK_WAITS: ReadonlyArray<Duration.Duration> = [Duration.millis(50), Duration.millis(250), Duration.millis(700)]
 
+/** The longest the reading back of one write takes, all of them together. */
+const READ_BACK_WITHIN = Duration.seconds(2)
+
 /** The outcomes of local writes found out after a failure, kept until asked for: at most this many. */
 const LOCAL_OUTCOMES_KEPT = 1_000
 
@@ -242,15 +245,18 @@ export const layer = (log: Logger): Layer.Layer<Store, never, KeyValueStore.KeyV
           const written = yield* Effect.either(writeIf(key, next, expected, fence, writeId))
           if (Either.isRight(written)) return written.right
           let reason = written.left.message
-          for (const wait of READ_BACK_WAITS) {
-            yield* Effect.sleep(wait)
-            const found = yield* Effect.either(writes.outcome(key, writeId))
-            if (Either.isRight(found)) {
-              if (found.right) return true
-              return yield* Effect.fail(new StoreError({ key, reason }))
+          // the read-backs share one bound: a store that hangs answers unknown soon, rather than after every timeout
+          const readBack = Effect.gen(function*() {
+            for (const wait of READ_BACK_WAITS) {
+              yield* Effect.sleep(wait)
+              const found = yield* Effect.either(writes.outcome(key, writeId))
+              if (Either.isRight(found)) return Option.some(found.right)
+              reason = `${reason}; reading it back: ${found.left.message}`
             }
-            reason = `${reason}; reading it back: ${found.left.message}`
-          }
+            return Option.none<boolean>()
+          })
+          const found = yield* Effect.map(Effect.timeoutOption(readBack, READ_BACK_WITHIN), Option.flatten)
+          if (Option.isSome(found)) return found.value ? true : yield* Effect.fail(new StoreError({ key, reason }))
           return yield* Effect.fail(new StoreError({ key, reason, writeId }))
         })
 

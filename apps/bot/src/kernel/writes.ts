@@ -156,8 +156,15 @@ export const singleWrite = <W, I>(deps: Deps, spec: SingleWrite<W, I>) => {
       (await kind.sending(data.id))
         ? runExit(ctx, deps, program)
         : Exit.fail(new StoreError({ key: `confirmation ${data.id}`, reason: "its sending could not be recorded" }))
-    const { settlement, note } = await spec.send(ctx, claim.payload, sendOnce)
-    await kind.settle(data.id, settlement)
+    let sent: { readonly settlement: Settlement; readonly note: FmtString }
+    try {
+      sent = await spec.send(ctx, claim.payload, sendOnce)
+      await kind.settle(data.id, sent.settlement)
+    } finally {
+      // a send that failed before settling leaves nothing held (a no-op once settled)
+      await kind.release(data.id)
+    }
+    const { settlement, note } = sent
     deps.logger.log(settlement === "sent" ? "info" : "warn", "write", {
       feature: spec.feature,
       user: ctx.from?.id,

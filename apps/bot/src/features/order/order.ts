@@ -361,15 +361,13 @@ export const order = (deps: Deps, settings: OrderSettings, limits: TradingLimits
   // answered here rather than before the work: the answer says the orders are going out, without waiting for the
   // chat's paced messages; it is not awaited, so a slow answer never delays the placement. The result replaces the
   // preview once the exchange has answered, and is logged first.
-  composer.use(onPress("Confirm", async (ctx, { id }) => {
-    // recorded as claimed before anything is read or sent: a claim the store cannot record sends nothing
-    const claim = await previews.claim(id, ctx.from?.id ?? 0, messageTime(ctx))
-    const counted = claim._tag === "Claimed" ? await countOrders(ctx, claim.payload.batch) : undefined
+  /** A claimed preview's Confirm: its orders counted, then checked again and sent. */
+  const confirmClaimed = async (ctx: BotContext, id: string, payload: PreviewPayload) => {
+    const counted = await countOrders(ctx, payload.batch)
     const taken = counted === undefined ? undefined : Either.getOrUndefined(counted.taken)
     const wait = taken?._tag === "Wait" ? taken : undefined
     const countUnknown = counted !== undefined && taken === undefined
-    void answerPress(ctx, claim._tag !== "Claimed" || countUnknown ? undefined : wait !== undefined ? tooManyOrdersNote(wait.waitMs) : placingNote(claim.payload.batch))
-    if (claim._tag !== "Claimed") return notPending(ctx, deps, id, claim, "Confirm")
+    void answerPress(ctx, countUnknown ? undefined : wait !== undefined ? tooManyOrdersNote(wait.waitMs) : placingNote(payload.batch))
     if (counted !== undefined && Either.isLeft(counted.taken)) {
       // nothing read or sent, and never sent without its count: the preview waits again for a press
       await previews.settle(id, "again")
@@ -380,9 +378,24 @@ export const order = (deps: Deps, settings: OrderSettings, limits: TradingLimits
       // nothing read or sent: the preview waits again for a press once there is room
       await previews.settle(id, "again")
       ctx.note("over_limit", `${id} ${wait.used} orders in the last minute`)
-      return send(ctx, tooManyOrdersView(claim.payload.batch, wait, counted.limit))
+      return send(ctx, tooManyOrdersView(payload.batch, wait, counted.limit))
     }
-    return confirm(ctx, id, claim.payload, taken)
+    return confirm(ctx, id, payload, taken)
+  }
+
+  composer.use(onPress("Confirm", async (ctx, { id }) => {
+    // recorded as claimed before anything is read or sent: a claim the store cannot record sends nothing
+    const claim = await previews.claim(id, ctx.from?.id ?? 0, messageTime(ctx))
+    if (claim._tag !== "Claimed") {
+      void answerPress(ctx)
+      return notPending(ctx, deps, id, claim, "Confirm")
+    }
+    try {
+      return await confirmClaimed(ctx, id, claim.payload)
+    } finally {
+      // a handler that failed before settling leaves nothing held (a no-op once settled)
+      await previews.release(id)
+    }
   }))
 
   composer.use(onButton("Cancel", async (ctx, { id }) => {

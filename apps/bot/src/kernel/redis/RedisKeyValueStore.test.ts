@@ -5,11 +5,21 @@
  */
 import { Effect, Either, Layer, ManagedRuntime, Option, Schema } from "effect"
 import { describe, expect, it, onTestFinished } from "vitest"
+import { faultProxy, scriptWith } from "../../../test/redisFaults.js"
 import { freshRedis, redisClient, redisSettings } from "../../../test/redisHarness.js"
 import { jsonLogger } from "../log.js"
 import * as Store from "../Store.js"
 import * as RedisConnection from "./RedisConnection.js"
 import * as RedisKeyValueStore from "./RedisKeyValueStore.js"
+
+/** Polls `probe` until it holds, for at most 5 s. */
+const until = async (probe: () => Promise<boolean>, what: string) => {
+  const deadline = Date.now() + 5_000
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
 
 const Counter = Store.entry("counter", 1, Schema.Struct({ count: Schema.Number }))
 
@@ -93,26 +103,28 @@ describe("the Redis key-value store", () => {
 })
 
 describe("a write's outcome on Redis", () => {
-  it("is kept by the write's id: a write sent again answers what it did, and one found not made is never made", async () => {
+  it("is kept by the write's id while its reply is lost, gone once it came, and one found not made is never made", async () => {
     const { settings, client } = await freshRedis()
     const { conditionalWrites: writes } = RedisKeyValueStore.make(client, settings.namespace)
     const prefix = RedisConnection.prefixOf(settings.namespace)
-    const result = await Effect.runPromise(Effect.gen(function*() {
-      const first = yield* writes.write("counter", Option.some("one"), Option.none(), undefined, "w1")
-      // the same write again (a retry after a lost reply): made once, not refused by the value it wrote
-      const again = yield* writes.write("counter", Option.some("one"), Option.none(), undefined, "w1")
-      const made = yield* writes.outcome("counter", "w1")
-      // a write never sent is found not made; arriving after that, it is refused
-      const lost = yield* writes.outcome("counter", "w2")
-      const late = yield* writes.write("counter", Option.some("two"), Option.some("one"), undefined, "w2")
-      return { first, again, made, lost, late }
-    }))
-    expect(result).toEqual({ first: true, again: true, made: true, lost: false, late: false })
-    expect(await client.get(`${prefix}kv:counter`)).toBe("one")
-    // each outcome kept for a while, not for ever
-    const ttl = await client.pttl(`${prefix}kv-write:w1`)
+    const outcomeKey = (writeId: string) => `${prefix}kv-write:${writeId}`
+    // answered: the writer knows, and nothing is kept
+    expect(await Effect.runPromise(writes.write("counter", Option.some("one"), Option.none(), undefined, "w1"))).toBe(true)
+    await until(async () => (await client.exists(outcomeKey("w1"))) === 0, "the answered write's outcome removed")
+    // made, its reply lost with the connection: its outcome is kept, for a while, and read back as made
+    const proxy = await faultProxy()
+    const through = await redisClient({ ...redisSettings(proxy.port, 1_000), namespace: settings.namespace })
+    const lossy = RedisKeyValueStore.make(through, settings.namespace).conditionalWrites
+    proxy.rule({ match: scriptWith("counter"), fault: { _tag: "Drop" } })
+    expect(Either.isLeft(await Effect.runPromise(Effect.either(lossy.write("counter", Option.some("two"), Option.some("one"), undefined, "w2"))))).toBe(true)
+    const ttl = await client.pttl(outcomeKey("w2"))
     expect(ttl).toBeGreaterThan(0)
     expect(ttl).toBeLessThanOrEqual(RedisKeyValueStore.OUTCOME_TTL_MILLIS)
+    expect(await Effect.runPromise(writes.outcome("counter", "w2"))).toBe(true)
+    // a write never sent is found not made; arriving after that, it is refused
+    expect(await Effect.runPromise(writes.outcome("counter", "w3"))).toBe(false)
+    expect(await Effect.runPromise(writes.write("counter", Option.some("three"), Option.some("two"), undefined, "w3"))).toBe(false)
+    expect(await client.get(`${prefix}kv:counter`)).toBe("two")
   })
 
   it("fails a read when Redis cannot be reached: a StoreReadError, never none", async () => {

@@ -5,8 +5,8 @@
  *
  * Layout, under `tradedesk:<namespace>:`: `kv:<key>`, a string per value; `kv-keys`, the set of the keys written, so
  * `size` and `clear` never scan the key space (`KEYS`); `kv-write:<write id>`, a write's outcome (`made`, or `void`
- * once it was found not made), kept `OUTCOME_TTL_MILLIS`: a write whose reply was lost is found out within that time
- * (later it reads as not made). Values do not expire: they are what the bot keeps (an alert waits until it fires or
+ * once it was found not made), removed once its reply came and otherwise kept `OUTCOME_TTL_MILLIS`: a write whose
+ * reply was lost is found out within that time (later it reads as not made). Values do not expire: they are what the bot keeps (an alert waits until it fires or
  * is deleted), each removed by the bot when done with. A value larger than `MAX_VALUE_BYTES` is not read (the script
  * measures it first). Values are text (UTF-8), as the store writes them. Every command is bounded in time by the
  * connection.
@@ -100,10 +100,13 @@ export const make = (client: Redis, namespace: string) => {
 
   const outcomeKeyOf = (writeId: string) => `${prefix}kv-write:${writeId}`
 
+  /** A write's outcome, once its reply came, is known to the writer: not kept (one whose reply was lost is kept). */
+  const forget = (writeId: string) => void client.del(outcomeKeyOf(writeId)).catch(() => undefined)
+
   // without a write id, no outcome is kept
   const write = (key: string, next: Option.Option<string | Uint8Array>, expected: Option.Option<string> | undefined, fence: Fence | undefined, writeId?: string) =>
     Effect.map(
-      attempt(Option.isNone(next) ? "remove" : "set", key, () =>
+      Effect.tap(attempt(Option.isNone(next) ? "remove" : "set", key, () =>
         WRITE.run(client, [index, keyOf(key), fence?.key ?? "", writeId === undefined ? "" : outcomeKeyOf(writeId)], [
           key,
           Option.isNone(next) ? "del" : "set",
@@ -111,7 +114,7 @@ export const make = (client: Redis, namespace: string) => {
           expected === undefined ? "*" : Option.match(expected, { onNone: () => "", onSome: sha1 }),
           fence?.token ?? "",
           OUTCOME_TTL_MILLIS
-        ])),
+        ])), () => Effect.sync(() => (writeId === undefined ? undefined : forget(writeId)))),
       (reply) => reply === 1
     )
 
