@@ -3,7 +3,7 @@
  * holds the most (its own peer's included), never one in a request, never one of a peer holding fewer.
  */
 import { describe, expect, it } from "vitest"
-import { ConnectionSlots } from "./ConnectionSlots.js"
+import { ConnectionSlots, peerOf } from "./ConnectionSlots.js"
 
 /** `count` connections of `peer` admitted in order, named `<peer>#<i>`. */
 const fill = (slots: ConnectionSlots<string>, peer: string, count: number) => {
@@ -66,5 +66,16 @@ describe("connection slots", () => {
     slots.busy("a#1")
     // a's are in a request; b holds fewer than a: a's newcomer is refused rather than take b's one slot
     expect(slots.admit("a#2", "a")).toEqual({ _tag: "Refused" })
+  })
+})
+
+describe("peerOf", () => {
+  it("counts an IPv4 address as itself and an IPv6 address as its /64, however it is written", () => {
+    expect(peerOf("203.0.113.7")).toBe("203.0.113.7")
+    expect(peerOf("::ffff:203.0.113.7")).toBe("::ffff:203.0.113.7")
+    expect(peerOf("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64")
+    expect(peerOf("2001:0db8:0001:0002:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64")
+    expect(peerOf("2001:db8::5")).toBe("2001:db8:0:0::/64")
+    expect(peerOf("::1")).toBe("0:0:0:0::/64")
   })
 })

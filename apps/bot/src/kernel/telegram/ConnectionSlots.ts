@@ -5,8 +5,20 @@
  * the peer holding the most, its connection waiting the longest. When there is none, the new connection is refused.
  * So one peer may use every slot while no other asks, but never keeps a slot from a peer with fewer; behind a proxy
  * (every connection from one address) a new connection takes an idle one's slot. A connection in a request (its
- * headers in, past the secret) is never cut for another.
+ * headers in; one without the secret is answered and closed at once) is never cut for another. An IPv6 peer is its
+ * /64 (`peerOf`): a host is handed a whole /64, so each of its addresses is no peer of its own.
  */
+
+/** The peer a remote address counts as: an IPv4 address itself, an IPv6 address its /64 network. */
+export const peerOf = (address: string): string => {
+  if (!address.includes(":") || address.startsWith("::ffff:")) return address
+  // expand "::" so the first four groups are the network's, whatever the address's shortening
+  const [head = "", tail = ""] = address.split("::")
+  const groups = head === "" ? [] : head.split(":")
+  const missing = 8 - groups.length - (tail === "" ? 0 : tail.split(":").length)
+  const full = [...groups, ...Array.from({ length: Math.max(0, missing) }, () => "0"), ...(tail === "" ? [] : tail.split(":"))]
+  return `${full.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, "")).join(":")}::/64`
+}
 interface Slot {
   readonly peer: string
   /** in a request (its headers complete, the answer not yet sent) */

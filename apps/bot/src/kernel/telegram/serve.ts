@@ -17,7 +17,7 @@ import { UpdateNotTaken } from "../redis/UpdateLedger.js"
 import type { Logger } from "../log.js"
 import { isOpsPath, Ops } from "../ops/Ops.js"
 import type { BotContext } from "./BotContext.js"
-import { ConnectionSlots } from "./ConnectionSlots.js"
+import { ConnectionSlots, peerOf } from "./ConnectionSlots.js"
 
 /** The bot as serving it needs it (made by the application's `createBot`). */
 export interface TradeBot {
@@ -301,7 +301,7 @@ export const startWebhook = async (
   })
   server.keepAliveTimeout = limit.keepAliveTimeoutMs
   server.on("connection", (socket: Socket) => {
-    const admission = socket.remoteAddress === undefined ? undefined : slots.admit(socket, socket.remoteAddress)
+    const admission = socket.remoteAddress === undefined ? undefined : slots.admit(socket, peerOf(socket.remoteAddress))
     if (admission?._tag !== "Admitted") return socket.destroy()
     admission.evicted?.destroy()
     socket.once("close", () => slots.release(socket))
