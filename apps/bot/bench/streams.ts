@@ -18,6 +18,7 @@ import * as BotRuntime from "../src/kernel/BotRuntime.js"
 import type { Logger } from "../src/kernel/log.js"
 import * as Store from "../src/kernel/Store.js"
 import * as Watcher from "../src/kernel/Watcher.js"
+import type { Listeners } from "../src/kernel/watchState.js"
 
 const WATCHERS = Number(process.env["BENCH_STREAMS_WATCHERS"] ?? 100)
 const FILLS = 20
@@ -130,7 +131,7 @@ const measure = async (simulator: SimulatorThread, client: TradeDeskClient, stre
   const toldAt = Array.from({ length: WATCHERS }, () => new Map<string, number>())
   const before = heldBytes()
   const fibers = toldAt.map((told) => {
-    const listeners: Watcher.Listeners = {
+    const listeners: Listeners = {
       chats: Effect.succeed([1]),
       tell: (_chats, events) =>
         Effect.sync(() => {

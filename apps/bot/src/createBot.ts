@@ -42,6 +42,7 @@ import type { NotReal } from "./kernel/messages.js"
 import type { View } from "./kernel/view.js"
 import type * as TradingLimits from "./kernel/TradingLimits.js"
 import * as Watcher from "./kernel/Watcher.js"
+import type { Listeners } from "./kernel/watchState.js"
 
 export interface BotOptions {
   readonly token: string
@@ -133,7 +134,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     )
   // a chat is told only while its owner is allowed, checked again as the events go out
   const hearing = audience(options.access)
-  const listeners: Watcher.Listeners = {
+  const listeners: Listeners = {
     chats: hearing.chats,
     tell: (to, events, away) => Effect.forEach(to.filter(hearing.mayHear), (chatId) => tell(chatId, eventsViews(events, away)), { discard: true })
   }

@@ -21,9 +21,11 @@ import { checkAlerts } from "../src/features/alerts/alerts.js"
 import { audience, setNotify } from "../src/features/notify/subscribers.js"
 import { jsonLogger } from "../src/kernel/log.js"
 import * as MarketData from "../src/kernel/MarketData.js"
+import * as OwnCancels from "../src/kernel/OwnCancels.js"
 import * as ReadShare from "../src/kernel/ReadShare.js"
 import * as Store from "../src/kernel/Store.js"
 import * as Watcher from "../src/kernel/Watcher.js"
+import type { Listeners } from "../src/kernel/watchState.js"
 import { trader, until } from "./harness.js"
 import type { LogLine } from "./harness.js"
 
@@ -169,7 +171,7 @@ const botServices = async () => {
   const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
   const layer = Layer.mergeAll(Layer.provide(Store.layer(logger), folder.layer), MarketData.layer(Duration.millis(20))).pipe(
     Layer.provideMerge(ReadShare.layer),
-    Layer.provideMerge(Watcher.ownCancelsLayer),
+    Layer.provideMerge(OwnCancels.layer),
     Layer.provideMerge(TradeDesk.layerConfigured),
     Layer.provideMerge(TradeDeskConfig.layer({
       futuresBaseUrl: simulator.futuresBaseUrl,
@@ -230,7 +232,7 @@ describe("the watcher on the data-folder store", () => {
     const bot = await botServices()
     expect(await bot.runtime.runPromise(setNotify(trader.id, trader.id, true))).toBe("On")
     const filled: Array<string> = []
-    const listeners: Watcher.Listeners = {
+    const listeners: Listeners = {
       chats: audience(policy).chats,
       tell: (_, events) => Effect.sync(() => filled.push(...events.flatMap((event) => (event._tag === "Filled" ? [event.fill.orderId] : []))))
     }

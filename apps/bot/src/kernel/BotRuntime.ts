@@ -12,6 +12,7 @@ import * as ConfirmStore from "./ConfirmStore.js"
 import * as ExportGate from "./ExportGate.js"
 import type * as Log from "./log.js"
 import * as MarketData from "./MarketData.js"
+import * as OwnCancels from "./OwnCancels.js"
 import * as Metrics from "./ops/Metrics.js"
 import * as Readiness from "./ops/Readiness.js"
 import * as RedisConfirmStore from "./redis/RedisConfirmStore.js"
@@ -49,7 +50,7 @@ export type KernelServices =
   | Admission.SharedAdmission
   | WindowCounter.SharedWindowCounter
   | Metrics.Metrics
-  | Watcher.OwnCancels
+  | OwnCancels.OwnCancels
   | TradeDeskConfig.TradeDeskConfig
 
 export type Services = KernelServices | FeatureServices[keyof FeatureServices]
@@ -162,7 +163,7 @@ const layer = <F>(
     Layer.provideMerge(AccountReads.tradingLayer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     Layer.provideMerge(AccountReads.layer(Duration.millis(caches.accountReadsTtlMs ?? 2_000))),
     // every cancel through the bot is noted, so the watcher tells the exchange's cancels from the trader's
-    Layer.provideMerge(Watcher.ownCancelsLayer),
+    Layer.provideMerge(OwnCancels.layer),
     Layer.provideMerge(coreLayer(storage, log)),
     // the gate and the watcher read the rate limits from the same configuration as the services
     Layer.provideMerge(TradeDeskConfig.layer(options))

@@ -1,7 +1,8 @@
 import { BigDecimal, Duration, Effect, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { changes, FILL_OVERLAP_MILLIS, fillsFrom, pause, Seen, walkFills } from "./Watcher.js"
-import type { FillCursor, Findings, SeenFill, SeenOrder, SeenPlan, SeenPosition } from "./Watcher.js"
+import { changes, pause, walkFills } from "./Watcher.js"
+import { FILL_OVERLAP_MILLIS, fillsFrom, Seen } from "./watchState.js"
+import type { FillCursor, Findings, SeenFill, SeenOrder, SeenPlan, SeenPosition } from "./watchState.js"
 
 const d = BigDecimal.unsafeFromString
 

@@ -28,162 +28,18 @@
  * On V3 with the `streams` setting it follows the account's private streams instead (watchStreams.ts): the same state,
  * events and store-before-tell path, fed by pushes; these polling rounds run only while the streams are down.
  */
-import type { Asset, Order, TradeDeskError } from "@tradedesk/core"
-import { Account, Fill, Orders, PlanOrders, Position, Positions, RateLimit, Streams, TradeDeskConfig } from "@tradedesk/core"
+import type { TradeDeskError } from "@tradedesk/core"
+import { Fill, Orders, RateLimit, TradeDeskConfig } from "@tradedesk/core"
 import { Endpoints } from "@tradedesk/core/transport"
-import { BigDecimal, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { BigDecimal, Duration, Effect, Option, Redacted, Schema } from "effect"
 import type { Logger } from "./log.js"
 import * as Store from "./Store.js"
+import { findOut, look } from "./watchReads.js"
+import { FILL_OVERLAP_MILLIS, fillsFrom, positionKey, Seen, seenFill } from "./watchState.js"
+import type { Event, FillCursor, Findings, Listeners, SeenFill, SeenPlan, Services, Spent, Tracking } from "./watchState.js"
 import * as WatchStreams from "./watchStreams.js"
 
-// ── what the watcher sees ───────────────────────────────────────────────────────────────────────────────────────────
-
-const SeenOrder = Schema.Struct({
-  id: Schema.String,
-  symbol: Schema.String,
-  /** `open_long`, … */
-  kind: Schema.String,
-  size: Schema.BigDecimal,
-  filled: Schema.BigDecimal,
-  priceAvg: Schema.optional(Schema.BigDecimal),
-  clientOid: Schema.String
-})
-export type SeenOrder = Schema.Schema.Type<typeof SeenOrder>
-
-const SeenPlan = Schema.Struct({
-  id: Schema.String,
-  symbol: Schema.String,
-  kind: Schema.String,
-  size: Schema.BigDecimal,
-  triggerPrice: Schema.BigDecimal,
-  /** `pending`, `partially_filled`, `filled`, `canceled` */
-  status: Schema.String,
-  triggered: Schema.Boolean,
-  createdAt: Schema.Number
-})
-export type SeenPlan = Schema.Schema.Type<typeof SeenPlan>
-
-const SeenPosition = Schema.Struct({
-  symbol: Schema.String,
-  side: Schema.Literal("long", "short"),
-  marginMode: Schema.Literal("cross", "isolated"),
-  size: Schema.BigDecimal,
-  leverage: Schema.BigDecimal,
-  entryPrice: Schema.optional(Schema.BigDecimal)
-})
-export type SeenPosition = Schema.Schema.Type<typeof SeenPosition>
-
-/** A fill as told: the exchange's record, reduced to what a message says. */
-export interface SeenFill {
-  /** the exchange's fill (trade) id */
-  readonly id: string
-  readonly orderId: string
-  readonly symbol: string
-  /** `OPEN_LONG`, … as the exchange words it */
-  readonly direction: string
-  readonly size: BigDecimal.BigDecimal
-  /** value / size (the exchange sends no price); none for an empty fill */
-  readonly price?: BigDecimal.BigDecimal
-  readonly realizedPnl: BigDecimal.BigDecimal
-  /** epoch milliseconds */
-  readonly at: number
-}
-
-export const seenFill = (fill: Fill.Fill): SeenFill => {
-  const price = Fill.fillPrice(fill)
-  return {
-    id: fill.tradeId,
-    orderId: fill.orderId,
-    symbol: fill.symbol,
-    direction: fill.direction,
-    size: fill.fillSize,
-    ...(price === undefined ? {} : { price }),
-    realizedPnl: fill.realizedPnl,
-    at: DateTime.toEpochMillis(fill.createdAt)
-  }
-}
-
-/**
- * Where the reading of fills stands: the next read starts at `from`; `ends` are the ends of windows still to read
- * (the nearest last), left by a walk the page budget cut short; `told` are the fills told that a later read may return
- * again (their time `from` or later), by id.
- */
-export const FillCursor = Schema.Struct({
-  from: Schema.Number,
-  ends: Schema.Array(Schema.Number),
-  told: Schema.Array(Schema.Struct({ id: Schema.String, at: Schema.Number }))
-})
-export type FillCursor = Schema.Schema.Type<typeof FillCursor>
-
-/** The cursor of a first look: fills from `now` on, none before. */
-export const fillsFrom = (now: number): FillCursor => ({ from: now, ends: [], told: [] })
-
-/** The account as one round saw it, and whether the margin warning was told (it is told again once the ratio fell back). */
-export const Seen = Schema.Struct({
-  at: Schema.Number,
-  orders: Schema.Array(SeenOrder),
-  plans: Schema.Array(SeenPlan),
-  positions: Schema.Array(SeenPosition),
-  marginRatio: Schema.optional(Schema.BigDecimal),
-  marginWarned: Schema.Boolean,
-  /** none in a state stored before fills were read: they are then read from the round that finds it on */
-  fills: Schema.optional(FillCursor)
-})
-export type Seen = Schema.Schema.Type<typeof Seen>
-
-export type Event =
-  /** `filled`: the order it placed filled, and its fills were read with it (they are told by this event) */
-  | { readonly _tag: "PlanTriggered"; readonly plan: SeenPlan; readonly filled: boolean }
-  | { readonly _tag: "PlanCancelled"; readonly plan: SeenPlan }
-  /** no longer listed, with nothing to tell whether it triggered or was cancelled */
-  | { readonly _tag: "PlanGone"; readonly plan: SeenPlan }
-  /** one fill; `orderSize` when the order was seen open and its size differs from the fill's */
-  | { readonly _tag: "Filled"; readonly fill: SeenFill; readonly orderSize?: BigDecimal.BigDecimal }
-  /** cancelled, not through the bot (by the exchange, or elsewhere); `order.filled` says what filled before */
-  | { readonly _tag: "OrderCancelled"; readonly order: SeenOrder }
-  /** no longer open, and its end could not be read */
-  | { readonly _tag: "OrderGone"; readonly order: SeenOrder }
-  | { readonly _tag: "PositionOpened"; readonly position: SeenPosition }
-  | { readonly _tag: "PositionClosed"; readonly position: SeenPosition }
-  | { readonly _tag: "PositionLiquidated"; readonly position: SeenPosition }
-  | { readonly _tag: "MarginWarning"; readonly ratio: BigDecimal.BigDecimal; readonly level: BigDecimal.BigDecimal }
-
-export const seenOrder = (order: Order.Order): SeenOrder => ({
-  id: order.orderId,
-  symbol: order.symbol,
-  kind: order.kind,
-  size: order.size,
-  filled: order.filledQty,
-  ...Option.match(order.priceAvg, { onNone: () => ({}), onSome: (priceAvg) => ({ priceAvg }) }),
-  clientOid: order.clientOid
-})
-
-export const positionKey = (position: Pick<SeenPosition, "symbol" | "side" | "marginMode">) => `${position.symbol}|${position.side}|${position.marginMode}`
-
-export const seenPosition = (position: Position.Position): SeenPosition => ({
-  symbol: position.symbol,
-  side: position.side,
-  marginMode: position.marginMode,
-  size: position.size,
-  leverage: position.leverage,
-  ...Option.match(Position.entryPrice(position), { onNone: () => ({}), onSome: (entryPrice) => ({ entryPrice }) })
-})
-
 // ── what changed ────────────────────────────────────────────────────────────────────────────────────────────────────
-
-/**
- * What a round learnt beyond the lists: the new fills, how vanished orders ended, which vanished positions were
- * liquidated.
- */
-export interface Findings {
-  /** the fills read this round that were not told before, oldest first */
-  readonly fills: ReadonlyArray<SeenFill>
-  /** the final state of orders no longer open; none when it could not be read */
-  readonly ended: ReadonlyMap<string, Option.Option<SeenOrder & { readonly status: string }>>
-  readonly liquidated: ReadonlySet<string>
-  /** whether the bot itself cancelled the order (known by its id or, for an order, its client oid) */
-  readonly cancelledHere: (orderId: string, clientOid?: string) => boolean
-}
 
 const isWaiting = (plan: SeenPlan) => !plan.triggered && plan.status === "pending"
 
@@ -259,84 +115,10 @@ export const changes = (prev: Seen, next: Seen, findings: Findings, warningLevel
   return { events, marginWarned }
 }
 
-// ── cancels made through the bot ────────────────────────────────────────────────────────────────────────────────────
-
-/** order ids (and client oids) remembered as cancelled through the bot, each */
-const OWN_CANCELS = 2_000
-
-/**
- * The orders the bot itself cancelled lately (or tried to: an unknown outcome counts), to tell them from the
- * exchange's: by order id, or by client oid for a cancel asked by client oid whose answer never came.
- */
-export class OwnCancels extends Context.Tag("@tradedesk/bot/OwnCancels")<OwnCancels, {
-  readonly has: (orderId: string, clientOid?: string) => boolean
-}>() {}
-
-/** The newest `OWN_CANCELS` ids noted. */
-const recentIds = () => {
-  const ids = new Set<string>()
-  return {
-    note: (...noted: ReadonlyArray<string | undefined>) => {
-      for (const id of noted) {
-        if (id === undefined || id === "") continue
-        ids.delete(id)
-        ids.add(id)
-        if (ids.size > OWN_CANCELS) ids.delete(ids.values().next().value!)
-      }
-    },
-    has: (id: string | undefined) => id !== undefined && id !== "" && ids.has(id)
-  }
-}
-
-/**
- * Core's `Orders` with every cancel noted in `OwnCancels`: provided over core's services, it replaces `Orders` for
- * everything built on top, so any feature's cancel is known to the watcher.
- */
-export const ownCancelsLayer: Layer.Layer<Orders.Orders | OwnCancels, never, Orders.Orders> = Layer.effectContext(
-  Effect.gen(function*() {
-    const orders = yield* Orders.Orders
-    const orderIds = recentIds()
-    const clientOids = recentIds()
-    const note = (ids: ReadonlyArray<string | undefined>, oids: ReadonlyArray<string | undefined> = []) =>
-      Effect.sync(() => {
-        orderIds.note(...ids)
-        clientOids.note(...oids)
-      })
-    const wrapped = Orders.Orders.of({
-      ...orders,
-      cancelOrder: (params) =>
-        orders.cancelOrder(params).pipe(
-          Effect.tap((result) => note([result.orderId], [result.clientOid])),
-          Effect.tapError(() => note([params.orderId], [params.clientOid]))
-        ),
-      cancelOrders: (params) =>
-        orders.cancelOrders(params).pipe(
-          Effect.tap((result) => note(result.results.filter((item) => item.cancelled).map((item) => item.orderId))),
-          Effect.tapError(() => note(params.orderIds ?? [], params.clientOids ?? []))
-        ),
-      cancelPlanOrder: (params) =>
-        orders.cancelPlanOrder(params).pipe(
-          Effect.tap((result) => note([result.orderId])),
-          Effect.tapError(() => note([params.orderId]))
-        ),
-      cancelAllOrders: (params) =>
-        orders.cancelAllOrders(params).pipe(Effect.tap((cancelled) => note(cancelled.filter((item) => item.cancelled).map((item) => item.orderId))))
-    })
-    const has = (orderId: string, clientOid?: string) => orderIds.has(orderId) || clientOids.has(clientOid)
-    return Context.make(Orders.Orders, wrapped).pipe(Context.add(OwnCancels, OwnCancels.of({ has })))
-  })
-)
-
 // ── fills ───────────────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** fill requests a round makes at most; a walk they do not finish goes on in the next round */
 export const FILL_PAGES = 4
-
-/**
- * How far back the walk after one that caught up starts: a fill the exchange lists a little late, or stamps by a
- * clock a little behind the bot's, is still found; those told already are known by their ids.
- */
-export const FILL_OVERLAP_MILLIS = 30_000
 
 /** One answer of fills for a window, in any order; `more`: the window holds more than the answer. */
 export interface FillsAnswer {
@@ -411,113 +193,6 @@ export const walkFills = <E, R>(
 
 // ── one round ───────────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Weight a round spent, per budget. */
-export interface Spent {
-  ip: number
-  uid: number
-}
-
-/** order details and order histories looked up per round at most; more are told as gone */
-const LOOKUPS = 10
-
-/** Adds an endpoint's weight to what a round spent. */
-const charge = (spent: Spent, endpoint: { readonly ipWeight: number; readonly uidWeight: number }) =>
-  Effect.sync(() => {
-    spent.ip += endpoint.ipWeight
-    spent.uid += endpoint.uidWeight
-  })
-
-/** The plan orders as the watcher sees them, charging `spent`. */
-export const readPlans = (spent: Spent) =>
-  Effect.flatMap(PlanOrders.PlanOrders, (plans) =>
-    plans.list({ limit: 100 }).pipe(
-      Effect.zipLeft(charge(spent, Endpoints.planOrders)),
-      Effect.map((list) =>
-        list.map((plan): SeenPlan => ({
-          id: plan.orderId,
-          symbol: plan.symbol,
-          kind: plan.type,
-          size: plan.size,
-          triggerPrice: plan.triggerPrice,
-          status: plan.status,
-          triggered: Option.isSome(plan.triggeredAt),
-          createdAt: plan.createdAt.epochMillis
-        }))
-      )
-    ))
-
-/**
- * The margin ratio (equity in use: equity − available, over equity) of the futures assets; 1 when the equity is gone
- * while positions are held (`holding`), none without a USDT asset.
- */
-const marginRatioOf = (assets: ReadonlyArray<Asset.FuturesAsset>, holding: boolean): BigDecimal.BigDecimal | undefined => {
-  const usdt = assets.find((asset) => asset.coin.toUpperCase() === "USDT")
-  const ratio = usdt === undefined
-    ? undefined
-    : BigDecimal.isPositive(usdt.equity)
-    ? BigDecimal.unsafeDivide(BigDecimal.max(BigDecimal.subtract(usdt.equity, usdt.available), BigDecimal.fromBigInt(0n)), usdt.equity)
-    : holding ? BigDecimal.fromBigInt(1n) : undefined
-  return ratio === undefined ? undefined : BigDecimal.round(ratio, { scale: 4 })
-}
-
-/** The futures assets, charging `spent`. */
-const readAssets = (spent: Spent) => Effect.flatMap(Account.Account, (account) => Effect.zipLeft(account.futuresAssets(), charge(spent, Endpoints.futuresAssets)))
-
-/** The margin ratio read now (one request), charging `spent`. */
-export const readMarginRatio = (spent: Spent, holding: boolean) => Effect.map(readAssets(spent), (assets) => marginRatioOf(assets, holding))
-
-/** The open orders, plan orders, positions and margin ratio, charging `spent` for each request. */
-const look = (spent: Spent, now: number) =>
-  Effect.gen(function*() {
-    const orders = yield* Orders.Orders
-    const positions = yield* Positions.Positions
-    const [open, plans, positionList, assets] = yield* Effect.all([
-      Effect.zipLeft(orders.openOrders({ pageSize: 100 }), charge(spent, Endpoints.openOrders)),
-      readPlans(spent),
-      Effect.zipLeft(positions.positions(), charge(spent, Endpoints.positions)),
-      readAssets(spent)
-    ], { concurrency: "unbounded" })
-    const held = positionList.filter((position) => BigDecimal.isPositive(position.size))
-    const marginRatio = marginRatioOf(assets, held.length > 0)
-    const seen: Omit<Seen, "marginWarned" | "fills"> = {
-      at: now,
-      orders: open.map(seenOrder),
-      plans,
-      positions: held.map(seenPosition),
-      ...(marginRatio === undefined ? {} : { marginRatio })
-    }
-    return seen
-  })
-
-/** How vanished orders ended and which vanished positions were liquidated, within `LOOKUPS` requests. */
-export const findOut = (prev: Seen, next: Omit<Seen, "marginWarned" | "fills">, spent: Spent) =>
-  Effect.gen(function*() {
-    const orders = yield* Orders.Orders
-    const cancels = yield* OwnCancels
-    const open = new Set(next.orders.map((order) => order.id))
-    const vanished = prev.orders.filter((order) => !open.has(order.id)).slice(0, LOOKUPS)
-    const ended = new Map<string, Option.Option<SeenOrder & { readonly status: string }>>()
-    for (const order of vanished) {
-      spent.ip += Endpoints.orderDetail.ipWeight
-      spent.uid += Endpoints.orderDetail.uidWeight
-      const detail = yield* Effect.option(orders.orderDetail({ orderId: order.id }))
-      ended.set(order.id, Option.map(detail, (found) => ({ ...seenOrder(found), status: found.status })))
-    }
-    const held = new Set(next.positions.map(positionKey))
-    const closed = prev.positions.filter((position) => !held.has(positionKey(position)))
-    const liquidated = new Set<string>()
-    for (const symbol of [...new Set(closed.map((position) => position.symbol))].slice(0, LOOKUPS)) {
-      spent.ip += Endpoints.orderHistory.ipWeight
-      spent.uid += Endpoints.orderHistory.uidWeight
-      const history = yield* Effect.option(orders.orderHistory({ symbol, pageSize: 20, since: prev.at }))
-      for (const order of Option.getOrElse(history, () => [])) {
-        const side = /^burst_liquidate_(long|short)$/.exec(order.kind)?.[1]
-        for (const position of closed) if (position.symbol === symbol && position.side === side) liquidated.add(positionKey(position))
-      }
-    }
-    return { ended, liquidated, cancelledHere: cancels.has } satisfies Omit<Findings, "fills">
-  })
-
 /** One answer of the account's fills in a window, charging `spent`. */
 const readFills = (spent: Spent) => (from: number, to: number) =>
   Effect.flatMap(Orders.Orders, (orders) => {
@@ -563,15 +238,6 @@ const knownOf = (seen: Seen): string => {
 }
 
 /**
- * The chats to tell, and how: `away` for what happened while the bot was down. A failed read of the chats fails the
- * round (it is never "nobody listens"): the state and the fills' cursor are kept, and the next round tries again.
- */
-export interface Listeners {
-  readonly chats: Effect.Effect<ReadonlyArray<number>, Store.StoreReadError, Store.Store>
-  readonly tell: (chats: ReadonlyArray<number>, events: ReadonlyArray<Event>, away: boolean) => Effect.Effect<void>
-}
-
-/**
  * The wait after a round that spent `spent`: the time that weight takes to earn at `share` of the read budget (the
  * budget less the order reserve), at least `minMillis`.
  */
@@ -582,42 +248,12 @@ export const pause = (settings: TradeDeskConfig.Settings["rateLimit"], share: nu
   return Math.max(minMillis, Math.ceil(window * Math.max(spent.ip / readShare(settings.ipWeightPerWindow), spent.uid / readShare(settings.uidWeightPerWindow))))
 }
 
-export type Services =
-  | Orders.Orders
-  | PlanOrders.PlanOrders
-  | Positions.Positions
-  | Account.Account
-  | Streams.Streams
-  | OwnCancels
-  | Store.Store
-  | TradeDeskConfig.TradeDeskConfig
-
 /** Whose account the watcher follows, for its stored state and its lease: a digest of the API key, or `public`. */
 export const accountOf = (config: TradeDeskConfig.Settings): string =>
   Option.match(config.credentials, {
     onNone: () => "public",
     onSome: (credentials) => RateLimit.accountKey(Redacted.value(credentials.apiKey))
   })
-
-/**
- * What a stream batch and a polling round share: the last state (read from the store once, then kept in memory), its
- * baseline, and the path from a new state to the chats — the events, the state stored, then the events told — one at
- * a time (`exclusive`).
- */
-export interface Tracking {
-  /** fails when the store cannot be read: a state that may be there is never taken for none (and a new baseline) */
-  readonly last: Effect.Effect<Option.Option<Seen>, Store.StoreReadError>
-  /** a first look over REST, when nothing is stored: what is there now is told nothing of */
-  readonly baseline: (spent: Spent) => Effect.Effect<Seen, TradeDeskError | Store.StoreError, Services>
-  /** tells what changed from `before` to `next` (stored first), to `chats` */
-  readonly settle: (
-    chats: ReadonlyArray<number>,
-    before: Seen,
-    next: Omit<Seen, "marginWarned">,
-    findings: Findings
-  ) => Effect.Effect<void, Store.StoreError>
-  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-}
 
 /**
  * The watcher, until interrupted. With a `fence` (the watcher's lease, when processes share the store) its state is

@@ -3,8 +3,9 @@ import { BigDecimal, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { fold } from "./watchStreams.js"
 import type { Push } from "./watchStreams.js"
-import { changes, fillsFrom } from "./Watcher.js"
-import type { Findings, Seen } from "./Watcher.js"
+import { changes } from "./Watcher.js"
+import { fillsFrom } from "./watchState.js"
+import type { Findings, Seen } from "./watchState.js"
 
 const LIMITS = { maxDecimalLength: 64, maxElements: 100 }
 const T = 1_700_000_000_000

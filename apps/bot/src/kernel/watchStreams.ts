@@ -1,9 +1,9 @@
 /**
- * The account watcher on V3's private streams (Watcher.ts holds the state, the events and the polling rounds). The
- * open orders, positions and fills come from core's `orders`, `positions` and `fills` streams: a snapshot first and
- * after every reconnect, then each change. The pushes are taken in batches (those within 50 ms); each batch becomes the
- * next state (`fold`) and goes down the polling round's path: the events between the two states, the state stored,
- * then told.
+ * The account watcher on V3's private streams (watchState.ts holds the state and the events, Watcher.ts the polling
+ * rounds and the events between two states, watchReads.ts the REST reads both make). The open orders, positions and
+ * fills come from core's `orders`, `positions` and `fills` streams: a snapshot first and after every reconnect, then
+ * each change. The pushes are taken in batches (those within 50 ms); each batch becomes the next state (`fold`) and
+ * goes down the polling round's path: the events between the two states, the state stored, then told.
  *
  * What the pushes do not carry is read over REST: the plan orders when the orders' snapshot comes (its REST list has
  * normal orders only; a plan order placed, cancelled or triggered later is pushed), how orders and positions that
@@ -19,8 +19,10 @@ import { Streams } from "@tradedesk/core"
 import { BigDecimal, Chunk, DateTime, Duration, Effect, Either, Option, Schedule, Stream } from "effect"
 import type { Logger } from "./log.js"
 import type * as Store from "./Store.js"
-import { FILL_OVERLAP_MILLIS, fillsFrom, findOut, OwnCancels, positionKey, readMarginRatio, readPlans, seenFill, seenOrder, seenPosition } from "./Watcher.js"
-import type { Findings, Listeners, Seen, SeenFill, SeenOrder, SeenPlan, Services, Spent, Tracking } from "./Watcher.js"
+import { OwnCancels } from "./OwnCancels.js"
+import { findOut, readMarginRatio, readPlans } from "./watchReads.js"
+import { FILL_OVERLAP_MILLIS, fillsFrom, positionKey, seenFill, seenOrder, seenPosition } from "./watchState.js"
+import type { Findings, Listeners, Seen, SeenFill, SeenOrder, SeenPlan, Services, Spent, Tracking } from "./watchState.js"
 
 /** One item of the merged channels, or a tick: time to see whether the margin ratio is due. */
 export type Push =

@@ -5,7 +5,7 @@
 import { BigDecimal } from "effect"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import type { Event, SeenFill, SeenOrder, SeenPlan } from "../../kernel/Watcher.js"
+import type { Event, SeenFill, SeenOrder, SeenPlan } from "../../kernel/watchState.js"
 import { assets } from "../../kernel/symbols.js"
 import { dec, marketName, oneLine, percent, priceAtStep, signedMoney, split, view } from "../../kernel/view.js"
 import type { View } from "../../kernel/view.js"

@@ -9,10 +9,10 @@
  * the log agree; exchange requests from core's spans (`TradeDesk.<operation>`, one per call), so core is untouched.
  */
 import { RateLimitError } from "@tradedesk/core"
+import type { ManagedRuntime } from "effect"
 import { Cause, Context, Duration, Effect, Exit, Option, Predicate, Tracer } from "effect"
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
 import { isCommand } from "../commands.js"
-import type { BotRuntime } from "../BotRuntime.js"
 import { ConfirmStore, State } from "../ConfirmStore.js"
 import type { Logger } from "../log.js"
 
@@ -246,9 +246,10 @@ export const whileWatching = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.E
 /**
  * The confirmations by state, from the store's list: it reads every record (on disk a file each, on Redis a hash each,
  * every process's), so it is read at most once per `everyMs` whatever the scrapes, and given up after `timeoutMs`.
+ * `runtime` runs the read: the bot's runtime, or any that holds the confirmation store.
  */
 export const confirmationCounts = (
-  runtime: BotRuntime,
+  runtime: Pick<ManagedRuntime.ManagedRuntime<ConfirmStore, unknown>, "runPromise">,
   everyMs = 30_000,
   timeoutMs = 2_000,
   now: () => number = Date.now

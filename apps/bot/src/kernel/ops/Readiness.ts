@@ -13,10 +13,10 @@
  */
 import { ServerTime } from "@tradedesk/core"
 import { RateLimitError } from "@tradedesk/core"
+import type { ManagedRuntime } from "effect"
 import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { constants } from "node:fs"
 import { access } from "node:fs/promises"
-import type { BotRuntime } from "../BotRuntime.js"
 import { WatcherLease } from "../redis/Lease.js"
 import { RedisConnection } from "../redis/RedisConnection.js"
 import type { MetricsService } from "./Metrics.js"
@@ -76,7 +76,13 @@ export interface ReadinessSettings {
 /** The reason this process is not ready, or none when it is. */
 export type Readiness = () => Promise<string | undefined>
 
-export const make = (runtime: BotRuntime, metrics: MetricsService, settings: ReadinessSettings = {}, now: () => number = Date.now): Readiness => {
+/** `runtime` runs the checks: the bot's runtime, or any that holds the store's health check and core's server time. */
+export const make = (
+  runtime: Pick<ManagedRuntime.ManagedRuntime<StoreHealth | ServerTime.ServerTime, unknown>, "runPromise">,
+  metrics: MetricsService,
+  settings: ReadinessSettings = {},
+  now: () => number = Date.now
+): Readiness => {
   const fresh = settings.exchangeFreshMs ?? 10_000
   const cacheMs = settings.probeCacheMs ?? 5_000
   const timeout = Duration.millis(settings.timeoutMs ?? 2_000)

@@ -20,9 +20,9 @@
  * An attempt whose process stops while handling leaves `handling:` behind: a copy delivered once it lapsed is handled
  * again. A value of the earlier format (the taker's run, set once for a day) counts as done.
  */
+import type { ManagedRuntime } from "effect"
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import type { Middleware } from "telegraf"
-import type { BotRuntime } from "../BotRuntime.js"
 import type { Logger } from "../log.js"
 import { StoreError } from "../Store.js"
 import type { BotContext } from "../telegram/BotContext.js"
@@ -129,6 +129,9 @@ export class UpdateNotTaken extends Error {
  */
 export type Unsure = "retry" | "handle"
 
+/** What runs the ledger's steps: the bot's runtime, or any that holds the ledger. */
+type Runs = Pick<ManagedRuntime.ManagedRuntime<UpdateLedger, unknown>, "runPromise">
+
 /**
  * How long a delivery (`retry`) waits for another attempt that has the update in hand to finish it — most updates
  * (a reply, an order placed) are done within it, and the request is still answered well within Telegram's and a load
@@ -141,7 +144,7 @@ const IN_HAND_LOOK_MILLIS = 25
  * The first middleware: an update handled already is acknowledged and goes no further; one the ledger cannot rule
  * on goes as `unsure` says. Pair it with `markHandled` behind the detaching middleware.
  */
-export const handledOnce = (runtime: BotRuntime, taker: string, logger: Logger, unsure: Unsure): Middleware<BotContext> => {
+export const handledOnce = (runtime: Runs, taker: string, logger: Logger, unsure: Unsure): Middleware<BotContext> => {
   let attempts = 0
   return async (ctx, next) => {
     const updateId = ctx.update.update_id
@@ -179,7 +182,7 @@ export const handledOnce = (runtime: BotRuntime, taker: string, logger: Logger, 
  * alike), the ledger marks the update handled. A mark that cannot be made leaves it in hand until `HANDLING_MILLIS`
  * lapse (`update_done_not_marked`); a copy delivered after that is handled again.
  */
-export const markHandled = (runtime: BotRuntime, logger: Logger): Middleware<BotContext> => async (ctx, next) => {
+export const markHandled = (runtime: Runs, logger: Logger): Middleware<BotContext> => async (ctx, next) => {
   const updateId = ctx.update.update_id
   try {
     await next()
