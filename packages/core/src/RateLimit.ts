@@ -33,10 +33,14 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
+import type { Budget, PublishedBudgets, Reported } from "./internal/budgets.js"
 import type { Route } from "./Wire.js"
 import { ConfigError, RateLimitError } from "./Errors.js"
 import { DEFAULT_PENALTY_MILLIS, TradeDeskConfig } from "./TradeDeskConfig.js"
 import type { RateLimitSettings } from "./TradeDeskConfig.js"
+
+// part of the public `RateLimit` namespace (index.ts)
+export type { Budget, PublishedBudgets, Reported } from "./internal/budgets.js"
 
 export interface Charge {
   readonly key: string
@@ -44,32 +48,6 @@ export interface Charge {
   /** the most weight the budget may hold with this charge taken */
   readonly limit: number
   readonly windowMillis: number
-}
-
-/** At most `limit` weight in any trailing window of `windowMillis`. */
-export interface Budget {
-  readonly limit: number
-  readonly windowMillis: number
-}
-
-/**
- * Budgets the exchange publishes (V3's `exchangeInfo`, docs/v3.md §1.6), each kind in one or more windows: request
- * weight per IP, and orders per account (V3's ORDERS count, kept as the account's `uid` budget).
- */
-export interface PublishedBudgets {
-  readonly ip: ReadonlyArray<Budget>
-  readonly uid: ReadonlyArray<Budget>
-}
-
-/**
- * What an answer's headers say of one budget (V3, docs/v3.md §1.6): the weight the exchange counts in its window
- * (`used`), the room it has left (`remaining`), or both.
- */
-export interface Reported {
-  readonly budget: "ip" | "uid"
-  readonly windowMillis: number
-  readonly used: number | undefined
-  readonly remaining: number | undefined
 }
 
 /** Charges taken together and not yet settled. */

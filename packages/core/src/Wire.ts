@@ -13,7 +13,7 @@ import type { ApiVersion, EndpointName, TradeDeskError } from "./Errors.js"
 import type { Codec } from "./internal/wireRecord.js"
 import { OPERATIONS } from "./Operations.js"
 import type { Declaration, OperationName, ParamsOf, ResultOf, Write } from "./Operations.js"
-import type { PublishedBudgets, Reported } from "./RateLimit.js"
+import type { PublishedBudgets, Reported } from "./internal/budgets.js"
 
 export type { Write } from "./Operations.js"
 

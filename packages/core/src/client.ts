@@ -33,7 +33,7 @@ import { withDecimals } from "./facade/inputs.js"
 import type { WithDecimalInputs } from "./facade/inputs.js"
 import type * as Plain from "./facade/records.js"
 import { plainCodec, toPlain } from "./internal/plainRecord.js"
-import type { Plain as PlainOf } from "./internal/plainRecord.js"
+import type { Plain as PlainOf } from "./internal/plain.js"
 import type { Candle } from "./market/Candle.js"
 import type { MarketTrade } from "./market/MarketTrade.js"
 import { Market } from "./market/Market.js"
@@ -66,7 +66,7 @@ import type { StreamError } from "./streams/StreamErrors.js"
 import type { PolledTicker } from "./streams/polling.js"
 import type { BalanceUpdate, OrderUpdate, PrivateItem, StreamTicker } from "./streams/StreamRecords.js"
 import { Streams } from "./streams/Streams.js"
-import type { DepthLevels, OrderBook, StreamInterval } from "./streams/Streams.js"
+import type { DepthLevels, OrderBook, StreamInterval } from "./streams/channels.js"
 
 /** The optional last argument of every method. */
 export interface CallOptions {

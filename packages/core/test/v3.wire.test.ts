@@ -7,6 +7,7 @@ import { ConfigProvider, Effect, Either, Layer } from "effect"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import * as Endpoints from "../src/Endpoints.js"
+import { LongId, SymbolParam } from "../src/internal/codecs.js"
 import type { Endpoint } from "../src/Endpoints.js"
 import { jsonText, RawInteger } from "../src/internal/jsonText.js"
 import * as W from "../src/internal/wireRecord.js"
@@ -80,7 +81,7 @@ describe("the transport on V3", () => {
     signed: true,
     ipWeight: 3,
     uidWeight: 3,
-    request: Schema.Struct({ symbol: V3Wire.SymbolParam }),
+    request: Schema.Struct({ symbol: SymbolParam }),
     response: W.fromSchema(Schema.Unknown)
   })
   const callProbe = (params: { readonly symbol: string }) =>
@@ -155,8 +156,8 @@ describe("request bodies", () => {
   it("write ids marked as raw integers as their exact digits, unquoted", () => {
     const body = { orderIdList: [new RawInteger("702345678901234567"), new RawInteger("9007199254740993")], note: "a\"b" }
     expect(jsonText(body)).toBe("{\"orderIdList\":[702345678901234567,9007199254740993],\"note\":\"a\\\"b\"}")
-    expect(Schema.encodeSync(V3Wire.LongId)("702345678901234567")).toEqual(new RawInteger("702345678901234567"))
-    expect(() => Schema.encodeSync(V3Wire.LongId)("7e5")).toThrow(/expected digits/)
+    expect(Schema.encodeSync(LongId)("702345678901234567")).toEqual(new RawInteger("702345678901234567"))
+    expect(() => Schema.encodeSync(LongId)("7e5")).toThrow(/expected digits/)
   })
 
   it("are written as JSON.stringify writes them when they hold no raw integer", () => {

@@ -8,6 +8,7 @@ import { AffiliateUserStats, BatchOrder, Decimal, Params, PlanOrder, SpotBill, T
 import type { Activity } from "./activity.js"
 import { maybeEvent, seedHistory } from "./activity.js"
 import { Affiliate } from "./Affiliate.js"
+import type { Call } from "./call.js"
 import type { Failure } from "./failures.js"
 import { badParameter, isFailure } from "./failures.js"
 import { AMOUNT_SCALE, Coins, Ledger } from "./Ledger.js"
@@ -37,15 +38,6 @@ export interface ExchangeOptions {
   readonly accounts: ReadonlyArray<DemoAccount>
   /** published in V3's exchangeInfo */
   readonly budgets: BudgetSettings | false
-}
-
-/** What an operation is given (a signed one also gets the account that signed it). */
-export interface Call {
-  /** the raw query string, without `?` */
-  readonly query: string
-  /** the raw body text */
-  readonly body: string
-  readonly now: number
 }
 
 const DEFAULT_PLAN_LIMIT = 100
@@ -113,7 +105,7 @@ export class Exchange {
   constructor(options: ExchangeOptions) {
     this.market = new Market(options.seed, options.symbols, options.now)
     this.ledger = new Ledger(new Coins(this.market.instruments))
-    this.orders = new Orders(this.market, options.now, this.events)
+    this.orders = new Orders(this.market, options.now, (event) => this.events.emit(event))
     this.trading = new Trading(this.market, this.orders, this.ledger)
     this.marketV3 = new MarketV3(this.market, options.budgets)
     this.tradingV3 = new TradingV3(this.market, this.orders)

@@ -16,7 +16,6 @@
  * - **funding** settles every 8 h of simulated time (00:00, 08:00, 16:00 UTC) on every position at the mark price:
  *   rate = 0.01 % + (mark − index) / index, capped at ±0.075 %; longs pay it to shorts when positive.
  */
-import { ExchangeEvents } from "./ExchangeEvents.js"
 import { AMOUNT_SCALE } from "./Ledger.js"
 import type { Instrument } from "./instruments.js"
 import type { Market } from "./Market.js"
@@ -70,6 +69,9 @@ export interface Position {
   readonly createdSequence: bigint
   updatedSequence: bigint
 }
+
+/** What the futures side tells the exchange's observers (ExchangeEvents.ts): an open position now at another leverage (and margin). */
+export type FuturesEvent = { readonly _tag: "Releveraged"; readonly position: Position }
 
 /** Why a margin move was refused: no such position of the account, a cross one, or more than may move. */
 export interface MarginMoveRefusal {
@@ -187,8 +189,8 @@ export class Futures {
   private matchSequence = 5_792_711_540n
   private nextFunding: number
 
-  /** `events`: where a leverage change that re-margined a position is told */
-  constructor(private readonly market: Market, now: number, private readonly events = new ExchangeEvents()) {
+  /** `emit`: where a leverage change that re-margined a position is told */
+  constructor(private readonly market: Market, now: number, private readonly emit: (event: FuturesEvent) => void = () => {}) {
     this.nextFunding = nextFundingAfter(now)
   }
 
@@ -263,7 +265,7 @@ export class Futures {
     for (const { position, leverage } of before) {
       if (position.leverage === leverage) continue
       position.updatedAt = time
-      this.events.emit({ _tag: "Releveraged", position })
+      this.emit({ _tag: "Releveraged", position })
     }
     return undefined
   }

@@ -19,13 +19,12 @@ import type { BatchOrder, PlanOrder } from "@tradedesk/core"
 import { Decimal } from "@tradedesk/core"
 import type { Failure } from "./failures.js"
 import { badParameter, failure, isFailure } from "./failures.js"
-import type { MarginMode, Side } from "./Futures.js"
+import type { FuturesEvent, MarginMode, Position, Side } from "./Futures.js"
 import { Futures, leverageOf, toUsdt } from "./Futures.js"
 import type { Instrument } from "./instruments.js"
 import type { Market } from "./Market.js"
 import { MAKER_FEE_BPS, maxPositionUnits, priceBand, TAKER_FEE_BPS } from "./contracts.js"
 import { Prng } from "./Prng.js"
-import { ExchangeEvents } from "./ExchangeEvents.js"
 import { decimal, divide, rescale, toUnits } from "./units.js"
 
 /** An order to place, as decoded from the wire. */
@@ -115,6 +114,16 @@ export interface Trade {
   readonly maker: boolean
   readonly time: number
 }
+
+/** What the orders tell the exchange's observers (ExchangeEvents.ts), with what their futures side tells. */
+export type OrdersEvent =
+  /** a normal order (or a triggered plan order) now resting, a plan order placed to wait for its trigger, or a cancel: no execution */
+  | { readonly _tag: "OrderChanged"; readonly order: Order }
+  /** one execution: `trade.order` as it stands after it, and the position it changed (size 0 once closed) */
+  | { readonly _tag: "Executed"; readonly trade: Trade; readonly position: Position | undefined }
+  /** a funding settlement booked on the position */
+  | { readonly _tag: "Funded"; readonly position: Position }
+  | FuturesEvent
 
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
@@ -206,9 +215,9 @@ export class Orders {
   private nextId = 1_165_432_198_765_432_000n
   private nextTradeId = 700_112_233_445_566_000n
 
-  /** `events`: where placements, cancels and executions are told (the WebSocket layer listens) */
-  constructor(private readonly market: Market, now: number, readonly events = new ExchangeEvents()) {
-    this.futures = new Futures(market, now, events)
+  /** `emit`: where placements, cancels and executions are told (the exchange's observers: the WebSocket layer) */
+  constructor(private readonly market: Market, now: number, private readonly emit: (event: OrdersEvent) => void = () => {}) {
+    this.futures = new Futures(market, now, emit)
   }
 
   private book(uid: string): Book {
@@ -268,7 +277,7 @@ export class Orders {
     book.plans = bounded(book.plans, ORDER_MEMORY, (item) => !isDone(item))
     this.recordPlacement(uid, order.clientOid)
     this.working.push(plan)
-    this.events.emit({ _tag: "OrderChanged", order: plan })
+    this.emit({ _tag: "OrderChanged", order: plan })
     return plan
   }
 
@@ -381,7 +390,7 @@ export class Orders {
   onTick(now: number): void {
     this.match(now, false)
     this.liquidate(now)
-    for (const position of this.futures.fund(now)) this.events.emit({ _tag: "Funded", position })
+    for (const position of this.futures.fund(now)) this.emit({ _tag: "Funded", position })
   }
 
   /** After `setPrice`: the same, with resting orders the price went through filled whole. */
@@ -506,7 +515,7 @@ export class Orders {
     this.reserve(order)
     if (!this.working.includes(order)) this.working.push(order)
     // an order that partly filled on arrival was told with its execution
-    if (order.filledUnits === 0) this.events.emit({ _tag: "OrderChanged", order })
+    if (order.filledUnits === 0) this.emit({ _tag: "OrderChanged", order })
   }
 
   /** Lists a normal order with its account's orders. */
@@ -736,7 +745,7 @@ export class Orders {
       order.status = "partially_filled"
       this.reserve(order)
     }
-    this.events.emit({ _tag: "Executed", trade, position: applied.position })
+    this.emit({ _tag: "Executed", trade, position: applied.position })
     // the rest that could not fill is canceled after the execution was told
     if (cut) this.finish(order, "canceled", now)
   }
@@ -756,7 +765,7 @@ export class Orders {
       order.reserved = 0n
     }
     // a fill is told with its execution
-    if (status === "canceled") this.events.emit({ _tag: "OrderChanged", order })
+    if (status === "canceled") this.emit({ _tag: "OrderChanged", order })
   }
 }
 

@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import { Decimal } from "@tradedesk/core"
 import type { BatchOrder } from "@tradedesk/core"
 import { PlanOrder } from "@tradedesk/core"
-import type { Call } from "./Exchange.js"
+import type { Answer, Call } from "./call.js"
 import type { Failure } from "./failures.js"
 import { badParameter, failure, isFailure } from "./failures.js"
 import type { MarginMode } from "./Futures.js"
@@ -36,8 +36,6 @@ import { bodyFields, decodeBody, queryFields } from "./requests.js"
 import type { DemoAccount } from "./types.js"
 import { text, toUnits } from "./units.js"
 import { quoteIntegers } from "./v3/params.js"
-
-type Answer = string | Failure
 
 const MAX_LIMIT = 100
 const MAX_CANCELS = 50

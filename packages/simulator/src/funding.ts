@@ -4,7 +4,7 @@
  * time (`GET /capi/v2/market/funding_time?symbol=`, `{ symbol, fundingTime }`). The same values as V3's premiumIndex
  * (v3/funding.ts): the premium of the mark over the index price, and the next of the contracts' funding times.
  */
-import type { Call } from "./Exchange.js"
+import type { Call } from "./call.js"
 import type { Failure } from "./failures.js"
 import { isFailure } from "./failures.js"
 import type { Instrument } from "./instruments.js"

@@ -6,7 +6,7 @@
  * and V3 its mark price as the walk's close of the minute before (its first price for times before the walk's day).
  * Oldest first; V2 requires `limit` (1–1000), V3 defaults it to 100 and takes a window of at most 7 days.
  */
-import type { Call } from "./Exchange.js"
+import type { Call } from "./call.js"
 import type { Failure } from "./failures.js"
 import { isFailure } from "./failures.js"
 import type { Instrument } from "./instruments.js"

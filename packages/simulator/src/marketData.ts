@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { Ticker } from "@tradedesk/core"
 import { contractRecord } from "./contracts.js"
-import type { Call } from "./Exchange.js"
+import type { Call } from "./call.js"
 import type { Failure } from "./failures.js"
 import { isFailure } from "./failures.js"
 import { stringify } from "./json.js"

@@ -6,7 +6,7 @@
  * minutes back (100 by default, 1000 at most). The same trades on both versions; V3 writes the id as a UUID, as the
  * live service does, V2 as digits.
  */
-import type { Call } from "./Exchange.js"
+import type { Call } from "./call.js"
 import type { Failure } from "./failures.js"
 import { isFailure } from "./failures.js"
 import type { Instrument } from "./instruments.js"

@@ -3,7 +3,7 @@
  * /capi/v3/market/openInterest?symbol=`), from the seeded market. The simulated market has no other traders' positions
  * to count: its open interest is synthetic, half the symbol's 24 h base volume, the same amount on both versions.
  */
-import type { Call } from "./Exchange.js"
+import type { Call } from "./call.js"
 import type { Failure } from "./failures.js"
 import { isFailure } from "./failures.js"
 import type { Instrument } from "./instruments.js"

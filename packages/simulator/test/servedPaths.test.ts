@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { operations } from "../src/operations.js"
-import type { Operation } from "../src/operations.js"
+import type { Operation } from "../src/operation.js"
 import { json, send, start } from "./helpers.js"
 
 const README = fileURLToPath(new URL("../README.md", import.meta.url))

@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import { DecimalFromString } from "../Decimal.js"
 import { PositiveDecimal } from "../orders/BatchOrder.js"
 import { DigitString } from "../Params.js"
-import { LongId } from "../v3/wire.js"
+import { LongId } from "../internal/codecs.js"
 
 export const MarginDirection = Schema.Literal("add", "reduce")
 export type MarginDirection = Schema.Schema.Type<typeof MarginDirection>

@@ -6,7 +6,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
-import { symbol } from "../v3/wire.js"
+import { symbol } from "../internal/codecs.js"
 
 export const TradingFeesRequest = Schema.Struct({ symbol: FuturesSymbol })
 export type TradingFeesRequest = Schema.Schema.Type<typeof TradingFeesRequest>

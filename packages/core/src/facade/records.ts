@@ -10,7 +10,7 @@ import type { LeverageSetting as LeverageSettingRecord } from "../account/Levera
 import type { SpotBill as SpotBillRecord } from "../account/SpotBill.js"
 import type { TradingFees as TradingFeesRecord } from "../account/TradingFees.js"
 import type { AffiliatePage as AffiliatePageRecord, AffiliateUserStats as AffiliateUserStatsRecord } from "../affiliate/AffiliateUserStats.js"
-import type { Plain } from "../internal/plainRecord.js"
+import type { Plain } from "../internal/plain.js"
 import type { BookTicker as BookTickerRecord } from "../market/BookTicker.js"
 import type { Candle as CandleRecord } from "../market/Candle.js"
 import type { Contract as ContractRecord } from "../market/Contract.js"
@@ -34,7 +34,7 @@ import type { PlanOrder as PlanOrderRecord } from "../orders/PlanOrder.js"
 import type { PlanOrderAck as PlanOrderAckRecord, PlanOrderHistoryPage as PlanOrderHistoryPageRecord } from "../orders/PlanOrderPlacement.js"
 import type { Position as PositionRecord } from "../positions/Position.js"
 
-export type { Plain as Of } from "../internal/plainRecord.js"
+export type { Plain as Of } from "../internal/plain.js"
 
 export type Ticker = Plain<TickerRecord>
 export type Contract = Plain<ContractRecord>

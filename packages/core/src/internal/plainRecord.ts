@@ -17,18 +17,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Decimal from "../Decimal.js"
+import type { Plain } from "./plain.js"
 import * as W from "./wireRecord.js"
-
-/**
- * The plain form of a domain type: `BigDecimal` → exact decimal string, `DateTime` → `Date`, `Option<A>` → `A` or
- * `undefined`, the rest field by field (field docs included).
- */
-export type Plain<T> = T extends BigDecimal.BigDecimal ? string
-  : T extends DateTime.DateTime ? Date
-  : T extends Option.Option<infer A> ? Plain<A> | undefined
-  : T extends ReadonlyArray<infer A> ? ReadonlyArray<Plain<A>>
-  : T extends object ? { readonly [K in keyof T]: Plain<T[K]> }
-  : T
 
 const plainValue = (value: unknown): unknown => {
   if (typeof value !== "object" || value === null) return value

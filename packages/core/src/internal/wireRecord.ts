@@ -15,7 +15,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as BigDecimal from "effect/BigDecimal"
 import * as Decimal from "../Decimal.js"
-import type { Plain } from "./plainRecord.js"
+import type { Plain } from "./plain.js"
 
 /** What a fast decoder returns for a value it refuses. */
 export const INVALID: unique symbol = Symbol.for("@tradedesk/core/invalid")

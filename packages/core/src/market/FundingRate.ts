@@ -6,7 +6,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
-import { symbol } from "../v3/wire.js"
+import { symbol } from "../internal/codecs.js"
 
 export const FundingRateRequest = Schema.Struct({ symbol: FuturesSymbol })
 export type FundingRateRequest = Schema.Schema.Type<typeof FundingRateRequest>

@@ -12,7 +12,7 @@ import type * as Schema from "effect/Schema"
 import type * as BigDecimal from "effect/BigDecimal"
 import * as Decimal from "../Decimal.js"
 import { plainDate, plainDecimal } from "../internal/plainRecord.js"
-import type { Plain } from "../internal/plainRecord.js"
+import type { Plain } from "../internal/plain.js"
 import * as W from "../internal/wireRecord.js"
 
 const fields = {

@@ -24,12 +24,12 @@ import type { Order } from "../orders/Order.js"
 import type { Position } from "../positions/Position.js"
 import * as V3Account from "../v3/account.js"
 import * as V3Orders from "../v3/orderReads.js"
-import * as V3 from "../v3/wire.js"
+import { symbol } from "../internal/codecs.js"
 
 /** The 24 h statistics of one symbol as the `ticker` channel pushes them: no best bid or ask (take them from `depth`). */
 const tickerRecord = W.record({
   /** wire `s` */
-  symbol: V3.symbol("s"),
+  symbol: symbol("s"),
   /** wire `c`: latest execution price */
   last: W.decimal("c"),
   /** wire `o`: price at the window's start */

@@ -23,7 +23,7 @@ import type { FuturesAsset } from "../account/Asset.js"
 import { ConfigError, InputError, UnsupportedOperationError } from "../Errors.js"
 import type { EndpointName } from "../Errors.js"
 import type { Candle } from "../market/Candle.js"
-import type { Depth, Level } from "../market/Depth.js"
+import type { Level } from "../market/Depth.js"
 import { Market } from "../market/Market.js"
 import { MarketStats } from "../market/MarketStats.js"
 import type { MarketTrade } from "../market/MarketTrade.js"
@@ -37,32 +37,22 @@ import { ServerTime } from "../ServerTime.js"
 import { sign } from "../Signer.js"
 import { TradeDeskConfig } from "../TradeDeskConfig.js"
 import type { Settings } from "../TradeDeskConfig.js"
-import { wireSymbol } from "../v3/wire.js"
+import { wireSymbol } from "../internal/codecs.js"
+import { STREAM_INTERVALS } from "./channels.js"
+import type { DepthLevels, OrderBook, StreamInterval } from "./channels.js"
 import { makeConnection } from "./connection.js"
 import type { ChannelEvent, Connection, Subscription } from "./connection.js"
 import { decimalKey, isV2Granularity, makePolledStreams } from "./polling.js"
 import type { PolledTicker } from "./polling.js"
-export type { PolledTicker } from "./polling.js"
 import { DepthGapError, StreamDecodeError } from "./StreamErrors.js"
 import type { StreamError } from "./StreamErrors.js"
 import * as Records from "./StreamRecords.js"
 import type { BalanceSnapshot, BalanceUpdate, OrderUpdate, PrivateItem, PushLimits, StreamTicker } from "./StreamRecords.js"
 
-/** The candle widths the `kline` channel serves (`1M` = a calendar month). */
-export const STREAM_INTERVALS = ["1m", "5m", "15m", "30m", "1h", "2h", "4h", "6h", "8h", "12h", "1d", "1w", "1M"] as const
-export type StreamInterval = (typeof STREAM_INTERVALS)[number]
-
-/** The book sizes the `depth` channel serves. */
-export type DepthLevels = 15 | 200
-
-/** The order book after a frame was applied: REST's `Depth` (best levels first) and where it stands in the sequence. */
-export interface OrderBook extends Depth {
-  readonly symbol: string
-  /** the last update id applied (the frame's `u`) */
-  readonly updateId: number
-  /** how often this stream has resubscribed to mend a gap so far */
-  readonly resyncs: number
-}
+// part of the public `Streams` namespace (index.ts)
+export { STREAM_INTERVALS } from "./channels.js"
+export type { DepthLevels, OrderBook, StreamInterval } from "./channels.js"
+export type { PolledTicker } from "./polling.js"
 
 /**
  * Each stream follows its V3 channel. On V2 it polls the REST read it mirrors every `streams.pollMs` (default 5 s),

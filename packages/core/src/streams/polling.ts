@@ -23,9 +23,9 @@ import type { Ticker } from "../market/Ticker.js"
 import type { Fill } from "../orders/Fill.js"
 import type { Order } from "../orders/Order.js"
 import type { Position } from "../positions/Position.js"
+import type { DepthLevels, OrderBook, StreamInterval } from "./channels.js"
 import type { StreamError } from "./StreamErrors.js"
 import type { PrivateItem, StreamTicker } from "./StreamRecords.js"
-import type { DepthLevels, OrderBook, StreamInterval } from "./Streams.js"
 
 /** What V2's REST ticker and the `ticker` push both carry: the polled ticker has these and nothing else. */
 export type PolledTicker = Pick<

@@ -25,7 +25,8 @@ import { DecimalFromString } from "../Decimal.js"
 import { MillisBody, specSymbol, TimeInput, toMillis } from "../Params.js"
 import * as Position from "../positions/Position.js"
 import type { Composite, WireTable } from "../Wire.js"
-import { endpoint, LongId, request, symbol, SymbolParam, wireSymbol } from "./wire.js"
+import { LongId, symbol, SymbolParam, wireSymbol } from "../internal/codecs.js"
+import { endpoint, request } from "./wire.js"
 
 const NoParams = Schema.Struct({})
 

@@ -36,7 +36,8 @@ import * as OpenInterest from "../market/OpenInterest.js"
 import type * as Ticker from "../market/Ticker.js"
 import { IntQuery, specSymbol } from "../Params.js"
 import type { Call, Composite, WireParams, WireTable } from "../Wire.js"
-import { endpoint, symbol, SymbolParam } from "./wire.js"
+import { symbol, SymbolParam } from "../internal/codecs.js"
+import { endpoint } from "./wire.js"
 
 
 // Tickers (§19, §23)

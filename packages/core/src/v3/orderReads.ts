@@ -10,6 +10,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { optionalBoolean, optionalText } from "../account/optionalWire.js"
 import type { Endpoint } from "../Wire.js"
+import * as Codecs from "../internal/codecs.js"
 import * as W from "../internal/wireRecord.js"
 import * as Fill from "../orders/Fill.js"
 import * as Order from "../orders/Order.js"
@@ -18,7 +19,6 @@ import * as PlanOrderPlacement from "../orders/PlanOrderPlacement.js"
 import { type TimeInput, toMillis } from "../Params.js"
 import type { Composite, WireTable } from "../Wire.js"
 import { directionOf, ORDER_STATUS } from "./orderModel.js"
-import * as V3 from "./wire.js"
 import { endpoint } from "./wire.js"
 
 /**
@@ -36,7 +36,7 @@ const fromV2 = <A, I2, I3>(v2: Schema.Schema<A, I2>, toV3: (wire: I2) => I3): Sc
 const defined = (query: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined))
 
-const symbolOnWire = (symbol: string | undefined) => (symbol === undefined ? undefined : V3.wireSymbol(symbol))
+const symbolOnWire = (symbol: string | undefined) => (symbol === undefined ? undefined : Codecs.wireSymbol(symbol))
 
 /**
  * A V3 window: both bounds at most `widest` apart, or neither (V3 then answers its most recent days). A wider one the
@@ -75,7 +75,7 @@ const EXECUTION: Readonly<Record<string, Order.OrderExecution>> = { GTC: "normal
  * `TAKE_PROFIT_MARKET`): they are orders, read as such.
  */
 const orderRecord = W.record({
-  symbol: V3.symbol("symbol"),
+  symbol: Codecs.symbol("symbol"),
   /** wire `origQty` */
   size: W.decimal("origQty"),
   /** wire `clientOrderId` */
@@ -162,7 +162,7 @@ const PLAN_EXECUTION: Readonly<Record<string, keyof typeof PlanOrder.ExecutionCo
  * profit (none); its take-profit and stop-loss presets have no field of the plan order.
  */
 const planRecord = W.record({
-  symbol: V3.symbol("symbol"),
+  symbol: Codecs.symbol("symbol"),
   /** wire `quantity` */
   size: W.decimal("quantity"),
   /** wire `clientAlgoId` */
@@ -225,7 +225,7 @@ const fillRecord = W.record({
   /** wire `id` */
   tradeId: W.id("id"),
   orderId: W.id("orderId"),
-  symbol: V3.symbol("symbol"),
+  symbol: Codecs.symbol("symbol"),
   marginMode: optionalText("marginMode"),
   separatedMode: optionalText("separatedMode"),
   positionSide: W.text("positionSide"),

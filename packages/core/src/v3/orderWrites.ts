@@ -27,7 +27,8 @@ import { specSymbol } from "../Params.js"
 import type { Call, Composite, WireTable } from "../Wire.js"
 import { clientIdIssue, directionOf, EXECUTION_OF, TIME_IN_FORCE, WIRE_DIRECTION } from "./orderModel.js"
 import { klines } from "./market.js"
-import { endpoint, LongId, request, SymbolParam, wireSymbol } from "./wire.js"
+import { LongId, SymbolParam, wireSymbol } from "../internal/codecs.js"
+import { endpoint, request } from "./wire.js"
 
 /** Orders one V3 batch request takes (docs/v3.md §25.2). */
 export const BATCH_CHUNK = 5

@@ -7,7 +7,7 @@ import type * as Headers from "@effect/platform/Headers"
 import * as Schema from "effect/Schema"
 import type { Endpoint } from "../Wire.js"
 import * as W from "../internal/wireRecord.js"
-import type { Budget, PublishedBudgets, Reported } from "../RateLimit.js"
+import type { Budget, PublishedBudgets, Reported } from "../internal/budgets.js"
 import { endpoint } from "./wire.js"
 
 const MILLIS_OF_INTERVAL = { SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000 } as const

@@ -6,7 +6,7 @@
  * `SUSDT`. The history's `symbol` filter takes V3's `BTCUSDT` and refuses `BTCSUSDT`, as the live demo was seen to.
  * The demo has nothing else: no cancel, algo orders, batches, fills, leverage, margin or bills.
  */
-import type { Call } from "../Exchange.js"
+import type { Answer, Call } from "../call.js"
 import type { Failure } from "../failures.js"
 import { isFailure } from "../failures.js"
 import type { Futures } from "../Futures.js"
@@ -14,8 +14,6 @@ import { AMOUNT_SCALE } from "../Ledger.js"
 import type { DemoAccount } from "../types.js"
 import { invalidSymbol } from "./params.js"
 import type { TradingV3 } from "./trading.js"
-
-type Answer = string | Failure
 
 /** What each demo account holds at start, in SUSDT (the live demo's grant is not documented). */
 export const DEMO_CASH = 10_000n

@@ -4,7 +4,7 @@
  * at ±0.75 %), the next funding time the next of the contracts' funding times (every 8 hours from 00:00 UTC).
  */
 import { FUNDING_TIMES } from "../contracts.js"
-import type { Call } from "../Exchange.js"
+import type { Call } from "../call.js"
 import type { Failure } from "../failures.js"
 import { isFailure } from "../failures.js"
 import type { Json } from "../json.js"

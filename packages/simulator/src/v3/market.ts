@@ -5,7 +5,7 @@
  */
 import type { BudgetSettings } from "../Budgets.js"
 import { FUNDING_TIMES, LIMIT_PRICE_RATIO_BPS, MAKER_FEE_BPS, maxPositionUnits, MIN_LEVERAGE, TAKER_FEE_BPS } from "../contracts.js"
-import type { Call } from "../Exchange.js"
+import type { Answer, Call } from "../call.js"
 import type { Failure } from "../failures.js"
 import { isFailure } from "../failures.js"
 import type { Instrument } from "../instruments.js"
@@ -20,8 +20,6 @@ import { Decimal } from "@tradedesk/core"
 import { rateLimits } from "./limits.js"
 import { refusal } from "./errors.js"
 import { DAY_MS, firstFailure, instrumentParam, invalidSymbol, missing, ok, requiredInstrument, v3Symbol, wholeParam, wordParam } from "./params.js"
-
-type Answer = string | Failure
 
 /** Quote asset decimals exchangeInfo gives every symbol. */
 const QUOTE_PRECISION = 8

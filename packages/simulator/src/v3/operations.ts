@@ -4,9 +4,9 @@
  * name of the V2 operation it stands for, so a counter or a fault covers both versions; `placeOrder`,
  * `markPrice`, `apiTradingSymbols`, `bookTicker`, `commissionRate`, `coins`, `spotExchangeInfo` and `ping` have no V2 counterpart here.
  */
-import type { Call, Exchange } from "../Exchange.js"
-import type { Failure } from "../failures.js"
-import type { Operation } from "../operations.js"
+import type { Answer, Call } from "../call.js"
+import type { Exchange } from "../Exchange.js"
+import type { Operation } from "../operation.js"
 import type { DemoAccount, OperationName } from "../types.js"
 import { fundingHistoryV3 } from "../fundingHistory.js"
 import { marketTradesV3 } from "../marketTrades.js"
@@ -17,7 +17,6 @@ import * as PositionModes from "./positionModes.js"
 import { coins, ping, spotExchangeInfo } from "./startup.js"
 import type { TradingV3 } from "./trading.js"
 
-type Answer = string | Failure
 type Method = "GET" | "POST" | "DELETE"
 
 const common = (name: OperationName, method: Method, path: string, ipWeight: number) => ({

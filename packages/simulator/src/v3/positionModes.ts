@@ -10,14 +10,12 @@
  * Orders behave as under COMBINED. The switch has the margin mode's preconditions: no position and no open order in
  * the symbol. V2's reads (`getAccounts` `modeSetting`, positions, fills) still show COMBINED.
  */
-import type { Call, Exchange } from "../Exchange.js"
-import type { Failure } from "../failures.js"
+import type { Answer, Call } from "../call.js"
+import type { Exchange } from "../Exchange.js"
 import { isFailure } from "../failures.js"
 import { isFields } from "../requests.js"
 import type { DemoAccount } from "../types.js"
 import { instrumentParam, losslessBody, wordParam } from "./params.js"
-
-type Answer = string | Failure
 
 const SEPARATED_TYPES = ["COMBINED", "SEPARATED"] as const
 

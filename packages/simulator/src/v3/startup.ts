@@ -9,7 +9,8 @@
  * contract of that coin, with its price tick; its quantities have the ledger's 8 decimals. The simulator serves no
  * spot market data or spot orders: these answers describe the markets the spot bills come from.
  */
-import type { Call, Exchange } from "../Exchange.js"
+import type { Call } from "../call.js"
+import type { Exchange } from "../Exchange.js"
 import type { Instrument } from "../instruments.js"
 import type { Json } from "../json.js"
 import { JsonNumber, stringify } from "../json.js"

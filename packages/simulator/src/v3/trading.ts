@@ -6,7 +6,7 @@
  */
 import type { BigDecimal } from "effect"
 import type { BatchOrder, PlanOrder } from "@tradedesk/core"
-import type { Call } from "../Exchange.js"
+import type { Answer, Call } from "../call.js"
 import type { Failure } from "../failures.js"
 import { isFailure } from "../failures.js"
 import type { MarginMode } from "../Futures.js"
@@ -51,8 +51,6 @@ import {
   symbolConfigRecord,
   tradeRecord
 } from "./records.js"
-
-type Answer = string | Failure
 
 /** `POST /capi/v3/batchOrders` takes at most this many orders (§25.2). */
 export const MAX_BATCH_ORDERS = 5
