@@ -1,6 +1,9 @@
-/** The outgoing pacer, on a fake clock: per-chat and global spacing, the bounded line, the latest reply winning, typing. */
+/**
+ * The outgoing pacer, on a fake clock: per-chat and global spacing, the exact window over all chats, the bounded line,
+ * the latest reply winning, typing.
+ */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
-import { ChatActionSkipped, essential, Pacer, ReplyRefused, ReplySuperseded } from "../src/kernel/telegram/Pacer.js"
+import { ChatActionSkipped, essential, MAX_IN_FLIGHT_MS, Pacer, ReplyRefused, ReplySuperseded } from "../src/kernel/telegram/Pacer.js"
 import type { PacerOptions } from "../src/kernel/telegram/Pacer.js"
 
 /** What became of each request: the time it was granted, or the error's name. */
@@ -100,7 +103,8 @@ describe("outgoing pacing", () => {
     const others = [ask("8", "1"), ask("9", "1")]
     const overall = await others[1]!.catch((error: unknown) => error)
     expect(described(overall)).toEqual(["all", 3, 1, true])
-    const times = outcomes([...chat7.slice(0, 3), others[0]!, (refusals[0] as ReplyRefused).notice!, (overall as ReplyRefused).notice!])
+    const noticeAt = (refusal: unknown) => (refusal as ReplyRefused).notice!(async (at) => at)
+    const times = outcomes([...chat7.slice(0, 3), others[0]!, noticeAt(refusals[0]), noticeAt(overall)])
     await settle()
     // each notice goes before the replies waiting: chat 9's at the next slot, chat 7's at its next turn
     expect(times).toEqual([0, 2000, 3000, 2, 1000, 1])
@@ -110,7 +114,7 @@ describe("outgoing pacing", () => {
     const refused = await again[3]!.catch((error: unknown) => error)
     expect(described(refused)).toEqual(["chat", 2, 2, true])
     await settle()
-    await Promise.all([...again.slice(0, 3), (refused as ReplyRefused).notice])
+    await Promise.all([...again.slice(0, 3), noticeAt(refused)])
   })
 
   it("counts the bytes waiting; one message alone always fits", async () => {
@@ -150,5 +154,72 @@ describe("outgoing pacing", () => {
     await settle()
     expect(times).toEqual([3000, 0])
     expect(new ReplySuperseded("5")).toBeInstanceOf(Error)
+  })
+})
+
+/** The most of `times` in any span of a second, `[t, t + 1000)`. */
+const busiestSecond = (times: ReadonlyArray<number>) => {
+  const sorted = [...times].sort((a, b) => a - b)
+  let most = 0
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= 1000) j++
+    most = Math.max(most, i - j + 1)
+  }
+  return most
+}
+
+describe("the window over all chats", () => {
+  /**
+   * `count` chats at once, each message sent in its slot by a call that takes `heldMs(i)` to be answered; a message
+   * reaches Telegram somewhere between its slot and its answer, so both ends are noted.
+   */
+  const burst = (pacer: Pacer, count: number, heldMs: (i: number) => number) => {
+    const slots: Array<number> = []
+    const answers: Array<number> = []
+    const sent = Array.from({ length: count }, (_, i) =>
+      pacer.send({ chat: String(i), key: undefined, bytes: 10 }, async (at) => {
+        slots.push(at)
+        await new Promise((resolve) => setTimeout(resolve, heldMs(i)))
+        answers.push(Date.now())
+      }))
+    return { slots, answers, sent }
+  }
+
+  it("holds no more than the rate in any second at Telegram, wherever a message was held on its way", async () => {
+    const pacer = new Pacer({ globalPerSecond: 30 })
+    // ten messages in every fifty held 500 ms on their way (a busy event loop, a slow connection), the others answered
+    // at once: those after a held streak would catch it up
+    const { slots, answers, sent } = burst(pacer, 300, (i) => (i % 50 < 10 ? 500 : 0))
+    await settle()
+    await Promise.all(sent)
+    expect(answers).toHaveLength(300)
+    // each held message counted until a second after its answer: no span of a second holds 31, at either end
+    expect(busiestSecond(answers)).toBeLessThanOrEqual(30)
+    expect(busiestSecond(slots)).toBeLessThanOrEqual(30)
+    // and the rate is kept up meanwhile: the last of 300 goes within 13 s (10 s at 30 a second)
+    expect(Math.max(...slots)).toBeLessThan(13_000)
+  })
+
+  it("keeps the edge of a second: the 31st message goes a second after the first was answered, not before", async () => {
+    const pacer = new Pacer({ perChatIntervalMs: 0, globalPerSecond: 30 })
+    // the first 30 each answered 900 ms after their slots: each may reach Telegram as late as that
+    const { slots, answers } = burst(pacer, 31, (i) => (i < 30 ? 900 : 0))
+    await settle()
+    expect(slots).toHaveLength(31)
+    expect(slots[30]!).toBeGreaterThanOrEqual(Math.min(...answers) + 1000)
+    expect(busiestSecond(answers)).toBeLessThanOrEqual(30)
+  })
+
+  it("waits for an answer while a whole window's worth is out, and takes one unanswered for too long as answered", async () => {
+    const pacer = new Pacer({ perChatIntervalMs: 0, globalPerSecond: 10 })
+    const never = new Promise<void>(() => undefined)
+    const held = Array.from({ length: 10 }, (_, i) => pacer.send({ chat: String(i), key: undefined, bytes: 10 }, () => never))
+    const next = outcomes([pacer.slot({ chat: "next", key: undefined, bytes: 10 })])
+    await vi.advanceTimersByTimeAsync(MAX_IN_FLIGHT_MS)
+    expect(next).toEqual([undefined])
+    await settle()
+    // the first of the ten went at 0: counted up to its cap and a second more
+    expect(next).toEqual([MAX_IN_FLIGHT_MS + 1000])
+    expect(held).toHaveLength(10)
   })
 })

@@ -18,13 +18,15 @@ import { send } from "./respond.js"
 import type { Deps } from "./respond.js"
 import type { BotContext } from "./telegram/BotContext.js"
 import { ReplyRefused, ReplySuperseded } from "./telegram/Pacer.js"
+import { turn } from "./turns.js"
 
 /**
  * Handles each update on its own: telegraf waits for a batch of polled updates before polling again (and a webhook
- * request waits for its update), so one slow exchange call would otherwise hold up every other user.
+ * request waits for its update), so one slow exchange call would otherwise hold up every other user. Each goes on in
+ * its own turn of the event loop (a press first), so a burst of updates is handled a turn at a time.
  */
-export const detach = (inflight: Inflight): Middleware<BotContext> => (_ctx, next) => {
-  inflight.track(next())
+export const detach = (inflight: Inflight): Middleware<BotContext> => (ctx, next) => {
+  inflight.track(turn(ctx.callbackQuery !== undefined).then(next))
 }
 
 const kindOf = (ctx: BotContext): string => {

@@ -22,6 +22,7 @@ import type { BotError, NotReal } from "./messages.js"
 import type { Parsed } from "./parse.js"
 import type { BotContext } from "./telegram/BotContext.js"
 import { LATE_NOTE_ROOM, PacedTelegram } from "./telegram/PacedTelegram.js"
+import { turn } from "./turns.js"
 import { split } from "./view.js"
 import type { View } from "./view.js"
 
@@ -125,8 +126,9 @@ export const failureView = (ctx: BotContext, cause: Cause.Cause<BotError>): View
 }
 
 /**
- * Runs a program for this update, showing `typing…` while it is slow. The time of the data it read goes with the
- * update's replies, for a reply that goes out late to say.
+ * Runs a program for this update, showing `typing…` while it is slow, and goes on in a turn of the event loop of its
+ * own: the handlers waiting on one shared read go on one a turn when it comes. The time of the data it read goes with
+ * the update's replies, for a reply that goes out late to say.
  */
 export const runExit = async <A, E extends BotError>(
   ctx: BotContext,
@@ -134,6 +136,7 @@ export const runExit = async <A, E extends BotError>(
   program: Effect.Effect<A, E, Services>
 ): Promise<Exit.Exit<A, E | ConfigError>> => {
   const exit = await withTyping(ctx, deps.typingDelayMs, deps.runtime.runPromiseExit(DataTime.tracked(program)))
+  await turn(ctx.callbackQuery !== undefined)
   if (Exit.isFailure(exit)) return Exit.failCause(exit.cause)
   const [value, dataAt] = exit.value
   // the client of this update's replies (telegraf's context holds it as a plain Telegram)

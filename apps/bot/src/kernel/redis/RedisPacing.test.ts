@@ -1,8 +1,9 @@
 /**
  * Telegram pacing shared on Redis: three pacers on one namespace, as three bot processes, keep the bot-wide rate and
- * each chat's turn together; keys are namespaced and expire; a Redis that is gone slows sending to a third, never
- * stops it; the bot's runtime offers the budget only with Redis. Times are those each pacer asked at, the ones the
- * budget counted by (real timers, no sleeps: each case awaits its messages).
+ * each chat's turn together, in an exact window whatever the processes' clocks say and wherever a message was held
+ * on its way; keys are namespaced and expire; a Redis that is gone slows sending to a third, never stops it; the bot's
+ * runtime offers the budget only with Redis. Times are those each pacer asked at, the ones the budget counted by
+ * (real timers, no sleeps: each case awaits its messages).
  */
 import { startSimulator } from "@tradedesk/simulator"
 import { Option } from "effect"
@@ -24,18 +25,19 @@ interface Take {
 
 /** The budget, noting each slot it took and when. */
 const noting = (budget: PaceBudget, takes: Array<Take>): PaceBudget => ({
-  take: async (chat, chatIntervalMs, globalIntervalMs, now) => {
-    const wait = await budget.take(chat, chatIntervalMs, globalIntervalMs, now)
+  take: async (chat, chatIntervalMs, globalIntervalMs, now, id) => {
+    const wait = await budget.take(chat, chatIntervalMs, globalIntervalMs, now, id)
     if (wait === undefined) takes.push({ chat, at: now })
     return wait
   },
+  settle: budget.settle,
   pause: budget.pause
 })
 
-/** `count` pacers sharing the budget on `client`'s namespace, each noting into `takes`. */
-const pacers = (count: number, client: Redis, namespace: string, takes: Array<Take>, options: PacerOptions = {}) =>
+/** `count` pacers sharing the budget on `client`'s namespace, each noting into `takes` (on its own clock, `now`). */
+const pacers = (count: number, client: Redis, namespace: string, takes: Array<Take>, options: PacerOptions = {}, now: () => number = Date.now) =>
   Array.from({ length: count }, () => {
-    const pacer = new Pacer(options)
+    const pacer = new Pacer(options, now)
     pacer.share(noting(new RedisPacing(client, namespace, silent), takes))
     return pacer
   })
@@ -61,6 +63,38 @@ describe("pacing shared on Redis", () => {
     // no 31 messages within one second: the 30th after any message is a full second later or more
     expect(shortestSpan(takes.map((take) => take.at), 30)).toBeGreaterThanOrEqual(1000)
     expect(shortestSpan(takes.map((take) => take.at), 1)).toBeGreaterThanOrEqual(Math.ceil(1000 / 30) - 1)
+  }, 20_000)
+
+  it("keeps the window exact across pacers: a message held on its way counts until a second after its answer", async () => {
+    const { settings } = await freshRedis()
+    const takes: Array<Take> = []
+    const three = await Promise.all([0, 1, 2].map(async () => pacers(1, await redisClient(settings), settings.namespace, takes)[0]!))
+    // the first pacer's messages held 500 ms on their way (a busy process), the others' answered at once; a message
+    // reaches Telegram as late as its answer
+    const answers: Array<number> = []
+    await Promise.all(three.flatMap((pacer, p) =>
+      Array.from({ length: 15 }, (_, i) =>
+        pacer.send({ chat: `${p * 100 + i}`, key: undefined, bytes: 10 }, async () => {
+          if (p === 0) await new Promise((resolve) => setTimeout(resolve, 500))
+          answers.push(Date.now())
+        }))))
+    expect(answers).toHaveLength(45)
+    expect(shortestSpan(answers, 30)).toBeGreaterThanOrEqual(1000)
+  }, 20_000)
+
+  it("counts on Redis's clock: a pacer whose clock is 10 s ahead neither starves the others nor doubles the rate", async () => {
+    const { settings } = await freshRedis()
+    const takes: Array<Take> = []
+    const sent: Array<{ readonly pacer: number; readonly at: number }> = []
+    const [ahead] = pacers(1, await redisClient(settings), settings.namespace, takes, {}, () => Date.now() + 10_000)
+    const [onTime] = pacers(1, await redisClient(settings), settings.namespace, takes)
+    await Promise.all([ahead!, onTime!].flatMap((pacer, p) =>
+      Array.from({ length: 30 }, (_, i) =>
+        pacer.send({ chat: `${p * 100 + i}`, key: undefined, bytes: 10 }, async () => void sent.push({ pacer: p, at: Date.now() })))))
+    expect(sent).toHaveLength(60)
+    // the two take turns (the late clock does not wait out the early one's times), and together keep the rate
+    expect(sent.slice(0, 10).map((item) => item.pacer)).toContain(1)
+    expect(shortestSpan(sent.map((item) => item.at), 30)).toBeGreaterThanOrEqual(1000)
   }, 20_000)
 
   it("keeps one chat's turn across pacers, a private chat's and a group's", async () => {
@@ -99,7 +133,7 @@ describe("pacing shared on Redis", () => {
     const [pacer] = pacers(1, client, settings.namespace, [])
     await send(pacer!, "42")
     const keys = (await client.scan("0", "MATCH", `tradedesk:${settings.namespace}:*`, "COUNT", 1_000))[1].sort()
-    expect(keys).toEqual([`tradedesk:${settings.namespace}:pace:all`, `tradedesk:${settings.namespace}:pace:chat:42`])
+    expect(keys).toEqual([`tradedesk:${settings.namespace}:pace:all`, `tradedesk:${settings.namespace}:pace:chat:42`, `tradedesk:${settings.namespace}:pace:window`])
     for (const key of keys) expect(await client.pttl(key)).toBeGreaterThan(0)
   })
 

@@ -3,11 +3,18 @@
  * chats and each chat's turn (one message a second in a private chat, about 20 a minute in a group, as `Pacer.ts`
  * applies them). Each process's pacer keeps its own line and bounds, and takes every slot from this budget too.
  *
- * Layout: `tradedesk:<namespace>:pace:all` and `tradedesk:<namespace>:pace:chat:<chat>`, each holding the time (in
- * milliseconds, the processes' clocks) from which the next message may go, and expiring just after it. Taking a slot
- * is one Lua script: it answers how long the chat or all chats must still wait, or sets both next times and answers
- * that the slot is taken — one round trip per message, atomic on the server. A 429 from Telegram holds the chat (or
- * all chats) in the same key until its `retry_after` is over, for every process.
+ * The rate over all chats is kept exactly, in a sliding window, as each pacer keeps its own: no span of a second holds
+ * more than the rate's messages from all the processes together, wherever on its way a message was held. Each
+ * message counts from its slot until a second after Telegram answered it (`settle`), at most `MAX_IN_FLIGHT_MS`
+ * unanswered.
+ *
+ * Layout: `tradedesk:<namespace>:pace:all` and `tradedesk:<namespace>:pace:chat:<chat>`, each holding the time from
+ * which the next message may go, and expiring just after it; `tradedesk:<namespace>:pace:window`, a sorted set of the
+ * messages counted in the window, each scored with the time it leaves it. Every time is Redis's own (`TIME` in the
+ * scripts), never a process's clock, so processes whose clocks differ share one count. Taking a slot is one Lua
+ * script: it answers how long the chat or all chats must still wait, or sets both next times, counts the message in
+ * the window and answers that the slot is taken — atomic on the server; the answer's settling is a second round trip.
+ * A 429 from Telegram holds the chat (or all chats) in the same key until its `retry_after` is over, for every process.
  *
  * When Redis cannot be asked (down, hanging past the connection's time limit, an answer not understood), this process
  * paces on its own at a third of each rate (one of three replicas' share) and asks Redis again after
@@ -16,6 +23,7 @@
 import { Context, Effect, Either, Layer, Option, Schema } from "effect"
 import type { Redis } from "ioredis"
 import type { Logger } from "../log.js"
+import { MAX_IN_FLIGHT_MS } from "../telegram/Pacer.js"
 import type { PaceBudget, PaceWait } from "../telegram/Pacer.js"
 import { describeError, prefixOf, RedisConnection } from "./RedisConnection.js"
 import { RedisScript } from "./RedisScript.js"
@@ -32,24 +40,51 @@ const SKEW_MILLIS = 1_000
 /** chats remembered while pacing without Redis before forgetting those whose turn has come */
 const REMEMBERED_CHATS = 10_000
 
-/** KEYS: all chats, then the chat (none for a message without one). ARGV: now, the chat's interval, the overall interval. */
+/** The span the rate over all chats is counted in. */
+const WINDOW_MILLIS = 1_000
+
+/** Redis's clock, in milliseconds. */
+const SERVER_NOW = `local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`
+
+/**
+ * KEYS: all chats' next time, the window, then the chat's (none for a message without one). ARGV: the chat's
+ * interval, the overall interval, the messages a window holds, the message's id.
+ */
 const TAKE = new RedisScript(`
-local now, chatInterval, allInterval = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-if #KEYS > 1 then
-  local chatNext = tonumber(redis.call('GET', KEYS[2]) or '0')
+${SERVER_NOW}
+local chatInterval, allInterval, perWindow, id = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+if #KEYS > 2 then
+  local chatNext = tonumber(redis.call('GET', KEYS[3]) or '0')
   if chatNext > now then return {'chat', math.ceil(chatNext - now)} end
 end
 local allNext = tonumber(redis.call('GET', KEYS[1]) or '0')
 if allNext > now then return {'all', math.ceil(allNext - now)} end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= perWindow then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {'all', math.max(1, math.ceil(tonumber(first[2]) - now))}
+end
+redis.call('ZADD', KEYS[2], now + ${MAX_IN_FLIGHT_MS + WINDOW_MILLIS}, id)
+redis.call('PEXPIRE', KEYS[2], ${MAX_IN_FLIGHT_MS + WINDOW_MILLIS + SKEW_MILLIS})
 -- whole milliseconds, rounded up: two slots are never closer than the interval
 redis.call('SET', KEYS[1], math.ceil(now + allInterval), 'PX', math.ceil(allInterval) + ${SKEW_MILLIS})
-if #KEYS > 1 then redis.call('SET', KEYS[2], math.ceil(now + chatInterval), 'PX', math.ceil(chatInterval) + ${SKEW_MILLIS}) end
+if #KEYS > 2 then redis.call('SET', KEYS[3], math.ceil(now + chatInterval), 'PX', math.ceil(chatInterval) + ${SKEW_MILLIS}) end
 return {'taken'}
 `)
 
-/** KEYS: the chat's or all chats' key. ARGV: now, the time until which it is held. Never shortens a later hold. */
+/** KEYS: the window. ARGV: the message's id. It leaves the window a second from now (never later than it would). */
+const SETTLE = new RedisScript(`
+${SERVER_NOW}
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) > now + ${WINDOW_MILLIS} then redis.call('ZADD', KEYS[1], now + ${WINDOW_MILLIS}, ARGV[1]) end
+return 1
+`)
+
+/** KEYS: the chat's or all chats' key. ARGV: how long it is held from now. Never shortens a later hold. */
 const PAUSE = new RedisScript(`
-local now, untilAt = tonumber(ARGV[1]), tonumber(ARGV[2])
+${SERVER_NOW}
+local untilAt = now + tonumber(ARGV[1])
 local next = tonumber(redis.call('GET', KEYS[1]) or '0')
 if untilAt > next then redis.call('SET', KEYS[1], math.ceil(untilAt), 'PX', math.ceil(untilAt - now) + ${SKEW_MILLIS}) end
 return 1
@@ -69,9 +104,11 @@ export class RedisPacing implements PaceBudget {
     this.prefix = `${prefixOf(namespace)}pace:`
   }
 
-  readonly take = async (chat: string | undefined, chatIntervalMs: number, globalIntervalMs: number, now: number): Promise<PaceWait | undefined> => {
+  readonly take = async (chat: string | undefined, chatIntervalMs: number, globalIntervalMs: number, now: number, id: string): Promise<PaceWait | undefined> => {
     if (this.retryAt === undefined || now >= this.retryAt) {
-      const reply = await TAKE.run(this.client, chat === undefined ? [`${this.prefix}all`] : [`${this.prefix}all`, `${this.prefix}chat:${chat}`], [now, chatIntervalMs, globalIntervalMs])
+      const keys = [`${this.prefix}all`, `${this.prefix}window`, ...(chat === undefined ? [] : [`${this.prefix}chat:${chat}`])]
+      const perWindow = Math.round(WINDOW_MILLIS / globalIntervalMs)
+      const reply = await TAKE.run(this.client, keys, [chatIntervalMs, globalIntervalMs, perWindow, id])
         .then((answer) => Either.mapLeft(decodeTake(answer), () => "an answer not understood"), (error: unknown) => Either.left(describeError(error)))
       if (Either.isRight(reply)) {
         if (this.retryAt !== undefined) this.log.log("info", "pacing_store_back", {})
@@ -84,11 +121,16 @@ export class RedisPacing implements PaceBudget {
     return this.alone(chat, chatIntervalMs * FALLBACK_SHARE, globalIntervalMs * FALLBACK_SHARE, now)
   }
 
+  readonly settle = async (id: string): Promise<void> => {
+    // unsettled, the message leaves the window at its cap: sending is slower for a while, never faster
+    await SETTLE.run(this.client, [`${this.prefix}window`], [id]).catch(() => undefined)
+  }
+
   readonly pause = async (chat: string | undefined, millis: number, now: number): Promise<void> => {
     // without Redis the pacer's own hold covers this process, and the others learn of the 429 from Telegram themselves
     if (millis <= 0 || (this.retryAt !== undefined && now < this.retryAt)) return
     const key = chat === undefined ? `${this.prefix}all` : `${this.prefix}chat:${chat}`
-    const failed = await PAUSE.run(this.client, [key], [now, now + millis]).then(() => undefined, (error: unknown) => describeError(error))
+    const failed = await PAUSE.run(this.client, [key], [millis]).then(() => undefined, (error: unknown) => describeError(error))
     if (failed !== undefined) this.log.log("warn", "pacing_pause_not_shared", { reason: `Redis: ${failed}` })
   }
 

@@ -1,9 +1,10 @@
 /**
- * The Telegram API client the bot talks through: message-producing calls wait for the pacer, and a call Telegram
- * answers with 429 waits the `retry_after` it names and is sent again (a few times at most). `typing…` goes only when
- * the pacer has a slot free at once. One client serves one update: its replies share a key per command, so a newer
- * reply to the same command replaces one still waiting, and a reply that goes out late says so, with the time of its
- * data. A reply the pacer has no room for is answered with a short busy notice instead.
+ * The Telegram API client the bot talks through: message-producing calls wait for the pacer and are sent in their
+ * slot (counted by the pacer until Telegram answered), and a call Telegram answers with 429 waits the `retry_after` it
+ * names and is sent again (a few times at most). `typing…` goes only when the pacer has a slot free at once. One
+ * client serves one update: its replies share a key per command, so a newer reply to the same command replaces one
+ * still waiting, and a reply that goes out late says so, with the time of its data. A reply the pacer has no room for
+ * is answered with a short busy notice instead.
  */
 import { createHash } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -112,9 +113,10 @@ export class PacedTelegram extends Telegram {
     const paced = PACED.has(method)
     const key = paced && this.answering?.key !== undefined ? `${this.answering.key}#${this.sent++}` : undefined
     for (let attempt = 1; ; attempt++) {
-      const sent = paced ? this.noted(method, payload, await this.slot(chat, key, payload)) : payload
       try {
-        return await super.callApi(method, sent, options)
+        return paced
+          ? await this.inSlot(chat, key, payload, (at) => super.callApi(method, this.noted(method, payload, at), options))
+          : await super.callApi(method, payload, options)
       } catch (error) {
         // long polling has its own 429 handling in telegraf
         const retryAfter = error instanceof TelegramError && error.code === 429 && method !== "getUpdates" && !NOT_RETRIED.has(method)
@@ -128,10 +130,10 @@ export class PacedTelegram extends Telegram {
     }
   }
 
-  /** Waits for the message's slot; when the pacer has no room, tells the chat it is busy (if it is to be told). */
-  private async slot(chat: string | undefined, key: string | undefined, payload: object): Promise<number> {
+  /** Sends the message in its slot; when the pacer has no room, tells the chat it is busy (if it is to be told). */
+  private async inSlot<A>(chat: string | undefined, key: string | undefined, payload: object, call: (at: number) => Promise<A>): Promise<A> {
     try {
-      return await this.pacer.slot({ chat, key, bytes: sizeOf(payload) })
+      return await this.pacer.send({ chat, key, bytes: sizeOf(payload) }, call)
     } catch (error) {
       if (error instanceof ReplyRefused) await this.tellBusy(error, Reflect.get(payload, "chat_id"))
       throw error
@@ -152,10 +154,11 @@ export class PacedTelegram extends Telegram {
   /** The busy notice of a refusal, when the chat is to be told (in the notice's own slot). */
   private async tellBusy(refusal: ReplyRefused, chatId: unknown): Promise<void> {
     if (refusal.notice === undefined) return
-    await refusal.notice
-    if (typeof chatId === "number" || typeof chatId === "string") {
-      await super.callApi("sendMessage", { chat_id: chatId, text: busyText(refusal.retryAfterSeconds) }).catch(() => undefined)
-    }
+    await refusal.notice(async () => {
+      if (typeof chatId === "number" || typeof chatId === "string") {
+        await super.callApi("sendMessage", { chat_id: chatId, text: busyText(refusal.retryAfterSeconds) }).catch(() => undefined)
+      }
+    })
   }
 
   /** The payload, with the note of a late reply when it goes out late and has room for it. */

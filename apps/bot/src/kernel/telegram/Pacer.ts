@@ -3,6 +3,11 @@
  * in a group, and about 30 per second overall. Messages wait in a line per chat; a chat whose turn has come takes the
  * next free slot over all chats, so a busy chat never holds up the others.
  *
+ * The rate over all chats is kept exactly, in a sliding window: no span of a second holds more than `globalPerSecond`
+ * messages at Telegram, wherever on its way a message was held (a busy event loop, a slow connection). A message
+ * sent through `send` counts from the moment it goes until a second after Telegram's answer (it reached Telegram
+ * somewhere in between), at most `MAX_IN_FLIGHT_MS` unanswered; messages also go at least `1 / globalPerSecond` apart.
+ *
  * What waits is bounded in messages and bytes, per chat and over all chats. A reply waiting in a chat is replaced by
  * a newer reply to the same command there (the latest wins), so repeating a command adds nothing to the line. A reply
  * that finds no room is refused, never lost without a word: the chat is told the bot is busy (at most once in a
@@ -14,6 +19,7 @@
  * bot's processes together); a message then goes when both this pacer and the budget have its slot free.
  */
 import { AsyncLocalStorage } from "node:async_hooks"
+import { randomUUID } from "node:crypto"
 
 export interface PacerOptions {
   /** minimum time between two messages to a private chat (default 1000) */
@@ -44,13 +50,22 @@ export interface PaceWait {
 
 /**
  * Slots counted beyond this pacer, shared with the bot's other processes. `take` either takes the slot of a message
- * to `chat` at `now` (answering none) or says what to wait for; it never rejects and answers in bounded time.
+ * to `chat` at `now` (answering none), counting it as `id` in the window over all chats until it is settled, or says
+ * what to wait for; it never rejects and answers in bounded time.
  */
 export interface PaceBudget {
-  readonly take: (chat: string | undefined, chatIntervalMs: number, globalIntervalMs: number, now: number) => Promise<PaceWait | undefined>
+  readonly take: (chat: string | undefined, chatIntervalMs: number, globalIntervalMs: number, now: number, id: string) => Promise<PaceWait | undefined>
+  /** The message `id` was answered: it leaves the window a second from now. Never rejects. */
+  readonly settle: (id: string) => Promise<void>
   /** Holds `chat`'s next slot (or every chat's, with none) `millis` from `now`, for every process (a 429). Never rejects. */
   readonly pause: (chat: string | undefined, millis: number, now: number) => Promise<void>
 }
+
+/** A message counts against the window this long at most while unanswered: beyond, it is taken as answered. */
+export const MAX_IN_FLIGHT_MS = 30_000
+
+/** The span the rate over all chats is counted in. */
+const WINDOW_MS = 1_000
 
 /** One message that wants to go out. */
 export interface Outgoing {
@@ -69,8 +84,11 @@ export class ReplyRefused extends Error {
     readonly waiting: number,
     /** when there should be room again */
     readonly retryAfterSeconds: number,
-    /** the slot of the busy notice to send to the chat; none when it was told lately (or a thousand notices wait) */
-    readonly notice: Promise<number> | undefined
+    /**
+     * sends the busy notice to the chat in its own slot (`call`, given the slot's time, is the sending); none when the
+     * chat was told lately (or a thousand notices wait)
+     */
+    readonly notice: (<A>(call: (at: number) => Promise<A>) => Promise<A>) | undefined
   ) {
     super(`reply to chat ${chat} refused: ${waiting} messages waiting ${scope === "chat" ? "for the chat" : "over all chats"}; ` +
       (notice === undefined ? "the chat is not told again so soon" : `the chat is told to try again in ${retryAfterSeconds} s`))
@@ -109,6 +127,18 @@ const MAX_NOTICES = 1_000
 /** chats remembered for their last message or notice before forgetting those long past */
 const REMEMBERED_CHATS = 10_000
 
+/** A message sent, counted against the window until `until` (later while unanswered), and in the budget's. */
+interface Sent {
+  until: number
+  readonly settle: (() => void) | undefined
+}
+
+/** A slot handed out: its time, and the message's place in the window. */
+interface Granted {
+  readonly at: number
+  readonly sent: Sent
+}
+
 interface Waiting {
   readonly key: string | undefined
   readonly bytes: number
@@ -116,7 +146,7 @@ interface Waiting {
   readonly urgent: boolean
   /** counted against the bounds (a busy notice is not: it has its own) */
   readonly counted: boolean
-  readonly grant: (at: number) => void
+  readonly grant: (granted: Granted) => void
   readonly refuse: (error: Error) => void
 }
 
@@ -140,6 +170,7 @@ export class Pacer {
   private readonly perChat: number
   private readonly perGroup: number
   private readonly globalInterval: number
+  private readonly perWindow: number
   private readonly chatBacklog: number
   private readonly chatBacklogBytes: number
   private readonly backlog: number
@@ -150,7 +181,10 @@ export class Pacer {
   private readonly urgentReady = new Set<Line>()
   private readonly ordinaryReady = new Set<Line>()
   private globalNext = 0
+  /** the messages counted in the window now (at most `perWindow`) */
+  private window: Array<Sent> = []
   private globalTimer: NodeJS.Timeout | undefined = undefined
+  private globalTimerAt = 0
   private actionNext = 0
   private messages = 0
   private bytes = 0
@@ -163,7 +197,8 @@ export class Pacer {
   constructor(options: PacerOptions = {}, readonly now: () => number = Date.now) {
     this.perChat = options.perChatIntervalMs ?? 1000
     this.perGroup = options.groupIntervalMs ?? 3000
-    this.globalInterval = 1000 / (options.globalPerSecond ?? 30)
+    this.perWindow = options.globalPerSecond ?? 30
+    this.globalInterval = WINDOW_MS / this.perWindow
     this.chatBacklog = options.chatBacklog ?? 20
     this.chatBacklogBytes = options.chatBacklogBytes ?? 2 * 1024 * 1024
     this.backlog = options.backlog ?? 5_000
@@ -173,10 +208,34 @@ export class Pacer {
   }
 
   /**
-   * Resolves with the time a message may go out. Rejects with `ReplySuperseded` when a newer message with its key
+   * Sends a message in its slot: `call` (given the slot's time) is the sending, and the message counts against the
+   * window until a second after it settles. Rejects as `slot` does, and with `call`'s error.
+   */
+  async send<A>(outgoing: Outgoing, call: (at: number) => Promise<A>): Promise<A> {
+    return this.sending(await this.take(outgoing), call)
+  }
+
+  /**
+   * Resolves with the time a message may go out, for a message that goes at once and is answered at once (it counts
+   * against the window for a second from then). Rejects with `ReplySuperseded` when a newer message with its key
    * takes its place while it waits, and at once with `ReplyRefused` when there is no room for it (unless `essential`).
    */
-  slot(outgoing: Outgoing): Promise<number> {
+  async slot(outgoing: Outgoing): Promise<number> {
+    return this.sending(await this.take(outgoing), async (at) => at)
+  }
+
+  private async sending<A>({ at, sent }: Granted, call: (at: number) => Promise<A>): Promise<A> {
+    try {
+      return await call(at)
+    } finally {
+      // Telegram has it by now: a second from here covers wherever it was counted
+      sent.until = Math.min(sent.until, this.now() + WINDOW_MS)
+      sent.settle?.()
+      this.pump()
+    }
+  }
+
+  private take(outgoing: Outgoing): Promise<Granted> {
     const urgent = essentialScope.getStore() !== undefined
     const line = this.lineOf(outgoing.chat)
     const replacing = urgent || outgoing.key === undefined ? -1 : line.waiting.findIndex((item) => !item.urgent && item.key === outgoing.key)
@@ -218,7 +277,7 @@ export class Pacer {
     const now = this.now()
     const line = chat === undefined ? undefined : this.lines.get(chat)
     if (line !== undefined && (line.waiting.length > 0 || line.next > now)) return false
-    if (this.urgentReady.size > 0 || this.ordinaryReady.size > 0 || this.globalNext > now || this.actionNext > now) return false
+    if (this.urgentReady.size > 0 || this.ordinaryReady.size > 0 || this.globalNext > now || this.actionNext > now || this.windowFreeAt(now) > now) return false
     this.actionNext = now + this.globalInterval
     return true
   }
@@ -288,21 +347,25 @@ export class Pacer {
     return undefined
   }
 
-  /** The slot of a busy notice for the chat, unless it was told lately or too many notices wait. */
-  private notice(line: Line): Promise<number> | undefined {
+  /**
+   * The sending of a busy notice for the chat in its slot, unless it was told lately or too many notices wait. The
+   * slot is in line from now; until it is sent, the notice counts against the window as unanswered.
+   */
+  private notice(line: Line): (<A>(call: (at: number) => Promise<A>) => Promise<A>) | undefined {
     const now = this.now()
     const last = this.noticed.get(line.chat)
     if ((last !== undefined && now - last < this.busyNoticeInterval) || this.notices >= MAX_NOTICES) return undefined
     this.noticed.set(line.chat, now)
     this.notices++
-    return new Promise((grant, refuse) => {
-      const granted = (at: number) => {
+    const slot = new Promise<Granted>((grant, refuse) => {
+      const granted = (taken: Granted) => {
         this.notices--
-        grant(at)
+        grant(taken)
       }
       this.enqueue(line, { key: undefined, bytes: 0, urgent: true, counted: false, grant: granted, refuse })
       this.pump()
     })
+    return async (call) => this.sending(await slot, call)
   }
 
   /** Urgent messages go after the urgent ones already waiting, before every ordinary one. */
@@ -358,12 +421,19 @@ export class Pacer {
       const line = first(this.urgentReady) ?? first(this.ordinaryReady)
       if (line === undefined) return
       const now = this.now()
-      if (this.globalNext > now) {
+      const free = Math.max(this.globalNext, this.windowFreeAt(now))
+      if (free > now) {
+        // an answer may bring the time forward: the timer is set again for the earlier one
+        if (this.globalTimer !== undefined && this.globalTimerAt > free) {
+          clearTimeout(this.globalTimer)
+          this.globalTimer = undefined
+        }
         if (this.globalTimer === undefined) {
+          this.globalTimerAt = free
           this.globalTimer = setTimeout(() => {
             this.globalTimer = undefined
             this.pump()
-          }, Math.ceil(this.globalNext - now)).unref()
+          }, Math.ceil(free - now)).unref()
         }
         return
       }
@@ -378,12 +448,13 @@ export class Pacer {
   /** Asks the shared budget for the line's slot; grants it when taken, else waits for what the budget names. */
   private ask(budget: PaceBudget, line: Line, now: number): void {
     this.asking = true
-    void budget.take(line.chat === "" ? undefined : line.chat, line.interval, this.globalInterval, now).then((wait) => {
+    const id = randomUUID()
+    void budget.take(line.chat === "" ? undefined : line.chat, line.interval, this.globalInterval, now, id).then((wait) => {
       this.asking = false
       const answered = this.now()
       if (wait === undefined) {
         // the line still has a head: a waiting message leaves it only here, and a replacement takes its place
-        this.grant(line, answered)
+        this.grant(line, answered, () => void budget.settle(id))
       } else if (wait.scope === "chat") {
         line.next = Math.max(line.next, answered + wait.millis)
         this.schedule(line)
@@ -394,13 +465,25 @@ export class Pacer {
     })
   }
 
-  private grant(line: Line, now: number): void {
+  /**
+   * When the window has room for one more message: now, or when the earliest of the messages counted leaves it
+   * (an answer may bring that forward).
+   */
+  private windowFreeAt(now: number): number {
+    if (this.window.some((sent) => sent.until <= now)) this.window = this.window.filter((sent) => sent.until > now)
+    if (this.window.length < this.perWindow) return now
+    return this.window.reduce((earliest, sent) => Math.min(earliest, sent.until), Infinity)
+  }
+
+  private grant(line: Line, now: number, settle?: () => void): void {
     const item = line.waiting.shift()!
     this.uncount(line, item)
     // counted from now, not from when the slot was due: two messages are never closer than the interval
     this.globalNext = now + this.globalInterval
     line.next = now + line.interval
+    const sent: Sent = { until: now + MAX_IN_FLIGHT_MS + WINDOW_MS, settle }
+    this.window.push(sent)
     this.schedule(line)
-    item.grant(now)
+    item.grant({ at: now, sent })
   }
 }
