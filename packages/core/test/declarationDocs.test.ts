@@ -2,13 +2,8 @@
  * The published declarations as an editor shows them: a file in an app imports the built package by name, and the
  * hover on a record's field shows its doc (wire name, unit, meaning) for the Effect records and the plain ones alike.
  */
-import { readFileSync } from "node:fs"
-import { fileURLToPath } from "node:url"
-import ts from "typescript"
 import { describe, expect, it } from "vitest"
-
-const packageDir = fileURLToPath(new URL("..", import.meta.url))
-const PROBE = `${packageDir}test/declarationDocs.probe.ts`
+import { assertBuilt, probe } from "./hover.js"
 
 /** Each record with one of its fields and a text the field's doc holds. */
 const RECORDS: ReadonlyArray<readonly [record: string, field: string, doc: string]> = [
@@ -34,30 +29,13 @@ const SOURCE = `import type * as Core from "@tradedesk/core"\n${source}`
 
 describe("the published declarations", () => {
   it("keep each record field's doc for an editor's hover, on the Effect record and the plain one", () => {
-    const { config } = ts.readConfigFile(`${packageDir}tsconfig.json`, (path) => readFileSync(path, "utf8"))
-    const { options } = ts.parseJsonConfigFileContent(config, ts.sys, packageDir)
-    const service = ts.createLanguageService({
-      getScriptFileNames: () => [PROBE],
-      getScriptVersion: () => "1",
-      getScriptSnapshot: (path) => {
-        const text = path === PROBE ? SOURCE : ts.sys.readFile(path)
-        return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text)
-      },
-      getCurrentDirectory: () => packageDir,
-      getCompilationSettings: () => options,
-      getDefaultLibFileName: ts.getDefaultLibFilePath,
-      fileExists: (path) => path === PROBE || ts.sys.fileExists(path),
-      readFile: (path) => (path === PROBE ? SOURCE : ts.sys.readFile(path))
-    })
+    assertBuilt()
+    const { service, hover } = probe("declarationDocs.probe.ts", SOURCE)
     const program = service.getProgram()!
     expect(program.getSourceFiles().some((file) => file.fileName.endsWith("dist/esm/index.d.ts"))).toBe(true)
-    const hover = (needle: string) => {
-      const info = service.getQuickInfoAtPosition(PROBE, SOURCE.indexOf(needle) + needle.length - 1)
-      return ts.displayPartsToString(info?.documentation)
-    }
     RECORDS.forEach(([record, field, doc], index) => {
-      expect(hover(`r${index}.${field}`), `${record}.${field}`).toContain(doc)
-      expect(hover(`p${index}.${field}`), `Plain.${record}.${field}`).toContain(doc)
+      expect(hover(`r${index}.${field}`).doc, `${record}.${field}`).toContain(doc)
+      expect(hover(`p${index}.${field}`).doc, `Plain.${record}.${field}`).toContain(doc)
     })
   }, 60_000)
 })

@@ -4,6 +4,7 @@
  */
 import type * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /**
  * Margin modes as answers name them: `SHARED` is cross (the samples), `CROSS` the name the field notes use; requests
@@ -141,6 +142,6 @@ const record = W.record({
 })
 
 export const AccountInfo = record.schema
-export type AccountInfo = Schema.Schema.Type<typeof AccountInfo>
+export type AccountInfo = RecordType<typeof AccountInfo>
 export type AccountInfoWire = Schema.Schema.Encoded<typeof AccountInfo>
 export const AccountInfoResult = W.one(record)

@@ -11,6 +11,7 @@ import { DecimalFromString } from "../Decimal.js"
 import { PositiveDecimal } from "../orders/BatchOrder.js"
 import { DigitString } from "../Params.js"
 import { LongId } from "../internal/codecs.js"
+import type { RecordType } from "../internal/recordType.js"
 
 export const MarginDirection = Schema.Literal("add", "reduce")
 export type MarginDirection = Schema.Schema.Type<typeof MarginDirection>
@@ -23,7 +24,7 @@ export const AdjustMarginRequest = Schema.Struct({
   /** how much margin to move, in the margin coin (USDT), above zero */
   amount: PositiveDecimal
 })
-export type AdjustMarginRequest = Schema.Schema.Type<typeof AdjustMarginRequest>
+export type AdjustMarginRequest = RecordType<typeof AdjustMarginRequest>
 
 /** V2's body: `{ isolatedPositionId, collateralAmount }`, the amount negative to reduce; `coinId` left to its default (USDT). */
 export const V2AdjustMarginBody = Schema.transform(

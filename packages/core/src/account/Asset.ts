@@ -5,6 +5,7 @@
 import type * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { optionalInteger } from "./optionalWire.js"
+import type { RecordType } from "../internal/recordType.js"
 
 const futuresRecord = W.record({
   /** wire `coinName`, e.g. `USDT` */
@@ -20,7 +21,7 @@ const futuresRecord = W.record({
 })
 
 export const FuturesAsset = futuresRecord.schema
-export type FuturesAsset = Schema.Schema.Type<typeof FuturesAsset>
+export type FuturesAsset = RecordType<typeof FuturesAsset>
 export type FuturesAssetWire = Schema.Schema.Encoded<typeof FuturesAsset>
 /** Decoder of the futures assets response (a bare array). */
 export const FuturesAssetList = W.many(futuresRecord)
@@ -39,7 +40,7 @@ const spotRecord = W.record({
 })
 
 export const SpotAsset = spotRecord.schema
-export type SpotAsset = Schema.Schema.Type<typeof SpotAsset>
+export type SpotAsset = RecordType<typeof SpotAsset>
 export type SpotAssetWire = Schema.Schema.Encoded<typeof SpotAsset>
 /** Decoder of the spot assets payload (the `data` of the spot envelope). */
 export const SpotAssetList = W.many(spotRecord)

@@ -7,6 +7,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, MillisBody, orderedWindow, TimeInput } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** Business types the docs list. */
 export const BusinessTypes = [
@@ -64,7 +65,7 @@ const record = W.record({
 })
 
 export const FuturesBill = record.schema
-export type FuturesBill = Schema.Schema.Type<typeof FuturesBill>
+export type FuturesBill = RecordType<typeof FuturesBill>
 export type FuturesBillWire = Schema.Schema.Encoded<typeof FuturesBill>
 
 const cursorRecord = W.record({
@@ -86,7 +87,7 @@ const pageRecord = W.record({
   bills: W.records("items", record)
 })
 export const FuturesBillPage = pageRecord.schema
-export type FuturesBillPage = Schema.Schema.Type<typeof FuturesBillPage>
+export type FuturesBillPage = RecordType<typeof FuturesBillPage>
 export const FuturesBillPageResult = W.one(pageRecord)
 
 export const MAX_FUTURES_BILLS_LIMIT = 100
@@ -119,4 +120,4 @@ export const FuturesBillsRequest = FuturesBillsParams.pipe(
     params.cursor === undefined ? true : { path: ["cursor"], message: "V2 has no bill cursor: ask for older bills with endTime" }
   )
 )
-export type FuturesBillsRequest = Schema.Schema.Type<typeof FuturesBillsRequest>
+export type FuturesBillsRequest = RecordType<typeof FuturesBillsRequest>

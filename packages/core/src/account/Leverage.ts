@@ -9,6 +9,7 @@ import { BigDecimalValue, DecimalFromString } from "../Decimal.js"
 import { MarginModeFromCode } from "../orders/BatchOrder.js"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** One symbol's leverage (wire: the value under the symbol's key). */
 const SettingWire = Schema.Struct({
@@ -28,7 +29,7 @@ export const LeverageSetting = Schema.Struct({
   /** the symbol's margin mode: V3 sends it here (`marginType`); none on V2, which has it in `accounts()` */
   marginMode: Schema.OptionFromSelf(Schema.Literal("cross", "isolated"))
 })
-export type LeverageSetting = Schema.Schema.Type<typeof LeverageSetting>
+export type LeverageSetting = RecordType<typeof LeverageSetting>
 
 /** The answer is an object keyed by symbol (`{ "cmt_ethusdt": { … } }`); the domain is a list, in the answer's order. */
 export const LeverageSettings = Schema.transform(
@@ -58,7 +59,7 @@ export const LeverageSettingList = W.fromSchema(LeverageSettings)
 export const AccountSettingsRequest = Schema.Struct({
   symbol: Schema.optional(FuturesSymbol)
 })
-export type AccountSettingsRequest = Schema.Schema.Type<typeof AccountSettingsRequest>
+export type AccountSettingsRequest = RecordType<typeof AccountSettingsRequest>
 
 /** The highest leverage accepted before sending; the contract's own bound (`ContractRules`) is usually lower. */
 export const MAX_LEVERAGE = 1000
@@ -86,7 +87,7 @@ export const SetLeverageRequest = Schema.Struct({
       : { path: ["shortLeverage"], message: "in cross mode the short leverage must equal the long leverage" }
   )
 )
-export type SetLeverageRequest = Schema.Schema.Type<typeof SetLeverageRequest>
+export type SetLeverageRequest = RecordType<typeof SetLeverageRequest>
 
 /** Body of `POST /capi/v2/account/position/changeHoldModel`; positions stay combined (the exchange's default). */
 export const SetMarginModeRequest = Schema.Struct({
@@ -94,4 +95,4 @@ export const SetMarginModeRequest = Schema.Struct({
   /** wire 1 (cross) or 3 (isolated) */
   marginMode: MarginModeFromCode
 })
-export type SetMarginModeRequest = Schema.Schema.Type<typeof SetMarginModeRequest>
+export type SetMarginModeRequest = RecordType<typeof SetMarginModeRequest>

@@ -4,6 +4,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { MillisBody, orderedWindow } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** Business types listed by the spec (docs/interface.md §4.4). */
 export const BizTypes = [
@@ -37,7 +38,7 @@ const record = W.record({
 })
 
 export const SpotBill = record.schema
-export type SpotBill = Schema.Schema.Type<typeof SpotBill>
+export type SpotBill = RecordType<typeof SpotBill>
 export type SpotBillWire = Schema.Schema.Encoded<typeof SpotBill>
 export const SpotBillList = W.many(record)
 
@@ -53,4 +54,4 @@ export const SpotBillsRequest = Schema.Struct({
   before: Schema.optional(MillisBody),
   limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_BILLS_LIMIT)))
 }).pipe(Schema.filter(orderedWindow("after", "before")))
-export type SpotBillsRequest = Schema.Schema.Type<typeof SpotBillsRequest>
+export type SpotBillsRequest = RecordType<typeof SpotBillsRequest>

@@ -7,9 +7,10 @@ import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
 import { symbol } from "../internal/codecs.js"
+import type { RecordType } from "../internal/recordType.js"
 
 export const TradingFeesRequest = Schema.Struct({ symbol: FuturesSymbol })
-export type TradingFeesRequest = Schema.Schema.Type<typeof TradingFeesRequest>
+export type TradingFeesRequest = RecordType<typeof TradingFeesRequest>
 
 export const record = W.record({
   /** wire `symbol`: `BTCUSDT` on the wire, `cmt_btcusdt` here */
@@ -22,4 +23,4 @@ export const record = W.record({
 
 /** Schema of one symbol's fee rates: Type is the domain record, Encoded the exact V3 wire record. */
 export const TradingFees = record.schema
-export type TradingFees = Schema.Schema.Type<typeof TradingFees>
+export type TradingFees = RecordType<typeof TradingFees>

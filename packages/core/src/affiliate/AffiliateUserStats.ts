@@ -4,6 +4,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 const record = W.record({
   /** UID of the invited user */
@@ -18,7 +19,7 @@ const record = W.record({
 })
 
 export const AffiliateUserStats = record.schema
-export type AffiliateUserStats = Schema.Schema.Type<typeof AffiliateUserStats>
+export type AffiliateUserStats = RecordType<typeof AffiliateUserStats>
 export type AffiliateUserStatsWire = Schema.Schema.Encoded<typeof AffiliateUserStats>
 
 const pageRecord = W.record({
@@ -32,7 +33,7 @@ const pageRecord = W.record({
 
 /** One page of statistics (the `data` of the response envelope). */
 export const AffiliatePage = pageRecord.schema
-export type AffiliatePage = Schema.Schema.Type<typeof AffiliatePage>
+export type AffiliatePage = RecordType<typeof AffiliatePage>
 export const AffiliatePageResult = W.one(pageRecord)
 
 /** Query of `GET /api/v2/rebate/affiliate/getChannelUserTradeAndAsset`; every field optional. */
@@ -46,4 +47,4 @@ export const AffiliateStatsRequest = Schema.Struct({
   /** the service states no maximum; it answers with its own error when one applies */
   pageSize: Schema.optional(IntQuery(1))
 }).pipe(Schema.filter(orderedWindow("startTime", "endTime")))
-export type AffiliateStatsRequest = Schema.Schema.Type<typeof AffiliateStatsRequest>
+export type AffiliateStatsRequest = RecordType<typeof AffiliateStatsRequest>

@@ -6,9 +6,10 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 export const BookTickerRequest = Schema.Struct({ symbol: FuturesSymbol })
-export type BookTickerRequest = Schema.Schema.Type<typeof BookTickerRequest>
+export type BookTickerRequest = RecordType<typeof BookTickerRequest>
 
 const record = W.record({
   /** wire `symbol`, e.g. `cmt_btcusdt` */
@@ -27,7 +28,7 @@ const record = W.record({
 
 /** Schema of one symbol's best bid and ask: Type is the domain record, Encoded the fields of V2's ticker it is read from. */
 export const BookTicker = record.schema
-export type BookTicker = Schema.Schema.Type<typeof BookTicker>
+export type BookTicker = RecordType<typeof BookTicker>
 
 /** Decoder of V2's ticker as the best bid and ask. */
 export const BookTickerFromTicker = W.one(record)

@@ -7,6 +7,7 @@ import { BigDecimalValue, DecimalFromString } from "../Decimal.js"
 import * as W from "../internal/wireRecord.js"
 import { EpochMillisString } from "../internal/wireRecord.js"
 import { FuturesSymbol, IntQuery } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 export const Candle = Schema.transform(
   Schema.Tuple(EpochMillisString, DecimalFromString, DecimalFromString, DecimalFromString, DecimalFromString, DecimalFromString, DecimalFromString),
@@ -32,7 +33,7 @@ export const Candle = Schema.transform(
     encode: (candle) => [candle.openTime, candle.open, candle.high, candle.low, candle.close, candle.baseVolume, candle.quoteVolume] as const
   }
 )
-export type Candle = Schema.Schema.Type<typeof Candle>
+export type Candle = RecordType<typeof Candle>
 
 /** Decoder of the candles response; oldest first as the exchange sends them. */
 export const CandleList = W.fromSchema(Schema.Array(Candle))
@@ -54,5 +55,5 @@ export const CandlesRequest = Schema.Struct({
   /** which price the candles follow: `LAST` (the default), `MARK` or `INDEX` */
   priceType: Schema.optional(Schema.Literal(...PRICE_TYPES).annotations({ message: W.oneOf(PRICE_TYPES) }))
 })
-export type CandlesRequest = Schema.Schema.Type<typeof CandlesRequest>
+export type CandlesRequest = RecordType<typeof CandlesRequest>
 

@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DecimalFromNumber } from "../internal/wireValues.js"
 import { FuturesSymbol } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 const readStep = Schema.decodeUnknownEither(DecimalFromNumber)
 
@@ -68,7 +69,7 @@ const record = W.record({
 })
 
 export const Contract = record.schema
-export type Contract = Schema.Schema.Type<typeof Contract>
+export type Contract = RecordType<typeof Contract>
 export type ContractWire = Schema.Schema.Encoded<typeof Contract>
 
 /** Decoder of the contracts response (a bare array). */
@@ -78,4 +79,4 @@ export const ContractList = W.many(record)
 export const ContractsRequest = Schema.Struct({
   symbol: Schema.optional(FuturesSymbol)
 })
-export type ContractsRequest = Schema.Schema.Type<typeof ContractsRequest>
+export type ContractsRequest = RecordType<typeof ContractsRequest>

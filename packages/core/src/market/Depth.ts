@@ -5,6 +5,7 @@ import * as Schema from "effect/Schema"
 import { BigDecimalValue, DecimalFromString } from "../Decimal.js"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** One price level; on the wire a pair of strings `[price, quantity]`. */
 export const Level = Schema.transform(
@@ -16,7 +17,7 @@ export const Level = Schema.transform(
   }),
   { strict: true, decode: ([price, size]) => ({ price, size }), encode: ({ price, size }) => [price, size] as const }
 )
-export type Level = Schema.Schema.Type<typeof Level>
+export type Level = RecordType<typeof Level>
 
 const record = W.record({
   /** wire `asks`: lowest price first */
@@ -28,7 +29,7 @@ const record = W.record({
 })
 
 export const Depth = record.schema
-export type Depth = Schema.Schema.Type<typeof Depth>
+export type Depth = RecordType<typeof Depth>
 export type DepthWire = Schema.Schema.Encoded<typeof Depth>
 export const DepthResult = W.one(record)
 
@@ -48,4 +49,4 @@ export const DepthRequest = Schema.Struct({
   /** levels per side: 15 (the default) or 200 */
   limit: Schema.optional(DepthLimit)
 })
-export type DepthRequest = Schema.Schema.Type<typeof DepthRequest>
+export type DepthRequest = RecordType<typeof DepthRequest>

@@ -7,6 +7,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol, IntQuery } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** The most settlements one request asks for (V2 states no bound; V3's is 1000). */
 export const MAX_FUNDING_HISTORY_LIMIT = 100
@@ -18,7 +19,7 @@ export const FundingHistoryRequest = Schema.Struct({
   /** how many settlements, 1 to 100 (100 when omitted) */
   limit: Schema.optional(IntQuery(1, MAX_FUNDING_HISTORY_LIMIT))
 })
-export type FundingHistoryRequest = Schema.Schema.Type<typeof FundingHistoryRequest>
+export type FundingHistoryRequest = RecordType<typeof FundingHistoryRequest>
 
 /** V2's query: `limit` always on the wire. */
 export const V2FundingHistoryRequest = Schema.transform(
@@ -44,7 +45,7 @@ const record = W.record({
 
 /** Schema of one settlement: Type is the domain record, Encoded the exact V2 wire record. */
 export const FundingSettlement = record.schema
-export type FundingSettlement = Schema.Schema.Type<typeof FundingSettlement>
+export type FundingSettlement = RecordType<typeof FundingSettlement>
 
 /** Decoder of V2's answer, a bare array. */
 export const FundingHistoryList = W.many(record)

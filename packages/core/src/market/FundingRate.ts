@@ -7,9 +7,10 @@ import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
 import { symbol } from "../internal/codecs.js"
+import type { RecordType } from "../internal/recordType.js"
 
 export const FundingRateRequest = Schema.Struct({ symbol: FuturesSymbol })
-export type FundingRateRequest = Schema.Schema.Type<typeof FundingRateRequest>
+export type FundingRateRequest = RecordType<typeof FundingRateRequest>
 
 export const record = W.record({
   /** wire `symbol`: `BTCUSDT` on the wire, `cmt_btcusdt` here */
@@ -28,4 +29,4 @@ export const record = W.record({
 
 /** Schema of one symbol's funding: Type is the domain record, Encoded the exact V3 wire record. */
 export const FundingRate = record.schema
-export type FundingRate = Schema.Schema.Type<typeof FundingRate>
+export type FundingRate = RecordType<typeof FundingRate>

@@ -7,9 +7,10 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 export const MarkPriceRequest = Schema.Struct({ symbol: FuturesSymbol })
-export type MarkPriceRequest = Schema.Schema.Type<typeof MarkPriceRequest>
+export type MarkPriceRequest = RecordType<typeof MarkPriceRequest>
 
 const record = W.record({
   /** wire `symbol`, e.g. `cmt_btcusdt` */
@@ -27,7 +28,7 @@ const record = W.record({
  * from (a ticker without them is refused).
  */
 export const MarkPrice = record.schema
-export type MarkPrice = Schema.Schema.Type<typeof MarkPrice>
+export type MarkPrice = RecordType<typeof MarkPrice>
 
 /** Decoder of V2's ticker as a mark price. */
 export const MarkPriceFromTicker = W.one(record)

@@ -7,6 +7,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol, IntQuery } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** The most trades one request returns (both versions). */
 export const MAX_TRADES_LIMIT = 1000
@@ -17,7 +18,7 @@ export const MarketTradesRequest = Schema.Struct({
   /** how many trades, 1 to 1000 (100 when omitted) */
   limit: Schema.optional(IntQuery(1, MAX_TRADES_LIMIT))
 })
-export type MarketTradesRequest = Schema.Schema.Type<typeof MarketTradesRequest>
+export type MarketTradesRequest = RecordType<typeof MarketTradesRequest>
 
 const record = W.record({
   /** wire `ticketId` (V2), `id` (V3: a UUID on the live service): the trade's id, as sent */
@@ -36,7 +37,7 @@ const record = W.record({
 
 /** Schema of one trade: Type is the domain record, Encoded the exact V2 wire record. */
 export const MarketTrade = record.schema
-export type MarketTrade = Schema.Schema.Type<typeof MarketTrade>
+export type MarketTrade = RecordType<typeof MarketTrade>
 
 /** Decoder of V2's answer, a bare array. */
 export const MarketTradeList = W.many(record)

@@ -9,9 +9,10 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 export const OpenInterestRequest = Schema.Struct({ symbol: FuturesSymbol })
-export type OpenInterestRequest = Schema.Schema.Type<typeof OpenInterestRequest>
+export type OpenInterestRequest = RecordType<typeof OpenInterestRequest>
 
 const record = W.record({
   /** wire `symbol`, e.g. `cmt_btcusdt` */
@@ -24,7 +25,7 @@ const record = W.record({
 
 /** Schema of one symbol's open interest: Type is the domain record, Encoded the exact V2 wire record. */
 export const OpenInterest = record.schema
-export type OpenInterest = Schema.Schema.Type<typeof OpenInterest>
+export type OpenInterest = RecordType<typeof OpenInterest>
 
 /**
  * The one record of an answer documented as an array of one (a bare record read too); an empty list or one of

@@ -14,6 +14,7 @@ import * as Decimal from "../Decimal.js"
 import { plainDate, plainDecimal } from "../internal/plainRecord.js"
 import type { Plain } from "../internal/plain.js"
 import * as W from "../internal/wireRecord.js"
+import type { RecordType } from "../internal/recordType.js"
 
 const fields = {
   /** wire `symbol`, e.g. `cmt_btcusdt` */
@@ -133,7 +134,7 @@ const record = W.record(fields, { fast, plain })
 
 /** Schema of one ticker: Type is the domain record, Encoded the exact wire record. */
 export const Ticker = record.schema
-export type Ticker = Schema.Schema.Type<typeof Ticker>
+export type Ticker = RecordType<typeof Ticker>
 export type TickerWire = Schema.Schema.Encoded<typeof Ticker>
 
 /** Decoder of the tickers response (a bare array). */

@@ -7,6 +7,7 @@ import * as Decimal from "../Decimal.js"
 import * as W from "../internal/wireRecord.js"
 import { FuturesSymbol } from "../Params.js"
 import { ExecutionFromCode, OrderTypeCodes } from "./PlanOrder.js"
+import type { RecordType } from "../internal/recordType.js"
 
 export const MAX_BATCH_ORDERS = 20
 
@@ -67,7 +68,7 @@ export const OrderRequest = Schema.Struct({
       : { path: ["price"], message: "price is required for a limit order (priceMode \"limit\")" }
   )
 )
-export type OrderRequest = Schema.Schema.Type<typeof OrderRequest>
+export type OrderRequest = RecordType<typeof OrderRequest>
 /** What callers pass: `execution` defaults to `"normal"`, `priceMode` to `"limit"`. */
 export type OrderInput = Omit<OrderRequest, "execution" | "priceMode"> & Partial<Pick<OrderRequest, "execution" | "priceMode">>
 
@@ -91,7 +92,7 @@ export const BatchOrdersRequest = Schema.Struct({
   ),
   marginMode: Schema.optional(MarginModeFromCode)
 })
-export type BatchOrdersRequest = Schema.Schema.Type<typeof BatchOrdersRequest>
+export type BatchOrdersRequest = RecordType<typeof BatchOrdersRequest>
 export interface BatchOrdersInput {
   readonly symbol: string
   readonly orders: ReadonlyArray<OrderInput>
@@ -154,7 +155,7 @@ const resultRecord = W.record({
   delivery
 })
 export const OrderResult = resultRecord.schema
-export type OrderResult = Schema.Schema.Type<typeof OrderResult>
+export type OrderResult = RecordType<typeof OrderResult>
 
 const responseRecord = W.record({
   /** wire `order_info`: one result per submitted order */
@@ -163,5 +164,5 @@ const responseRecord = W.record({
   accepted: W.boolean("result")
 })
 export const BatchOrdersResponse = responseRecord.schema
-export type BatchOrdersResponse = Schema.Schema.Type<typeof BatchOrdersResponse>
+export type BatchOrdersResponse = RecordType<typeof BatchOrdersResponse>
 export const BatchOrdersResult = W.one(responseRecord)

@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { ClientOid } from "./BatchOrder.js"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** One cancel's result (`cancel_order`, `cancel_plan`, and each item of `cancel_batch_orders`). */
 const resultRecord = W.record({
@@ -22,7 +23,7 @@ const resultRecord = W.record({
 })
 
 export const CancelResult = resultRecord.schema
-export type CancelResult = Schema.Schema.Type<typeof CancelResult>
+export type CancelResult = RecordType<typeof CancelResult>
 export const CancelResultAnswer = W.one(resultRecord)
 
 const batchRecord = W.record({
@@ -35,7 +36,7 @@ const batchRecord = W.record({
 })
 
 export const CancelOrdersResult = batchRecord.schema
-export type CancelOrdersResult = Schema.Schema.Type<typeof CancelOrdersResult>
+export type CancelOrdersResult = RecordType<typeof CancelOrdersResult>
 export const CancelOrdersAnswer = W.one(batchRecord)
 
 const cancelledRecord = W.record({
@@ -46,7 +47,7 @@ const cancelledRecord = W.record({
 })
 
 export const CancelledOrder = cancelledRecord.schema
-export type CancelledOrder = Schema.Schema.Type<typeof CancelledOrder>
+export type CancelledOrder = RecordType<typeof CancelledOrder>
 /** `cancelAllOrders` answers a bare array, one item per order (none when nothing was open). */
 export const CancelledOrderList = W.many(cancelledRecord)
 
@@ -62,7 +63,7 @@ const closedRecord = W.record({
 })
 
 export const ClosedPosition = closedRecord.schema
-export type ClosedPosition = Schema.Schema.Type<typeof ClosedPosition>
+export type ClosedPosition = RecordType<typeof ClosedPosition>
 /** `closePositions` answers a bare array, one item per position (none when nothing was open). */
 export const ClosedPositionList = W.many(closedRecord)
 
@@ -84,7 +85,7 @@ export const CancelOrderRequest = Schema.Struct({
       : true
   )
 )
-export type CancelOrderRequest = Schema.Schema.Type<typeof CancelOrderRequest>
+export type CancelOrderRequest = RecordType<typeof CancelOrderRequest>
 
 /** Orders one batch cancel takes, at most (the exchange's error 40912). */
 export const MAX_BATCH_CANCELS = 50
@@ -106,14 +107,14 @@ export const CancelOrdersRequest = Schema.Struct({
       : true
   })
 )
-export type CancelOrdersRequest = Schema.Schema.Type<typeof CancelOrdersRequest>
+export type CancelOrdersRequest = RecordType<typeof CancelOrdersRequest>
 
 /** Body of `POST /capi/v2/order/cancel_plan`; `symbol`, required by older pages, is sent when given. */
 export const CancelPlanOrderRequest = Schema.Struct({
   orderId: DigitString,
   symbol: Schema.optional(FuturesSymbol)
 })
-export type CancelPlanOrderRequest = Schema.Schema.Type<typeof CancelPlanOrderRequest>
+export type CancelPlanOrderRequest = RecordType<typeof CancelPlanOrderRequest>
 
 /** Which orders `cancelAllOrders` cancels: resting `normal` orders or `plan` (trigger) orders, one kind per call. */
 export const CancelKind = Schema.Literal("normal", "plan").annotations({ message: W.oneOf(["normal", "plan"]) })
@@ -125,7 +126,7 @@ export const CancelAllOrdersRequest = Schema.Struct({
   /** wire `cancelOrderType` */
   kind: CancelKind.pipe(Schema.propertySignature, Schema.fromKey("cancelOrderType"))
 })
-export type CancelAllOrdersRequest = Schema.Schema.Type<typeof CancelAllOrdersRequest>
+export type CancelAllOrdersRequest = RecordType<typeof CancelAllOrdersRequest>
 /**
  * What callers pass: `kind` defaults to `normal`. Plan orders are often a position's protective stops, so they are
  * cancelled only when asked for by name.
@@ -136,4 +137,4 @@ export type CancelAllOrdersInput = Omit<CancelAllOrdersRequest, "kind"> & Partia
 export const ClosePositionsRequest = Schema.Struct({
   symbol: Schema.optional(FuturesSymbol)
 })
-export type ClosePositionsRequest = Schema.Schema.Type<typeof ClosePositionsRequest>
+export type ClosePositionsRequest = RecordType<typeof ClosePositionsRequest>

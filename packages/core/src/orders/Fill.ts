@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import { optionalBoolean, optionalInteger, optionalText } from "../account/optionalWire.js"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /**
  * The text fields are not enumerated by the exchange (the samples show `SHARED`, `LONG`, `BUY`, `OPEN_LONG`…): kept as
@@ -50,7 +51,7 @@ const record = W.record({
 })
 
 export const Fill = record.schema
-export type Fill = Schema.Schema.Type<typeof Fill>
+export type Fill = RecordType<typeof Fill>
 export type FillWire = Schema.Schema.Encoded<typeof Fill>
 
 const pageRecord = W.record({
@@ -63,7 +64,7 @@ const pageRecord = W.record({
 })
 
 export const FillsPage = pageRecord.schema
-export type FillsPage = Schema.Schema.Type<typeof FillsPage>
+export type FillsPage = RecordType<typeof FillsPage>
 export const FillsPageResult = W.one(pageRecord)
 
 /** The fill's price, value / size (the exchange sends no price); none for an empty fill. */
@@ -102,4 +103,4 @@ export const FillsRequest = Schema.Struct({
   /** fills per answer, 1 to 100 (default 100) */
   limit: Schema.optional(IntQuery(1, MAX_FILLS_LIMIT))
 }).pipe(Schema.filter(orderedWindow("startTime", "endTime")))
-export type FillsRequest = Schema.Schema.Type<typeof FillsRequest>
+export type FillsRequest = RecordType<typeof FillsRequest>

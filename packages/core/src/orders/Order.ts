@@ -6,6 +6,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, IntQuery, MillisQuery } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** Wire `status` of a normal order. `filled` and `canceled` are final; a `canceled` order may have partly filled. */
 export const OrderStatuses = ["pending", "open", "filled", "canceling", "canceled", "untriggered"] as const
@@ -67,7 +68,7 @@ const record = W.record({
 })
 
 export const Order = record.schema
-export type Order = Schema.Schema.Type<typeof Order>
+export type Order = RecordType<typeof Order>
 export type OrderWire = Schema.Schema.Encoded<typeof Order>
 
 /** `current` and `history` answer a bare array. */
@@ -85,13 +86,13 @@ export const OpenOrdersRequest = Schema.Struct({
   /** wire `limit`: orders per page, 1 to 100 (default 100) */
   pageSize: Schema.optional(IntQuery(1, MAX_PAGE_SIZE)).pipe(Schema.fromKey("limit"))
 })
-export type OpenOrdersRequest = Schema.Schema.Type<typeof OpenOrdersRequest>
+export type OpenOrdersRequest = RecordType<typeof OpenOrdersRequest>
 
 /** Query of `GET /capi/v2/order/detail`; there is no lookup by client oid. */
 export const OrderDetailRequest = Schema.Struct({
   orderId: DigitString
 })
-export type OrderDetailRequest = Schema.Schema.Type<typeof OrderDetailRequest>
+export type OrderDetailRequest = RecordType<typeof OrderDetailRequest>
 
 /** Query of `GET /capi/v2/order/history`. */
 export const OrderHistoryRequest = Schema.Struct({
@@ -104,4 +105,4 @@ export const OrderHistoryRequest = Schema.Struct({
    */
   since: Schema.optional(MillisQuery).pipe(Schema.fromKey("createDate"))
 })
-export type OrderHistoryRequest = Schema.Schema.Type<typeof OrderHistoryRequest>
+export type OrderHistoryRequest = RecordType<typeof OrderHistoryRequest>

@@ -4,6 +4,7 @@
 import * as Schema from "effect/Schema"
 import * as W from "../internal/wireRecord.js"
 import { DigitString, FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** Wire `type` codes (docs/interface.md §2.1) and their names. */
 export const OrderTypeCodes = {
@@ -75,7 +76,7 @@ const record = W.record({
 })
 
 export const PlanOrder = record.schema
-export type PlanOrder = Schema.Schema.Type<typeof PlanOrder>
+export type PlanOrder = RecordType<typeof PlanOrder>
 export type PlanOrderWire = Schema.Schema.Encoded<typeof PlanOrder>
 
 /** The field table, for answers that nest plan orders (`historyPlan`'s `list`). */
@@ -94,4 +95,4 @@ export const PlanOrdersRequest = Schema.Struct({
   endTime: Schema.optional(MillisQuery),
   limit: Schema.optional(IntQuery(1, MAX_PLAN_ORDERS_LIMIT))
 }).pipe(Schema.filter(orderedWindow("startTime", "endTime")))
-export type PlanOrdersRequest = Schema.Schema.Type<typeof PlanOrdersRequest>
+export type PlanOrdersRequest = RecordType<typeof PlanOrdersRequest>

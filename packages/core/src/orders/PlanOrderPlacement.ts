@@ -11,6 +11,7 @@ import * as W from "../internal/wireRecord.js"
 import type { Codec } from "../internal/wireRecord.js"
 import { FuturesSymbol, IntQuery, MillisQuery, orderedWindow } from "../Params.js"
 import { PlanOrder, PlanOrderRecord } from "./PlanOrder.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /**
  * Body of `plan_order`. Its names differ from order placement: `match_type` (not `match_price`) and `execute_price`
@@ -34,7 +35,7 @@ export const PlacePlanOrderRequest = Schema.Struct({
   /** wire `marginMode`: 1 cross (the exchange's default), 3 isolated */
   marginMode: Schema.optional(MarginModeFromCode)
 })
-export type PlacePlanOrderRequest = Schema.Schema.Type<typeof PlacePlanOrderRequest>
+export type PlacePlanOrderRequest = RecordType<typeof PlacePlanOrderRequest>
 
 /** What callers pass: `priceMode` defaults to `limit`, which needs `executePrice`; a market trigger may leave it out. */
 export interface PlacePlanOrderInput {
@@ -67,7 +68,7 @@ const ackRecord = W.record({
 })
 
 export const PlanOrderAck = ackRecord.schema
-export type PlanOrderAck = Schema.Schema.Type<typeof PlanOrderAck>
+export type PlanOrderAck = RecordType<typeof PlanOrderAck>
 export const PlanOrderAckAnswer = W.one(ackRecord)
 
 export const MAX_PLAN_HISTORY_PAGE = 100
@@ -88,7 +89,7 @@ export const PlanOrderHistoryRequest = Schema.Struct({
   /** orders per answer, 1 to 100 (default 100) */
   pageSize: Schema.optional(IntQuery(1, MAX_PLAN_HISTORY_PAGE))
 }).pipe(Schema.filter(orderedWindow("startTime", "endTime")))
-export type PlanOrderHistoryRequest = Schema.Schema.Type<typeof PlanOrderHistoryRequest>
+export type PlanOrderHistoryRequest = RecordType<typeof PlanOrderHistoryRequest>
 
 const pageRecord = W.record({
   /** wire `list` */
@@ -98,7 +99,7 @@ const pageRecord = W.record({
 })
 
 export const PlanOrderHistoryPage = pageRecord.schema
-export type PlanOrderHistoryPage = Schema.Schema.Type<typeof PlanOrderHistoryPage>
+export type PlanOrderHistoryPage = RecordType<typeof PlanOrderHistoryPage>
 
 /** The page as a bare array of plan orders, as the field table lists it: read with `more` false. */
 const FlatPage = Schema.transform(Schema.Array(PlanOrder), Schema.typeSchema(PlanOrderHistoryPage), {

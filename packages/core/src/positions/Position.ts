@@ -12,6 +12,7 @@ import { optionalId, optionalInteger } from "../account/optionalWire.js"
 import * as W from "../internal/wireRecord.js"
 import { DecimalFromLooseString } from "../internal/wireValues.js"
 import { FuturesSymbol } from "../Params.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** Wire `side`: the docs say `LONG`/`SHORT`, a copied sample `Long`: read in any case, encoded upper-case. */
 export const PositionSide = Schema.transformOrFail(Schema.String, Schema.Literal("long", "short"), {
@@ -93,13 +94,13 @@ const record = W.record({
 })
 
 export const Position = record.schema
-export type Position = Schema.Schema.Type<typeof Position>
+export type Position = RecordType<typeof Position>
 export type PositionWire = Schema.Schema.Encoded<typeof Position>
 export const PositionList = W.many(record)
 
 /** Query of `GET /capi/v2/account/position/singlePosition`. */
 export const PositionRequest = Schema.Struct({ symbol: FuturesSymbol })
-export type PositionRequest = Schema.Schema.Type<typeof PositionRequest>
+export type PositionRequest = RecordType<typeof PositionRequest>
 
 /**
  * The average entry price, `open_value / size` (the exchange sends no entry price): none for an empty position.

@@ -12,7 +12,6 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Predicate from "effect/Predicate"
-import type * as Schema from "effect/Schema"
 import { optionalBoolean, optionalText } from "../account/optionalWire.js"
 import type { FuturesAsset } from "../account/Asset.js"
 import * as W from "../internal/wireRecord.js"
@@ -25,6 +24,7 @@ import type { Position } from "../positions/Position.js"
 import * as V3Account from "../v3/account.js"
 import * as V3Orders from "../v3/orderReads.js"
 import { symbol } from "../internal/codecs.js"
+import type { RecordType } from "../internal/recordType.js"
 
 /** The 24 h statistics of one symbol as the `ticker` channel pushes them: no best bid or ask (take them from `depth`). */
 const tickerRecord = W.record({
@@ -63,7 +63,7 @@ const tickerRecord = W.record({
 })
 
 export const StreamTicker = tickerRecord.schema
-export type StreamTicker = Schema.Schema.Type<typeof StreamTicker>
+export type StreamTicker = RecordType<typeof StreamTicker>
 
 /** One public trade (`trade` channel) as REST's `MarketTrade`: `m` true = the seller took, so the buyer was the maker. */
 const tradeRecord = W.record({
@@ -194,7 +194,7 @@ const balanceRecord = W.record({
 })
 
 export const BalanceUpdate = balanceRecord.schema
-export type BalanceUpdate = Schema.Schema.Type<typeof BalanceUpdate>
+export type BalanceUpdate = RecordType<typeof BalanceUpdate>
 
 /**
  * What a private stream yields: the REST state (`snapshot`, first and again after every reconnect, `reconnected`
