@@ -1,5 +1,6 @@
 /** `/bills`: the spot ledger, a page at a time walking back with `before`, or the whole selection as a CSV file. */
 import { SpotBills } from "@tradedesk/core"
+import type { SpotBill } from "@tradedesk/core"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { Composer } from "telegraf"
 import { refusedOnDemo } from "../../kernel/exchange/demo.js"
@@ -44,7 +45,8 @@ export const exportBills = (query: BillsQuery) =>
     return yield* bills.walkBack({ coinId: query.coinId, bizType: query.bizType, after: query.after, limit: BILLS_FETCH_LIMIT }).pipe(
       Stream.take(MAX_CSV_BILLS),
       Stream.runCollect,
-      Effect.map(Chunk.toReadonlyArray),
+      // named: the record's type is core's published one, not a path into its build
+      Effect.map((chunk): ReadonlyArray<SpotBill.SpotBill> => Chunk.toReadonlyArray(chunk)),
       gate.exclusive
     )
   })
