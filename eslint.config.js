@@ -41,7 +41,7 @@ export default tseslint.config(
         paths: [effectPlatformIndex],
         patterns: [{
           group: ["**/features/**", "**/features.js", "**/runtime.js", "**/createBot.js", "**/app.js", "**/main.js"],
-          message: "The kernel imports no feature: register what the feature brings (kernel/Feature.ts) instead."
+          message: "The kernel imports no feature: register what the feature brings (kernel/ui/Feature.ts) instead."
         }]
       }]
     }

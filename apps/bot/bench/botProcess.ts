@@ -13,9 +13,9 @@ import { Either } from "effect"
 import { createInterface } from "node:readline"
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks"
 import { createBot } from "../src/createBot.js"
-import * as BotConfig from "../src/kernel/BotConfig.js"
+import * as BotConfig from "../src/kernel/ops/BotConfig.js"
 import * as BotRuntime from "../src/runtime.js"
-import { jsonLogger } from "../src/kernel/log.js"
+import { jsonLogger } from "../src/kernel/ops/log.js"
 import { startPolling, startWebhook } from "../src/kernel/telegram/serve.js"
 
 /** The exchange the benchmark serves, or none: the simulator embedded in this process. */

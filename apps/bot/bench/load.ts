@@ -37,8 +37,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
-import type { ApiCall, Person } from "../src/kernel/telegram/LocalBotApi.js"
+import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
+import type { ApiCall, Person } from "../src/kernel/telegram/local/LocalBotApi.js"
 import type { BotProcessConfig } from "./botProcess.js"
 
 const SCALE = Number(process.env.BENCH_LOAD_SCALE ?? 5)

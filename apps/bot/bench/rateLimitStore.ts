@@ -7,9 +7,9 @@
 import { RateLimit } from "@tradedesk/core"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { jsonLogger } from "../src/kernel/log.js"
+import { jsonLogger } from "../src/kernel/ops/log.js"
 import { connect, prefixOf } from "../src/kernel/redis/RedisConnection.js"
-import * as RedisRateLimitStore from "../src/kernel/redis/RedisRateLimitStore.js"
+import * as RedisRateLimitStore from "../src/kernel/exchange/RedisRateLimitStore.js"
 
 const ROUNDS = 4
 const PER_ROUND = 250

@@ -14,11 +14,11 @@ import { Endpoints } from "@tradedesk/core/transport"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { Effect, Either, Fiber } from "effect"
 import { Worker } from "node:worker_threads"
-import * as BotRuntime from "../src/kernel/BotRuntime.js"
-import type { Logger } from "../src/kernel/log.js"
-import * as Store from "../src/kernel/Store.js"
-import * as Watcher from "../src/kernel/Watcher.js"
-import type { Listeners } from "../src/kernel/watchState.js"
+import * as BotRuntime from "../src/kernel/ops/BotRuntime.js"
+import type { Logger } from "../src/kernel/ops/log.js"
+import * as Store from "../src/kernel/store/Store.js"
+import * as Watcher from "../src/kernel/watch/Watcher.js"
+import type { Listeners } from "../src/kernel/watch/watchState.js"
 
 const WATCHERS = Number(process.env["BENCH_STREAMS_WATCHERS"] ?? 100)
 const FILLS = 20

@@ -33,10 +33,10 @@ import { orders } from "./features/orders/orders.js"
 import { ordersFeature } from "./features/orders/registration.js"
 import { positions } from "./features/positions/positions.js"
 import { positionsFeature } from "./features/positions/registration.js"
-import type { FeatureNeeds } from "./kernel/BotRuntime.js"
-import * as Feature from "./kernel/Feature.js"
-import type { Deps } from "./kernel/respond.js"
-import * as TradingLimits from "./kernel/TradingLimits.js"
+import type { FeatureNeeds } from "./kernel/ops/BotRuntime.js"
+import * as Feature from "./kernel/ui/Feature.js"
+import type { Deps } from "./kernel/telegram/respond.js"
+import * as TradingLimits from "./kernel/access/TradingLimits.js"
 
 // the order help and Telegram's menu list the commands in
 Feature.register([

@@ -1,8 +1,8 @@
 /** The bot's runtime: the kernel's services and every feature's, built once at start-up and disposed at shutdown. */
 import type { TradeDeskConfig } from "@tradedesk/core"
 import * as Features from "./features.js"
-import * as BotRuntime from "./kernel/BotRuntime.js"
-import type * as Log from "./kernel/log.js"
+import * as BotRuntime from "./kernel/ops/BotRuntime.js"
+import type * as Log from "./kernel/ops/log.js"
 import type * as Metrics from "./kernel/ops/Metrics.js"
 
 export const make = (

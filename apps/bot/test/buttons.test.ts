@@ -3,7 +3,7 @@
  * features registered their own codecs (issue 21) reads back as the same value, and encodes to the same text.
  */
 import { describe, expect, it } from "vitest"
-import * as CallbackData from "../src/kernel/CallbackData.js"
+import * as CallbackData from "../src/kernel/ui/CallbackData.js"
 
 const EARLIER: ReadonlyArray<readonly [string, CallbackData.CallbackData]> = [
   ["t|1|3|eth", { _tag: "Tickers", sort: "gainers", page: 3, filter: "eth" }],

@@ -1,6 +1,6 @@
 /** `/chart` end to end: the simulator's candles drawn and sent as a picture through the local Bot API. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
+import type { StoredMessage } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { labels, reader, startRig, stranger, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
 import { beyondLimits } from "./limits.js"

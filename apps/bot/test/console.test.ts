@@ -6,8 +6,8 @@ import { PassThrough, Writable } from "node:stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startApp } from "../src/app.js"
 import type { App } from "../src/app.js"
-import { ConsoleChat } from "../src/kernel/telegram/ConsoleChat.js"
-import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
+import { ConsoleChat } from "../src/kernel/telegram/local/ConsoleChat.js"
+import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { until } from "./harness.js"
 
 let dir: string

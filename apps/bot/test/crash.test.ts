@@ -13,9 +13,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import * as CallbackData from "../src/kernel/CallbackData.js"
-import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
-import type { StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
+import * as CallbackData from "../src/kernel/ui/CallbackData.js"
+import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
+import type { StoredMessage } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { TOKEN, trader, until } from "./harness.js"
 
 const MAIN = join(fileURLToPath(new URL("..", import.meta.url)), "dist", "main.js")

@@ -13,8 +13,8 @@ import { fmt } from "telegraf/format"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startApp } from "../src/app.js"
 import type { App } from "../src/app.js"
-import { DEMO_LINE, SIMULATOR_LINE, withSimulatorLine } from "../src/kernel/messages.js"
-import { view } from "../src/kernel/view.js"
+import { DEMO_LINE, SIMULATOR_LINE, withSimulatorLine } from "../src/kernel/ui/messages.js"
+import { view } from "../src/kernel/ui/view.js"
 
 let dir: string
 let app: App

@@ -3,9 +3,9 @@
  */
 import type { OperationName } from "@tradedesk/simulator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as CallbackData from "../src/kernel/CallbackData.js"
-import { commands } from "../src/kernel/commands.js"
-import type { ApiCall } from "../src/kernel/telegram/LocalBotApi.js"
+import * as CallbackData from "../src/kernel/ui/CallbackData.js"
+import { commands } from "../src/kernel/ui/commands.js"
+import type { ApiCall } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { group, labels, preOf, reader, spoken, startRig, stranger, trader, until } from "./harness.js"
 import type { Rig } from "./harness.js"
 

@@ -9,7 +9,7 @@ import { Endpoints, TradingHttp } from "@tradedesk/core/transport"
 import { DateTime, Effect, Fiber, Layer, TestClock } from "effect"
 import * as AffiliateBook from "../src/features/affiliate/AffiliateBook.js"
 import { exportBills } from "../src/features/bills/bills.js"
-import { ExportGate, layerSpaced } from "../src/kernel/ExportGate.js"
+import { ExportGate, layerSpaced } from "../src/kernel/exchange/ExportGate.js"
 
 const d = (text: string) => Decimal.parse(text)!
 

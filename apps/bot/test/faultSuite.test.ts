@@ -5,7 +5,7 @@
  */
 import type { Fault, OperationName } from "@tradedesk/simulator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { internalErrorView } from "../src/kernel/messages.js"
+import { internalErrorView } from "../src/kernel/ui/messages.js"
 import { labels, reader, startRig, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
 

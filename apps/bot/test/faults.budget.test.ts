@@ -10,8 +10,8 @@ import { startSimulator } from "@tradedesk/simulator"
 import { Clock, Context, Deferred, Effect, Layer } from "effect"
 import type { Redis } from "ioredis"
 import { expect, it, onTestFinished } from "vitest"
-import { jsonLogger } from "../src/kernel/log.js"
-import * as RedisRateLimitStore from "../src/kernel/redis/RedisRateLimitStore.js"
+import { jsonLogger } from "../src/kernel/ops/log.js"
+import * as RedisRateLimitStore from "../src/kernel/exchange/RedisRateLimitStore.js"
 import { freshRedis, redisClient } from "./redisHarness.js"
 
 /** the second process's clock is this far ahead of the first's (and of Redis's) */

@@ -7,7 +7,7 @@
 import { connect } from "node:net"
 import type { Socket } from "node:net"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import type { Logger } from "../src/kernel/log.js"
+import type { Logger } from "../src/kernel/ops/log.js"
 import { startWebhook, WEBHOOK_LIMITS } from "../src/kernel/telegram/serve.js"
 import { startRig, trader } from "./harness.js"
 import type { Rig } from "./harness.js"

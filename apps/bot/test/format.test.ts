@@ -7,11 +7,11 @@ import { affiliateCaption, affiliateCsv, affiliateFileName, affiliateView } from
 import { billsCaption, billsCsv, billsFileName, billsView, pageOf, unknownCoinView } from "../src/features/bills/format.js"
 import { tickersView, tickerView, unknownSymbolView } from "../src/features/market/format.js"
 import { resultView } from "../src/features/order/format.js"
-import * as CallbackData from "../src/kernel/CallbackData.js"
-import { toCsv } from "../src/kernel/csv.js"
-import { ExportBusyError } from "../src/kernel/ExportGate.js"
-import { errorReport } from "../src/kernel/messages.js"
-import { caption, compact, dec, grouped, money, oneLine, paginate, percent, priceAtStep, signedMoney, split, table, view } from "../src/kernel/view.js"
+import * as CallbackData from "../src/kernel/ui/CallbackData.js"
+import { toCsv } from "../src/kernel/ui/csv.js"
+import { ExportBusyError } from "../src/kernel/exchange/ExportGate.js"
+import { errorReport } from "../src/kernel/ui/messages.js"
+import { caption, compact, dec, grouped, money, oneLine, paginate, percent, priceAtStep, signedMoney, split, table, view } from "../src/kernel/ui/view.js"
 import { bill, btcContract, d, NOW, order, pre, snapshotOf, ticker } from "./samples.js"
 
 describe("numbers", () => {

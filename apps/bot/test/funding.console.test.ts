@@ -9,7 +9,7 @@ import { PassThrough } from "node:stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startApp } from "../src/app.js"
 import type { App } from "../src/app.js"
-import { SIMULATOR_LINE } from "../src/kernel/messages.js"
+import { SIMULATOR_LINE } from "../src/kernel/ui/messages.js"
 
 interface Console {
   readonly app: App

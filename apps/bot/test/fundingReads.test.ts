@@ -7,8 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Market, MarketStats, Tickers, TransportError, UnsupportedOperationError } from "@tradedesk/core"
 import type { FundingRate, TradeDeskError } from "@tradedesk/core"
 import { Context, DateTime, Effect, Fiber, Layer, Option, TestClock } from "effect"
-import * as MarketData from "../src/kernel/MarketData.js"
-import * as ReadShare from "../src/kernel/ReadShare.js"
+import * as MarketData from "../src/kernel/exchange/MarketData.js"
+import * as ReadShare from "../src/kernel/exchange/ReadShare.js"
 import { d } from "./samples.js"
 
 const btc: FundingRate.FundingRate = {

@@ -5,9 +5,9 @@
  * trader's Confirm. The inputs follow from the seed (`FUZZ_SEED` to replay one), which every failure names.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as CallbackData from "../src/kernel/CallbackData.js"
-import { commands } from "../src/kernel/commands.js"
-import type { ChatRef, Person, StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
+import * as CallbackData from "../src/kernel/ui/CallbackData.js"
+import { commands } from "../src/kernel/ui/commands.js"
+import type { ChatRef, Person, StoredMessage } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { group, reader, startRig, stranger, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
 import { beyondLimits } from "./limits.js"

@@ -4,8 +4,8 @@
  * answers up to 200, keyboards well formed with callback data of 1 to 64 bytes the bot reads back; and no character
  * that hides or reorders text, and no refusal but "not modified".
  */
-import * as CallbackData from "../src/kernel/CallbackData.js"
-import type { ApiCall } from "../src/kernel/telegram/LocalBotApi.js"
+import * as CallbackData from "../src/kernel/ui/CallbackData.js"
+import type { ApiCall } from "../src/kernel/telegram/local/LocalBotApi.js"
 
 /** Characters no message of the bot should carry (a line break is the one control character allowed). */
 export const HIDDEN = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u

@@ -6,8 +6,8 @@
 import { Decimal } from "@tradedesk/core"
 import { BigDecimal } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
-import type { StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
+import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
+import type { StoredMessage } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { labels, reader, startRig, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
 

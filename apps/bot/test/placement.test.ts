@@ -2,7 +2,7 @@
 import { ConfigError, DecodeError, ExchangeApiError, HttpStatusError, InputError, OutcomeUnknownError, RateLimitError, TransportError } from "@tradedesk/core"
 import type { TradeDeskError } from "@tradedesk/core"
 import { describe, expect, it } from "vitest"
-import { afterFailure } from "../src/kernel/afterFailure.js"
+import { afterFailure } from "../src/kernel/confirm/afterFailure.js"
 
 const apiError = (status: number, category: ExchangeApiError["category"]) =>
   new ExchangeApiError({ endpoint: "batchOrders", status, code: "1", msg: "m", category })

@@ -15,13 +15,13 @@ import { createInterface } from "node:readline"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect } from "effect"
 import { afterEach, expect, it } from "vitest"
-import { jsonLogger } from "../src/kernel/log.js"
-import * as RedisRateLimitStore from "../src/kernel/redis/RedisRateLimitStore.js"
+import { jsonLogger } from "../src/kernel/ops/log.js"
+import * as RedisRateLimitStore from "../src/kernel/exchange/RedisRateLimitStore.js"
 import { freshRedis } from "./redisHarness.js"
 import type { RedisSettings } from "../src/kernel/redis/RedisConnection.js"
 
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url))
-const DIST = join(PACKAGE, "dist", "kernel", "redis")
+const DIST = join(PACKAGE, "dist", "kernel")
 const distUrl = (file: string) => JSON.stringify(pathToFileURL(join(DIST, file)).href)
 
 const PROCESSES = 3
@@ -44,8 +44,8 @@ const CHILD = `
 import { createInterface } from "node:readline"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { PlanOrders, RateLimit, TradeDesk, TradeDeskConfig, UndiciHttpClient } from "@tradedesk/core"
-const { connect } = await import(${distUrl("RedisConnection.js")})
-const RedisRateLimitStore = await import(${distUrl("RedisRateLimitStore.js")})
+const { connect } = await import(${distUrl("redis/RedisConnection.js")})
+const RedisRateLimitStore = await import(${distUrl("exchange/RedisRateLimitStore.js")})
 const { redis, exchange, store, reads, mode } = JSON.parse(process.env.BUDGET_CHILD)
 const silent = { log: () => undefined }
 const client = await connect(redis)
@@ -143,7 +143,7 @@ const burst = async (store: "redis" | "memory", redis: RedisSettings, maxWaitMs:
   }
 }
 
-const builtStore = () => expect(existsSync(join(DIST, "RedisRateLimitStore.js")), "dist/ is missing or stale: npm run build -w @tradedesk/bot").toBe(true)
+const builtStore = () => expect(existsSync(join(DIST, "exchange", "RedisRateLimitStore.js")), "dist/ is missing or stale: npm run build -w @tradedesk/bot").toBe(true)
 
 it("spreads a burst over three processes on one Redis budget: no 429 from the exchange, every read answered", async () => {
   builtStore()

@@ -11,9 +11,9 @@ import { createInterface } from "node:readline"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect, Either } from "effect"
 import { expect, it } from "vitest"
-import { runOf } from "../src/kernel/Confirmations.js"
-import * as RedisConfirmStore from "../src/kernel/redis/RedisConfirmStore.js"
-import { jsonLogger } from "../src/kernel/log.js"
+import { runOf } from "../src/kernel/confirm/Confirmations.js"
+import * as RedisConfirmStore from "../src/kernel/confirm/RedisConfirmStore.js"
+import { jsonLogger } from "../src/kernel/ops/log.js"
 import { freshRedis } from "./redisHarness.js"
 
 const DIST = join(fileURLToPath(new URL("..", import.meta.url)), "dist", "kernel")
@@ -24,8 +24,8 @@ const CHILD = `
 import { createInterface } from "node:readline"
 import { Schema } from "effect"
 const { connect } = await import(${JSON.stringify(pathToFileURL(join(DIST, "redis", "RedisConnection.js")).href)})
-const { make } = await import(${JSON.stringify(pathToFileURL(join(DIST, "redis", "RedisConfirmStore.js")).href)})
-const { Confirmations } = await import(${JSON.stringify(pathToFileURL(join(DIST, "Confirmations.js")).href)})
+const { make } = await import(${JSON.stringify(pathToFileURL(join(DIST, "confirm", "RedisConfirmStore.js")).href)})
+const { Confirmations } = await import(${JSON.stringify(pathToFileURL(join(DIST, "confirm", "Confirmations.js")).href)})
 const settings = JSON.parse(process.env.RACE_REDIS)
 const silent = { log: () => undefined }
 const client = await connect(settings)
@@ -66,7 +66,7 @@ const start = async (redis: object): Promise<Child> => {
 }
 
 it("lets exactly one of two processes claim each confirmation pressed in both at once", async () => {
-  expect(existsSync(join(DIST, "redis", "RedisConfirmStore.js")), "dist/ is missing or stale: npm run build -w @tradedesk/bot").toBe(true)
+  expect(existsSync(join(DIST, "confirm", "RedisConfirmStore.js")), "dist/ is missing or stale: npm run build -w @tradedesk/bot").toBe(true)
   const { settings, client } = await freshRedis()
   const store = RedisConfirmStore.make(client, settings.namespace, jsonLogger(() => undefined))
   const now = Date.now()

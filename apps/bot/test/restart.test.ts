@@ -3,9 +3,9 @@
  * same exchange and Telegram places nothing, never a batch twice, and tells the trader what it knows.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import * as CallbackData from "../src/kernel/CallbackData.js"
-import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
-import type { StoredMessage } from "../src/kernel/telegram/LocalBotApi.js"
+import * as CallbackData from "../src/kernel/ui/CallbackData.js"
+import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
+import type { StoredMessage } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { labels, startRig, trader } from "./harness.js"
 import type { Rig } from "./harness.js"
 

@@ -2,11 +2,11 @@
 import { Decimal } from "@tradedesk/core"
 import type { BatchOrder, Contract, Leverage, SpotBill, Ticker } from "@tradedesk/core"
 import { DateTime, Either, Option } from "effect"
-import type { Snapshot } from "../src/kernel/MarketData.js"
-import type { Parsed } from "../src/kernel/parse.js"
+import type { Snapshot } from "../src/kernel/exchange/MarketData.js"
+import type { Parsed } from "../src/kernel/ui/parse.js"
 import { expect } from "vitest"
-import * as CallbackData from "../src/kernel/CallbackData.js"
-import type { View } from "../src/kernel/view.js"
+import * as CallbackData from "../src/kernel/ui/CallbackData.js"
+import type { View } from "../src/kernel/ui/view.js"
 
 /** any length: the bot must bound what an exchange sends when the operator allows long decimals */
 export const d = (text: string) => Decimal.parse(text, Number.POSITIVE_INFINITY)!

@@ -7,7 +7,7 @@
  */
 import { Either } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import * as BotConfig from "../src/kernel/BotConfig.js"
+import * as BotConfig from "../src/kernel/ops/BotConfig.js"
 import { labels, reader, startRig, trader } from "./harness.js"
 import type { Rig, RigOptions } from "./harness.js"
 

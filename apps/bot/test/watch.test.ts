@@ -10,8 +10,8 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { prepareFolder } from "../src/kernel/Store.js"
-import { LocalBotApi } from "../src/kernel/telegram/LocalBotApi.js"
+import { prepareFolder } from "../src/kernel/store/Store.js"
+import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { labels, speak, startRig, trader, until } from "./harness.js"
 import type { Rig, RigOptions } from "./harness.js"
 

@@ -1,6 +1,6 @@
 import type { Contract, Leverage, Position } from "@tradedesk/core"
 import { DateTime, Either, Option } from "effect"
-import * as TradingLimits from "../../kernel/TradingLimits.js"
+import * as TradingLimits from "../../kernel/access/TradingLimits.js"
 import { describe, expect, it } from "vitest"
 import { d, expectSendable, left, right } from "../../../test/samples.js"
 import { balanceView, leverageAskView, leverageRefusal, leverageView, marginAskView, marginRefusal, marginView, notTradableView, pickPosition } from "./format.js"

@@ -7,11 +7,11 @@ import type { Asset, Contract, Leverage, Position } from "@tradedesk/core"
 import { BigDecimal, Either, Option, Schema } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import * as TradingLimits from "../../kernel/TradingLimits.js"
-import { confirmRow } from "../../kernel/writes.js"
-import { assets } from "../../kernel/symbols.js"
-import { dec, marketName, money, oneLine, signedMoney, table, view } from "../../kernel/view.js"
-import type { View } from "../../kernel/view.js"
+import * as TradingLimits from "../../kernel/access/TradingLimits.js"
+import { confirmRow } from "../../kernel/confirm/writes.js"
+import { assets } from "../../kernel/exchange/symbols.js"
+import { dec, marketName, money, oneLine, signedMoney, table, view } from "../../kernel/ui/view.js"
+import type { View } from "../../kernel/ui/view.js"
 
 // ── balance ─────────────────────────────────────────────────────────────────────────────────────────────────────────
 

@@ -2,9 +2,9 @@
 import { Decimal } from "@tradedesk/core"
 import type { AdjustMargin, BatchOrder, Position } from "@tradedesk/core"
 import { BigDecimal } from "effect"
-import { fail, ok, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
-import { normalizeQuery } from "../../kernel/symbols.js"
+import { fail, ok, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
+import { normalizeQuery } from "../../kernel/exchange/symbols.js"
 
 export interface LeverageArgs {
   readonly query: string

@@ -1,8 +1,8 @@
 /** What account brings to the kernel: `/balance`, `/leverage` and `/margin`, and the balance's Refresh. */
-import { codec, noFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, noFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Balance: Record<never, never>
   }

@@ -6,8 +6,8 @@
 import type { AffiliateUserStats, TradeDeskError } from "@tradedesk/core"
 import { AffiliateStats } from "@tradedesk/core"
 import { Cache, Chunk, Context, Data, Duration, Effect, Exit, Layer, Stream } from "effect"
-import { ExportGate } from "../../kernel/ExportGate.js"
-import type { ExportBusyError } from "../../kernel/ExportGate.js"
+import { ExportGate } from "../../kernel/exchange/ExportGate.js"
+import type { ExportBusyError } from "../../kernel/exchange/ExportGate.js"
 
 export interface Query {
   readonly uid: string | undefined
@@ -20,7 +20,7 @@ export class AffiliateBook extends Context.Tag("@tradedesk/bot/AffiliateBook")<A
   readonly users: (query: Query) => Effect.Effect<ReadonlyArray<AffiliateUserStats.AffiliateUserStats>, TradeDeskError | ExportBusyError>
 }>() {}
 
-declare module "../../kernel/BotRuntime.js" {
+declare module "../../kernel/ops/BotRuntime.js" {
   interface FeatureServices {
     readonly AffiliateBook: AffiliateBook
   }

@@ -1,7 +1,7 @@
 /** `/affiliate` arguments. */
 import { Either } from "effect"
-import { fail, isTimeToken, ok, parseTime, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
+import { fail, isTimeToken, ok, parseTime, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
 
 export interface AffiliateArgs {
   readonly csv: boolean

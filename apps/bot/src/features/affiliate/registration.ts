@@ -1,8 +1,8 @@
 /** What affiliate brings to the kernel: `/affiliate` and its paging buttons. */
-import { codec, num, optNum, readNum, readOptTime } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, num, optNum, readNum, readOptTime } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Affiliate: {
       readonly uid: string | undefined

@@ -1,8 +1,8 @@
 import { BigDecimal, Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { ticker } from "../../../test/samples.js"
-import { jsonLogger } from "../../kernel/log.js"
-import * as Store from "../../kernel/Store.js"
+import { jsonLogger } from "../../kernel/ops/log.js"
+import * as Store from "../../kernel/store/Store.js"
 import * as AlertBook from "./alertBook.js"
 
 const d = BigDecimal.unsafeFromString

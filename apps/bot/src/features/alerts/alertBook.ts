@@ -11,7 +11,7 @@
  */
 import { BigDecimal, Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import * as Store from "../../kernel/Store.js"
+import * as Store from "../../kernel/store/Store.js"
 
 export const Direction = Schema.Literal("above", "below")
 export type Direction = Schema.Schema.Type<typeof Direction>

@@ -9,8 +9,8 @@
 import { Streams } from "@tradedesk/core"
 import { Duration, Effect, Either, Fiber, Stream } from "effect"
 import type { Scope } from "effect"
-import type { Logger } from "../../kernel/log.js"
-import type * as Store from "../../kernel/Store.js"
+import type { Logger } from "../../kernel/ops/log.js"
+import type * as Store from "../../kernel/store/Store.js"
 import * as AlertBook from "./alertBook.js"
 
 export interface TickerStreams {

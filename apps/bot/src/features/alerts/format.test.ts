@@ -1,6 +1,6 @@
 import { BigDecimal } from "effect"
 import { describe, expect, it } from "vitest"
-import * as CallbackData from "../../kernel/CallbackData.js"
+import * as CallbackData from "../../kernel/ui/CallbackData.js"
 import type { Alert } from "./alertBook.js"
 import { reached } from "./alertBook.js"
 import { alertsView } from "./format.js"

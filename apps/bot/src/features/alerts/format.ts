@@ -1,8 +1,8 @@
 /** Alert views: set, refused, listed with Delete buttons, and fired. */
 import type { Ticker } from "@tradedesk/core"
 import { bold, code, fmt, join } from "telegraf/format"
-import { dec, marketName, utc, view } from "../../kernel/view.js"
-import type { View } from "../../kernel/view.js"
+import { dec, marketName, utc, view } from "../../kernel/ui/view.js"
+import type { View } from "../../kernel/ui/view.js"
 import type { Alert, Fired } from "./alertBook.js"
 import { MAX_ALERTS, MAX_PER_USER } from "./alertBook.js"
 

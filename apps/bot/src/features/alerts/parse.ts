@@ -1,9 +1,9 @@
 /** `/alert` arguments. */
 import { Decimal } from "@tradedesk/core"
 import { BigDecimal } from "effect"
-import { fail, ok, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
-import { normalizeQuery } from "../../kernel/symbols.js"
+import { fail, ok, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
+import { normalizeQuery } from "../../kernel/exchange/symbols.js"
 import type { Direction } from "./alertBook.js"
 
 export interface AlertArgs {

@@ -1,8 +1,8 @@
 /** What alerts brings to the kernel: `/alert` and `/alerts`, and the Delete buttons. */
-import { codec, idFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, idFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly AlertDelete: { readonly id: string }
   }

@@ -15,7 +15,7 @@ export class CoinDirectory extends Context.Tag("@tradedesk/bot/CoinDirectory")<C
   readonly known: Effect.Effect<ReadonlyArray<string>>
 }>() {}
 
-declare module "../../kernel/BotRuntime.js" {
+declare module "../../kernel/ops/BotRuntime.js" {
   interface FeatureServices {
     readonly CoinDirectory: CoinDirectory
   }

@@ -1,12 +1,13 @@
 /** `/bills`: the spot ledger, a page at a time walking back with `before`, or the whole selection as a CSV file. */
 import { SpotBills } from "@tradedesk/core"
+import type { SpotBill } from "@tradedesk/core"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { Composer } from "telegraf"
-import { refusedOnDemo } from "../../kernel/demo.js"
-import { ExportGate } from "../../kernel/ExportGate.js"
-import { onButton, onCommand } from "../../kernel/middleware.js"
-import { run, send, sendFile, show, withArgs } from "../../kernel/respond.js"
-import type { Deps } from "../../kernel/respond.js"
+import { refusedOnDemo } from "../../kernel/exchange/demo.js"
+import { ExportGate } from "../../kernel/exchange/ExportGate.js"
+import { onButton, onCommand } from "../../kernel/telegram/middleware.js"
+import { run, send, sendFile, show, withArgs } from "../../kernel/telegram/respond.js"
+import type { Deps } from "../../kernel/telegram/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
 import { CoinDirectory } from "./CoinDirectory.js"
 import { beforeBound, billsCaption, billTypesView, billsCsv, billsFileName, billsView, BILLS_FETCH_LIMIT, pageOf, unknownCoinView } from "./format.js"
@@ -44,7 +45,8 @@ export const exportBills = (query: BillsQuery) =>
     return yield* bills.walkBack({ coinId: query.coinId, bizType: query.bizType, after: query.after, limit: BILLS_FETCH_LIMIT }).pipe(
       Stream.take(MAX_CSV_BILLS),
       Stream.runCollect,
-      Effect.map(Chunk.toReadonlyArray),
+      // named: the record's type is core's published one, not a path into its build
+      Effect.map((chunk): ReadonlyArray<SpotBill.SpotBill> => Chunk.toReadonlyArray(chunk)),
       gate.exclusive
     )
   })

@@ -2,11 +2,11 @@
 import { Decimal, SpotBill } from "@tradedesk/core"
 import { DateTime } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
-import type { CallbackData } from "../../kernel/CallbackData.js"
-import { toCsv } from "../../kernel/csv.js"
-import type { Column } from "../../kernel/csv.js"
-import { caption, fileDates, money, oneLine, shortUtc, signedMoney, table, utc, view } from "../../kernel/view.js"
-import type { View } from "../../kernel/view.js"
+import type { CallbackData } from "../../kernel/ui/CallbackData.js"
+import { toCsv } from "../../kernel/ui/csv.js"
+import type { Column } from "../../kernel/ui/csv.js"
+import { caption, fileDates, money, oneLine, shortUtc, signedMoney, table, utc, view } from "../../kernel/ui/view.js"
+import type { View } from "../../kernel/ui/view.js"
 import type { BillsArgs } from "./parse.js"
 
 export const BILLS_PAGE_SIZE = 10

@@ -1,8 +1,8 @@
 /** `/bills` arguments. */
 import { SpotBill } from "@tradedesk/core"
 import { Either } from "effect"
-import { fail, isTimeToken, ok, parseTime, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
+import { fail, isTimeToken, ok, parseTime, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
 
 export type CoinFilter = { readonly _tag: "id"; readonly id: number } | { readonly _tag: "name"; readonly name: string }
 

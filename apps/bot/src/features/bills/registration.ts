@@ -1,9 +1,9 @@
 /** What bills brings to the kernel: `/bills` and its paging buttons. */
 import { SpotBill } from "@tradedesk/core"
-import { codec, num, optNum, readChoice, readNum, readOptTime } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, num, optNum, readChoice, readNum, readOptTime } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Bills: {
       readonly coinId: number | undefined

@@ -1,8 +1,8 @@
 /** `/chart` arguments: a market and an optional candle width, in either order. */
 import type { Candle } from "@tradedesk/core"
-import { fail, ok, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
-import { normalizeQuery } from "../../kernel/symbols.js"
+import { fail, ok, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
+import { normalizeQuery } from "../../kernel/exchange/symbols.js"
 
 /** The candle widths a chart offers: a day, four days, two weeks or three months of candles. */
 export const CHART_INTERVALS = ["15m", "1h", "4h", "1d"] as const satisfies ReadonlyArray<Candle.Granularity>

@@ -1,11 +1,11 @@
 /** What chart brings to the kernel: `/chart` and its interval buttons. */
-import { codec, readChoice } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
-import { isPlainSymbol } from "../../kernel/symbols.js"
+import { codec, readChoice } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
+import { isPlainSymbol } from "../../kernel/exchange/symbols.js"
 import { CHART_INTERVALS } from "./parse.js"
 import type { ChartInterval } from "./parse.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Chart: { readonly symbol: string; readonly interval: ChartInterval }
   }

@@ -2,7 +2,7 @@ import type { Candle } from "@tradedesk/core"
 import { DateTime } from "effect"
 import { describe, expect, it } from "vitest"
 import { d } from "../../../test/samples.js"
-import { dec } from "../../kernel/view.js"
+import { dec } from "../../kernel/ui/view.js"
 import { chartSvg, COLORS, escapeXml, MAX_CANDLES, priceTicks, timeLabel } from "./svg.js"
 
 const HOUR = 3_600_000

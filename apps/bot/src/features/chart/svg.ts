@@ -6,7 +6,7 @@
  */
 import type { Candle } from "@tradedesk/core"
 import { BigDecimal, DateTime } from "effect"
-import { dec } from "../../kernel/view.js"
+import { dec } from "../../kernel/ui/view.js"
 import type { ChartInterval } from "./parse.js"
 
 export const WIDTH = 960

@@ -2,9 +2,9 @@
 import { Fill } from "@tradedesk/core"
 import { DateTime, Option } from "effect"
 import { bold, fmt, pre } from "telegraf/format"
-import type { CallbackData } from "../../kernel/CallbackData.js"
-import { dec, marketName, money, oneLine, paginate, pageButtons, priceAtStep, shortUtc, table, view } from "../../kernel/view.js"
-import type { View } from "../../kernel/view.js"
+import type { CallbackData } from "../../kernel/ui/CallbackData.js"
+import { dec, marketName, money, oneLine, paginate, pageButtons, priceAtStep, shortUtc, table, view } from "../../kernel/ui/view.js"
+import type { View } from "../../kernel/ui/view.js"
 
 export const FILLS_PAGE_SIZE = 12
 

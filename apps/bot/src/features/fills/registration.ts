@@ -1,8 +1,8 @@
 /** What fills brings to the kernel: `/fills` and its paging buttons. */
-import { codec, listFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, listFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Fills: { readonly symbol: string | undefined; readonly page: number }
   }

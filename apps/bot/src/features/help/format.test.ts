@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { SIMULATOR_LINE } from "../../kernel/messages.js"
+import { SIMULATOR_LINE } from "../../kernel/ui/messages.js"
 import { closestCommand, helpView, startView, unknownCommandView } from "./format.js"
 
 describe("help views", () => {

@@ -1,13 +1,13 @@
 /** `/start`'s welcome, `/help`'s text, and the hint for a command the bot does not know. */
 import { bold, code, fmt, join } from "telegraf/format"
-import type { Role } from "../../kernel/access.js"
-import { commands } from "../../kernel/commands.js"
-import { withSimulatorLine } from "../../kernel/messages.js"
-import type { NotReal } from "../../kernel/messages.js"
-import { distance } from "../../kernel/symbols.js"
-import * as TradingLimits from "../../kernel/TradingLimits.js"
-import { oneLine, view } from "../../kernel/view.js"
-import type { Button, View } from "../../kernel/view.js"
+import type { Role } from "../../kernel/access/access.js"
+import { commands } from "../../kernel/ui/commands.js"
+import { withSimulatorLine } from "../../kernel/ui/messages.js"
+import type { NotReal } from "../../kernel/ui/messages.js"
+import { distance } from "../../kernel/exchange/symbols.js"
+import * as TradingLimits from "../../kernel/access/TradingLimits.js"
+import { oneLine, view } from "../../kernel/ui/view.js"
+import type { Button, View } from "../../kernel/ui/view.js"
 import { limitsText } from "./limits.js"
 
 const ROLE_TEXT: Readonly<Record<Role, string>> = {

@@ -1,13 +1,13 @@
 /** `/start` and `/help`, and the hint for anything the bot does not know (installed last). */
 import { Composer } from "telegraf"
-import { roleOf } from "../../kernel/access.js"
-import { commandOf } from "../../kernel/commands.js"
-import { answerPress, onButton, onCommand } from "../../kernel/middleware.js"
-import type { CommandContext } from "../../kernel/middleware.js"
-import { send } from "../../kernel/respond.js"
-import type { Deps } from "../../kernel/respond.js"
+import { roleOf } from "../../kernel/access/access.js"
+import { commandOf } from "../../kernel/ui/commands.js"
+import { answerPress, onButton, onCommand } from "../../kernel/telegram/middleware.js"
+import type { CommandContext } from "../../kernel/telegram/middleware.js"
+import { send } from "../../kernel/telegram/respond.js"
+import type { Deps } from "../../kernel/telegram/respond.js"
 import type { BotContext } from "../../kernel/telegram/BotContext.js"
-import * as TradingLimits from "../../kernel/TradingLimits.js"
+import * as TradingLimits from "../../kernel/access/TradingLimits.js"
 import { helpView, startView, unknownCommandView } from "./format.js"
 
 export const help = (deps: Deps, limits: TradingLimits.TradingLimits = TradingLimits.none): Composer<BotContext> => {

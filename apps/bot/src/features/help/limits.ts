@@ -1,7 +1,7 @@
-/** `/help`'s sentence on a trader's trading limits (kernel/TradingLimits.ts). */
-import type { Role } from "../../kernel/access.js"
-import { dec } from "../../kernel/view.js"
-import * as TradingLimits from "../../kernel/TradingLimits.js"
+/** `/help`'s sentence on a trader's trading limits (kernel/access/TradingLimits.ts). */
+import type { Role } from "../../kernel/access/access.js"
+import { dec } from "../../kernel/ui/view.js"
+import * as TradingLimits from "../../kernel/access/TradingLimits.js"
 
 /** symbols listed in /help at most */
 const MAX_SYMBOLS_SHOWN = 30

@@ -1,8 +1,8 @@
 /** What help brings to the kernel: `/help` and `/start`, and the Help button of the welcome. */
-import { codec, noFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, noFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     /** the /help text, from /start's welcome */
     readonly Help: Record<never, never>

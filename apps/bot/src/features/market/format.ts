@@ -2,11 +2,11 @@
 import type { FundingRate, Ticker } from "@tradedesk/core"
 import { BigDecimal, DateTime, Option } from "effect"
 import { bold, code, fmt, join, pre } from "telegraf/format"
-import * as CallbackData from "../../kernel/CallbackData.js"
-import type { Snapshot } from "../../kernel/MarketData.js"
-import { assets, display, isPlainSymbol, suggest } from "../../kernel/symbols.js"
-import { ago, change, compact, dec, grouped, marketName, oneLine, paginate, pageButtons, signed, table, utc, view } from "../../kernel/view.js"
-import type { View } from "../../kernel/view.js"
+import * as CallbackData from "../../kernel/ui/CallbackData.js"
+import type { Snapshot } from "../../kernel/exchange/MarketData.js"
+import { assets, display, isPlainSymbol, suggest } from "../../kernel/exchange/symbols.js"
+import { ago, change, compact, dec, grouped, marketName, oneLine, paginate, pageButtons, signed, table, utc, view } from "../../kernel/ui/view.js"
+import type { View } from "../../kernel/ui/view.js"
 import type { TickersArgs } from "./parse.js"
 
 const TICKERS_PAGE_SIZE = 20

@@ -1,7 +1,7 @@
 /** `/tickers`, `/ticker` and `/funding` arguments. */
-import { fail, ok, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
-import { normalizeQuery } from "../../kernel/symbols.js"
+import { fail, ok, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
+import { normalizeQuery } from "../../kernel/exchange/symbols.js"
 
 export const TICKER_SORTS = ["volume", "gainers", "losers"] as const
 export type TickerSort = (typeof TICKER_SORTS)[number]

@@ -1,10 +1,10 @@
 /** What the market commands bring to the kernel: `/tickers`, `/ticker` and `/funding`, and their buttons. */
-import { codec, num, readChoice, readNum, symbolFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, num, readChoice, readNum, symbolFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 import { TICKER_SORTS } from "./parse.js"
 import type { TickerSort } from "./parse.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Tickers: { readonly sort: TickerSort; readonly page: number; readonly filter: string }
     readonly Ticker: { readonly symbol: string }

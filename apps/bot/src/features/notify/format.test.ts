@@ -1,6 +1,6 @@
 import { BigDecimal } from "effect"
 import { describe, expect, it } from "vitest"
-import type { Event, SeenFill } from "../../kernel/watchState.js"
+import type { Event, SeenFill } from "../../kernel/watch/watchState.js"
 import { eventsViews } from "./format.js"
 
 const d = BigDecimal.unsafeFromString

@@ -5,10 +5,10 @@
 import { BigDecimal } from "effect"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import type { Event, SeenFill, SeenOrder, SeenPlan } from "../../kernel/watchState.js"
-import { assets } from "../../kernel/symbols.js"
-import { dec, marketName, oneLine, percent, priceAtStep, signedMoney, split, view } from "../../kernel/view.js"
-import type { View } from "../../kernel/view.js"
+import type { Event, SeenFill, SeenOrder, SeenPlan } from "../../kernel/watch/watchState.js"
+import { assets } from "../../kernel/exchange/symbols.js"
+import { dec, marketName, oneLine, percent, priceAtStep, signedMoney, split, view } from "../../kernel/ui/view.js"
+import type { View } from "../../kernel/ui/view.js"
 
 export const notifyStateView = (on: boolean): View =>
   on

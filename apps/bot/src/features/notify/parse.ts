@@ -1,6 +1,6 @@
 /** `/notify` arguments. */
-import { fail, ok, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
+import { fail, ok, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
 
 export interface NotifyArgs {
   /** none: show the setting */

@@ -1,5 +1,5 @@
 /** What notify brings to the kernel: `/notify`. */
-import type { Feature } from "../../kernel/Feature.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
 export const notifyFeature: Feature = {
   commands: [

@@ -1,8 +1,8 @@
 import { Effect, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import type { AccessPolicy } from "../../kernel/access.js"
-import { jsonLogger } from "../../kernel/log.js"
-import * as Store from "../../kernel/Store.js"
+import type { AccessPolicy } from "../../kernel/access/access.js"
+import { jsonLogger } from "../../kernel/ops/log.js"
+import * as Store from "../../kernel/store/Store.js"
 import { audience, load, owns, setNotify, subscriptions } from "./subscribers.js"
 
 const policy = (readers: ReadonlyArray<number>, traders: ReadonlyArray<number> = []): AccessPolicy => ({

@@ -11,9 +11,9 @@
  * its state over a failed read rather than forget it.
  */
 import { Effect, Option, Schema } from "effect"
-import { mayBeTold } from "../../kernel/access.js"
-import type { AccessPolicy } from "../../kernel/access.js"
-import * as Store from "../../kernel/Store.js"
+import { mayBeTold } from "../../kernel/access/access.js"
+import type { AccessPolicy } from "../../kernel/access/access.js"
+import * as Store from "../../kernel/store/Store.js"
 
 export const Subscription = Schema.Struct({
   /** where the events are told */

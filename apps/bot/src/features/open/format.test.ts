@@ -3,7 +3,7 @@ import { DateTime, Either, Option, Schema } from "effect"
 import { fmt } from "telegraf/format"
 import { describe, expect, it } from "vitest"
 import { d, expectSendable, NOW } from "../../../test/samples.js"
-import { view } from "../../kernel/view.js"
+import { view } from "../../kernel/ui/view.js"
 import { cancelAllAskView, cancelAskView, cancelledListedNote, cancelledNote, OPEN_LIMIT, openView, OPEN_PAGE_SIZE, OpenWrite } from "./format.js"
 import type { CancelAll } from "./format.js"
 

@@ -3,10 +3,10 @@ import type { Cancel, Order } from "@tradedesk/core"
 import { Array as Arr, BigDecimal, DateTime, Option, Schema } from "effect"
 import { bold, code, fmt, italic, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import type { CallbackData } from "../../kernel/CallbackData.js"
-import { confirmRow } from "../../kernel/writes.js"
-import { ago, dec, marketName, oneLine, paginate, pageButtons, view } from "../../kernel/view.js"
-import type { Button, View } from "../../kernel/view.js"
+import type { CallbackData } from "../../kernel/ui/CallbackData.js"
+import { confirmRow } from "../../kernel/confirm/writes.js"
+import { ago, dec, marketName, oneLine, paginate, pageButtons, view } from "../../kernel/ui/view.js"
+import type { Button, View } from "../../kernel/ui/view.js"
 
 export const OPEN_PAGE_SIZE = 8
 /** the most open orders the exchange returns in one page: a list, and so a Cancel all, holds at most these */

@@ -1,7 +1,7 @@
 /** `/open` and `/cancel` arguments. */
-import { fail, ok, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
-import { normalizeQuery } from "../../kernel/symbols.js"
+import { fail, ok, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
+import { normalizeQuery } from "../../kernel/exchange/symbols.js"
 
 /** An optional market, as `/open`, `/fills` and `/orders` take it. */
 export interface SymbolArgs {

@@ -1,8 +1,8 @@
 /** What open orders bring to the kernel: `/open` and `/cancel`, and their buttons. */
-import { codec, listFields, orderFields, symbolFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, listFields, orderFields, symbolFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Open: { readonly symbol: string | undefined; readonly page: number }
     /** asks to cancel one open order (a confirmation follows) */

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import { SharedWindowCounter } from "../../kernel/WindowCounter.js"
-import type { SharedCounter, Taken } from "../../kernel/WindowCounter.js"
+import { SharedWindowCounter } from "../../kernel/access/WindowCounter.js"
+import type { SharedCounter, Taken } from "../../kernel/access/WindowCounter.js"
 import { OrdersPerMinute, WINDOW_MS } from "./OrdersPerMinute.js"
 
 const clock = () => {

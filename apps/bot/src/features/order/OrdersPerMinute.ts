@@ -8,9 +8,9 @@
  * and the Confirm sends nothing.
  */
 import { Effect, Option } from "effect"
-import type { StoreError } from "../../kernel/Store.js"
-import { SharedWindowCounter, WindowCounter } from "../../kernel/WindowCounter.js"
-import type { Taken } from "../../kernel/WindowCounter.js"
+import type { StoreError } from "../../kernel/store/Store.js"
+import { SharedWindowCounter, WindowCounter } from "../../kernel/access/WindowCounter.js"
+import type { Taken } from "../../kernel/access/WindowCounter.js"
 
 export const WINDOW_MS = 60_000
 

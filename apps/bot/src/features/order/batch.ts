@@ -6,7 +6,7 @@ import { BatchOrder, Decimal, PlanOrder } from "@tradedesk/core"
 import type { TradeDeskError } from "@tradedesk/core"
 import { Cause, Option, Schema } from "effect"
 import type { BigDecimal } from "effect"
-import type { AfterFailure } from "../../kernel/afterFailure.js"
+import type { AfterFailure } from "../../kernel/confirm/afterFailure.js"
 import type { OrderDraft } from "./parse.js"
 
 /** An order of a batch; with `triggerPrice`, a plan (trigger) order. */

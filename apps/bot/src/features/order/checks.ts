@@ -3,7 +3,7 @@
  * `ContractRules`: price and size steps, size bounds, price band, take-profit / stop-loss side, leverage bounds), and
  * the batch's margin and fee against the available balance. Pure: the reads are the caller's.
  *
- * A hard problem is one the exchange would refuse, or one over the trader's trading limits (kernel/TradingLimits.ts: an
+ * A hard problem is one the exchange would refuse, or one over the trader's trading limits (kernel/access/TradingLimits.ts: an
  * opening order's or the batch's notional, the leverage, the market, the orders a minute): it comes with the value to
  * use instead where there is one, and the preview offers no Confirm. A warning is shown and Confirm kept (a limit price far from the market that will rest, margin close to the
  * available balance, a trigger order whose margin is checked only when it triggers).
@@ -11,10 +11,10 @@
 import type { BatchOrder, Contract, Leverage, Ticker } from "@tradedesk/core"
 import { ContractRules } from "@tradedesk/core"
 import { BigDecimal, Option } from "effect"
-import { DEMO_COIN } from "../../kernel/demo.js"
-import { display } from "../../kernel/symbols.js"
-import * as TradingLimits from "../../kernel/TradingLimits.js"
-import { capitalized, dec, money } from "../../kernel/view.js"
+import { DEMO_COIN } from "../../kernel/exchange/demo.js"
+import { display } from "../../kernel/exchange/symbols.js"
+import * as TradingLimits from "../../kernel/access/TradingLimits.js"
+import { capitalized, dec, money } from "../../kernel/ui/view.js"
 import type { OrderDraft } from "./parse.js"
 
 export interface Problem {

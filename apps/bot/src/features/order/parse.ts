@@ -2,9 +2,9 @@
 import type { BatchOrder, PlanOrder } from "@tradedesk/core"
 import { Decimal } from "@tradedesk/core"
 import { BigDecimal, Either } from "effect"
-import { fail, ok, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
-import { normalizeQuery } from "../../kernel/symbols.js"
+import { fail, ok, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
+import { normalizeQuery } from "../../kernel/exchange/symbols.js"
 
 /**
  * One order as typed, before it gets its client_oid. With `triggerPrice` it is a plan (trigger) order: it waits until

@@ -1,8 +1,8 @@
 /** What order brings to the kernel: `/order` (a batch after a checked preview) and the preview's Confirm and Cancel. */
-import { codec, idFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, idFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     /** places a previewed batch */
     readonly Confirm: { readonly id: string }

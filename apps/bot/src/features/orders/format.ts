@@ -3,9 +3,9 @@ import type { Cancel, PlanOrder } from "@tradedesk/core"
 import { DateTime, Option, Schema } from "effect"
 import { bold, code, fmt, italic, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import { dec, marketName, oneLine, paginate, pageButtons, utc, view } from "../../kernel/view.js"
-import type { Button, View } from "../../kernel/view.js"
-import { confirmRow } from "../../kernel/writes.js"
+import { dec, marketName, oneLine, paginate, pageButtons, utc, view } from "../../kernel/ui/view.js"
+import type { Button, View } from "../../kernel/ui/view.js"
+import { confirmRow } from "../../kernel/confirm/writes.js"
 
 const ORDERS_PAGE_SIZE = 8
 

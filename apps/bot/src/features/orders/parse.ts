@@ -1,7 +1,7 @@
 /** `/orders` arguments: a market, and whether to list the finished plan orders. */
-import { fail, ok, quote, tokens } from "../../kernel/parse.js"
-import type { Parsed } from "../../kernel/parse.js"
-import { normalizeQuery } from "../../kernel/symbols.js"
+import { fail, ok, quote, tokens } from "../../kernel/ui/parse.js"
+import type { Parsed } from "../../kernel/ui/parse.js"
+import { normalizeQuery } from "../../kernel/exchange/symbols.js"
 
 export interface OrdersArgs {
   /** the normalized query, resolved against the market list by the handler; undefined for every symbol */

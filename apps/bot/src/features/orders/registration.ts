@@ -1,8 +1,8 @@
 /** What orders brings to the kernel: `/orders` (plan orders), its paging, history and Cancel buttons. */
-import { codec, listFields, orderFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, listFields, orderFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Orders: { readonly symbol: string | undefined; readonly page: number }
     readonly PlanHistory: { readonly symbol: string; readonly page: number }

@@ -4,10 +4,10 @@ import { Decimal, Position as Positions } from "@tradedesk/core"
 import { BigDecimal, Option, Schema } from "effect"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import { assets } from "../../kernel/symbols.js"
-import { confirmRow } from "../../kernel/writes.js"
-import { dec, marketName, money, oneLine, percent, priceAtStep, signedMoney, view } from "../../kernel/view.js"
-import type { Button, View } from "../../kernel/view.js"
+import { assets } from "../../kernel/exchange/symbols.js"
+import { confirmRow } from "../../kernel/confirm/writes.js"
+import { dec, marketName, money, oneLine, percent, priceAtStep, signedMoney, view } from "../../kernel/ui/view.js"
+import type { Button, View } from "../../kernel/ui/view.js"
 
 /** Close buttons on one message at most, one per market */
 const MAX_CLOSE_BUTTONS = 8

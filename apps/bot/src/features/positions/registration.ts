@@ -1,8 +1,8 @@
 /** What positions brings to the kernel: `/positions`, its Refresh and its Close buttons. */
-import { codec, noFields, symbolFields } from "../../kernel/CallbackData.js"
-import type { Feature } from "../../kernel/Feature.js"
+import { codec, noFields, symbolFields } from "../../kernel/ui/CallbackData.js"
+import type { Feature } from "../../kernel/ui/Feature.js"
 
-declare module "../../kernel/CallbackData.js" {
+declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
     readonly Positions: Record<never, never>
     /** asks to close the symbol's positions at market */

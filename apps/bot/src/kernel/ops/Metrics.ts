@@ -12,9 +12,9 @@ import { RateLimitError } from "@tradedesk/core"
 import type { ManagedRuntime } from "effect"
 import { Cause, Context, Duration, Effect, Exit, Option, Predicate, Tracer } from "effect"
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
-import { isCommand } from "../commands.js"
-import { ConfirmStore, State } from "../ConfirmStore.js"
-import type { Logger } from "../log.js"
+import { isCommand } from "../ui/commands.js"
+import { ConfirmStore, State } from "../confirm/ConfirmStore.js"
+import type { Logger } from "./log.js"
 
 /** How an update ended: handled (whatever it answered), taken by another process, failed in the bot, or refused (503). */
 export type UpdateOutcome = "handled" | "duplicate" | "failed" | "refused"

@@ -7,7 +7,7 @@
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Logger } from "../log.js"
+import type { Logger } from "./log.js"
 import type { MetricsService } from "./Metrics.js"
 import type { Readiness } from "./Readiness.js"
 

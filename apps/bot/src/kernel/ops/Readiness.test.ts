@@ -6,8 +6,8 @@
 import { Effect, Either, Layer, ManagedRuntime, Option, SubscriptionRef } from "effect"
 import { describe, expect, it, onTestFinished } from "vitest"
 import { freshRedis } from "../../../test/redisHarness.js"
-import { jsonLogger } from "../log.js"
-import { WatcherLease } from "../redis/Lease.js"
+import { jsonLogger } from "./log.js"
+import { WatcherLease } from "../watch/Lease.js"
 import * as RedisConnection from "../redis/RedisConnection.js"
 import * as Readiness from "./Readiness.js"
 

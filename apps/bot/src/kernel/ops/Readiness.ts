@@ -17,7 +17,7 @@ import type { ManagedRuntime } from "effect"
 import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { constants } from "node:fs"
 import { access } from "node:fs/promises"
-import { WatcherLease } from "../redis/Lease.js"
+import { WatcherLease } from "../watch/Lease.js"
 import { RedisConnection } from "../redis/RedisConnection.js"
 import type { MetricsService } from "./Metrics.js"
 

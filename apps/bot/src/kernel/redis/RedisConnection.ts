@@ -5,8 +5,8 @@
  */
 import { Context, Effect, Layer, Redacted } from "effect"
 import { Redis } from "ioredis"
-import type { Logger } from "../log.js"
-import { StoreError } from "../Store.js"
+import type { Logger } from "../ops/log.js"
+import { StoreError } from "../store/Store.js"
 
 export interface RedisSettings {
   readonly host: string

@@ -4,7 +4,7 @@
  */
 import { Either, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
-import * as BotConfig from "../BotConfig.js"
+import * as BotConfig from "../ops/BotConfig.js"
 import { describeTarget } from "./RedisConnection.js"
 
 const TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ"

@@ -1,7 +1,7 @@
 /** The telegraf context of one update, with what the bot's middleware adds to it. */
 import { Context } from "telegraf"
-import type { CallbackData } from "../CallbackData.js"
-import type { Level } from "../log.js"
+import type { CallbackData } from "../ui/CallbackData.js"
+import type { Level } from "../ops/log.js"
 
 export class BotContext extends Context {
   /** how handling ended, for the update's log line: `ok`, `usage`, `denied:…`, `error:…`, `fault` */
