@@ -4,6 +4,8 @@ import { configDefaults, defineConfig } from "vitest/config"
 // Every other test, and every new one, is in the fast tier (`npm test`).
 const slow = [
   "test/fuzz.test.ts",
+  // every command given the words every object inherits, end to end (about 8 s)
+  "test/ownership.fuzz.test.ts",
   "test/load.test.ts",
   // the built bot, or its confirmations, as child processes
   "test/crash.test.ts",
@@ -29,7 +31,7 @@ export default defineConfig(({ mode }) => ({
     include: mode === "slow" ? slow : ["src/**/*.test.ts", "test/**/*.test.ts"],
     exclude: mode === "slow" ? configDefaults.exclude : [...configDefaults.exclude, ...slow],
     // the fast tier's files share one module graph per worker: re-importing effect and telegraf for each file cost most
-    // of its time (a suite run again on V3 imports its V2 file under a query, `?v3`, to get a fresh copy)
+    // of its time (a suite run on both API versions is one file, a `describe.each` block per version: test/harness.ts)
     isolate: mode === "slow",
     testTimeout: 20_000,
     // the features registered with the kernel (commands, buttons) before any test, as at the bot's start

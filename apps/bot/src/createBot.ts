@@ -8,7 +8,7 @@ import { Effect, Fiber, Option } from "effect"
 import type { ConfigError } from "@tradedesk/core"
 import { Telegraf } from "telegraf"
 import type { Context } from "telegraf"
-import { composers } from "./features.js"
+import { composer } from "./features.js"
 import { checkAlerts, loadAlerts } from "./features/alerts/alerts.js"
 import { firedView } from "./features/alerts/format.js"
 import { eventsViews } from "./features/notify/format.js"
@@ -122,7 +122,7 @@ export const createBot = (options: BotOptions): TradeBot => {
     caseInsensitiveCommands,
     authorize(deps),
     admit(admission),
-    ...composers(deps, { orders: options.orders, limits: options.limits })
+    composer(deps, { orders: options.orders, limits: options.limits })
   )
 
   // a notification that cannot go out (the chat blocked the bot) is logged; it is never dropped for a busy chat

@@ -46,9 +46,9 @@ export interface LogLine {
 }
 
 /**
- * The API version every rig of this test file speaks. The setup file sets V2 before each file (the fast tier's files
- * share this module); a suite is run on V3 by a file that sets it and then imports the suite under a query
- * (`e2e.v3.test.ts`), which gives a fresh copy of the suite.
+ * The API version every rig started from now on speaks. The setup file sets V2 before each file (the fast tier's files
+ * share this module); a suite run on both versions sets it in a hook of each version's block
+ * (`describe.each(["v2", "v3"])`, e.g. `e2e.test.ts`), so each block's rigs speak its version.
  */
 let apiVersion: "v2" | "v3" = "v2"
 export const speak = (version: "v2" | "v3") => {

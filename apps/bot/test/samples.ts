@@ -12,6 +12,9 @@ import type { View } from "../src/kernel/ui/view.js"
 export const d = (text: string) => Decimal.parse(text, Number.POSITIVE_INFINITY)!
 export const NOW = Date.UTC(2024, 5, 15, 12, 0, 0)
 
+/** Words every object inherits, which a lookup in a plain object finds (an input, never a key of the store's). */
+export const PROTOTYPE_KEYS = ["constructor", "__proto__", "toString", "hasOwnProperty"] as const
+
 export const ticker = (symbol: string, fields: Partial<Record<"last" | "volume" | "change", string>> = {}): Ticker.Ticker => ({
   symbol,
   bestAsk: d("65000.20"),

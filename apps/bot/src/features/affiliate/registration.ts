@@ -1,6 +1,9 @@
-/** What affiliate brings to the kernel: `/affiliate` and its paging buttons. */
+/** What affiliate brings to the kernel: `/affiliate`, its paging buttons, and the users of a query kept for paging. */
 import { codec, num, optNum, readNum, readOptTime } from "../../kernel/ui/CallbackData.js"
 import type { Feature } from "../../kernel/ui/Feature.js"
+import { Duration } from "effect"
+import { affiliate } from "./affiliate.js"
+import * as AffiliateBook from "./AffiliateBook.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
@@ -13,7 +16,15 @@ declare module "../../kernel/ui/CallbackData.js" {
   }
 }
 
-export const affiliateFeature: Feature = {
+declare module "../../kernel/ui/Feature.js" {
+  interface FeatureCaches {
+    /** how long the affiliate users of a query are kept for paging and export (default 60 s) */
+    readonly affiliateTtlMs?: number
+  }
+}
+
+export const affiliateFeature: Feature<AffiliateBook.AffiliateBook> = {
+  name: "affiliate",
   commands: [
     {
       name: "affiliate",
@@ -35,5 +46,7 @@ export const affiliateFeature: Feature = {
         return { page: pageNumber, uid: uid === "" ? undefined : uid, from: fromTime, to: toTime }
       }
     })
-  ]
+  ],
+  composer: (deps) => affiliate(deps),
+  layer: (caches) => AffiliateBook.layer(Duration.millis(caches.affiliateTtlMs ?? 60_000))
 }

@@ -1,6 +1,7 @@
 /** What alerts brings to the kernel: `/alert` and `/alerts`, and the Delete buttons. */
 import { codec, idFields } from "../../kernel/ui/CallbackData.js"
 import type { Feature } from "../../kernel/ui/Feature.js"
+import { alerts } from "./alerts.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
@@ -9,6 +10,7 @@ declare module "../../kernel/ui/CallbackData.js" {
 }
 
 export const alertsFeature: Feature = {
+  name: "alerts",
   commands: [
     {
       name: "alert",
@@ -26,5 +28,6 @@ export const alertsFeature: Feature = {
       ownerMay: "list and delete their alerts"
     }
   ],
-  buttons: [codec("AlertDelete", "r", "account", idFields)]
+  buttons: [codec("AlertDelete", "r", "account", idFields)],
+  composer: (deps) => alerts(deps)
 }

@@ -1,7 +1,9 @@
-/** What bills brings to the kernel: `/bills` and its paging buttons. */
+/** What bills brings to the kernel: `/bills`, its paging buttons, and the spot ledger's coin names. */
 import { SpotBill } from "@tradedesk/core"
 import { codec, num, optNum, readChoice, readNum, readOptTime } from "../../kernel/ui/CallbackData.js"
 import type { Feature } from "../../kernel/ui/Feature.js"
+import { bills } from "./bills.js"
+import * as CoinDirectory from "./CoinDirectory.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
@@ -17,7 +19,8 @@ declare module "../../kernel/ui/CallbackData.js" {
   }
 }
 
-export const billsFeature: Feature = {
+export const billsFeature: Feature<CoinDirectory.CoinDirectory> = {
+  name: "bills",
   commands: [
     {
       name: "bills",
@@ -50,5 +53,7 @@ export const billsFeature: Feature = {
         return { coinId, bizType, after: afterTime, before: beforeTime, skip: skipCount }
       }
     })
-  ]
+  ],
+  composer: (deps) => bills(deps),
+  layer: () => CoinDirectory.layer
 }

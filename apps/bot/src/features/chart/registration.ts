@@ -4,6 +4,7 @@ import type { Feature } from "../../kernel/ui/Feature.js"
 import { isPlainSymbol } from "../../kernel/exchange/symbols.js"
 import { CHART_INTERVALS } from "./parse.js"
 import type { ChartInterval } from "./parse.js"
+import { chart } from "./chart.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
@@ -12,6 +13,7 @@ declare module "../../kernel/ui/CallbackData.js" {
 }
 
 export const chartFeature: Feature = {
+  name: "chart",
   commands: [
     {
       name: "chart",
@@ -30,5 +32,6 @@ export const chartFeature: Feature = {
         return fields.length === 2 && interval !== undefined && isPlainSymbol(symbol) ? { symbol, interval } : undefined
       }
     })
-  ]
+  ],
+  composer: (deps) => chart(deps)
 }

@@ -1,6 +1,7 @@
 /** What fills brings to the kernel: `/fills` and its paging buttons. */
 import { codec, listFields } from "../../kernel/ui/CallbackData.js"
 import type { Feature } from "../../kernel/ui/Feature.js"
+import { fills } from "./fills.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
@@ -9,6 +10,7 @@ declare module "../../kernel/ui/CallbackData.js" {
 }
 
 export const fillsFeature: Feature = {
+  name: "fills",
   commands: [
     {
       name: "fills",
@@ -18,5 +20,6 @@ export const fillsFeature: Feature = {
       examples: ["/fills", "/fills eth"]
     }
   ],
-  buttons: [codec("Fills", "fl", "account", listFields)]
+  buttons: [codec("Fills", "fl", "account", listFields)],
+  composer: (deps) => fills(deps)
 }

@@ -1,6 +1,7 @@
 /** What help brings to the kernel: `/help` and `/start`, and the Help button of the welcome. */
 import { codec, noFields } from "../../kernel/ui/CallbackData.js"
 import type { Feature } from "../../kernel/ui/Feature.js"
+import { help, unknown } from "./help.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
@@ -10,6 +11,7 @@ declare module "../../kernel/ui/CallbackData.js" {
 }
 
 export const helpFeature: Feature = {
+  name: "help",
   commands: [
     {
       name: "help",
@@ -23,8 +25,11 @@ export const helpFeature: Feature = {
       access: "open",
       summary: "Start here",
       usage: "/start",
-      examples: ["/start"]
+      examples: ["/start"],
+      menu: false
     }
   ],
-  buttons: [codec("Help", "h", "open", noFields)]
+  buttons: [codec("Help", "h", "open", noFields)],
+  composer: (deps, settings) => help(deps, settings.limits),
+  fallback: (deps) => unknown(deps)
 }

@@ -3,6 +3,7 @@ import { codec, num, readChoice, readNum, symbolFields } from "../../kernel/ui/C
 import type { Feature } from "../../kernel/ui/Feature.js"
 import { TICKER_SORTS } from "./parse.js"
 import type { TickerSort } from "./parse.js"
+import { market } from "./market.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
   interface Buttons {
@@ -14,6 +15,7 @@ declare module "../../kernel/ui/CallbackData.js" {
 }
 
 export const marketFeature: Feature = {
+  name: "market",
   commands: [
     {
       name: "tickers",
@@ -50,5 +52,6 @@ export const marketFeature: Feature = {
     }),
     codec("Ticker", "k", "market", symbolFields),
     codec("Funding", "fr", "market", symbolFields)
-  ]
+  ],
+  composer: (deps) => market(deps)
 }

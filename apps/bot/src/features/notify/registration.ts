@@ -1,7 +1,9 @@
 /** What notify brings to the kernel: `/notify`. */
 import type { Feature } from "../../kernel/ui/Feature.js"
+import { notify } from "./notify.js"
 
 export const notifyFeature: Feature = {
+  name: "notify",
   commands: [
     {
       name: "notify",
@@ -12,5 +14,6 @@ export const notifyFeature: Feature = {
       ownerMay: "turn their notifications off"
     }
   ],
-  buttons: []
+  buttons: [],
+  composer: (deps) => notify(deps)
 }

@@ -1,8 +1,13 @@
 /** What open orders bring to the kernel: `/open` and `/cancel`, and their buttons. */
 import { codec, listFields, orderFields, symbolFields } from "../../kernel/ui/CallbackData.js"
 import type { Feature } from "../../kernel/ui/Feature.js"
+import { open } from "./open.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
+  interface WriteKinds {
+    /** cancels of open orders */
+    readonly open: 0
+  }
   interface Buttons {
     readonly Open: { readonly symbol: string | undefined; readonly page: number }
     /** asks to cancel one open order (a confirmation follows) */
@@ -13,6 +18,7 @@ declare module "../../kernel/ui/CallbackData.js" {
 }
 
 export const openFeature: Feature = {
+  name: "open",
   commands: [
     {
       name: "open",
@@ -33,5 +39,7 @@ export const openFeature: Feature = {
     codec("Open", "op", "account", listFields),
     codec("CancelOrder", "oc", "trade", orderFields),
     codec("CancelAll", "oa", "trade", symbolFields)
-  ]
+  ],
+  writes: [{ kind: "open", code: 0 }],
+  composer: (deps) => open(deps)
 }

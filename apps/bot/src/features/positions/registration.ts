@@ -1,8 +1,13 @@
 /** What positions brings to the kernel: `/positions`, its Refresh and its Close buttons. */
 import { codec, noFields, symbolFields } from "../../kernel/ui/CallbackData.js"
 import type { Feature } from "../../kernel/ui/Feature.js"
+import { positions } from "./positions.js"
 
 declare module "../../kernel/ui/CallbackData.js" {
+  interface WriteKinds {
+    /** closes of positions */
+    readonly position: 2
+  }
   interface Buttons {
     readonly Positions: Record<never, never>
     /** asks to close the symbol's positions at market */
@@ -11,6 +16,7 @@ declare module "../../kernel/ui/CallbackData.js" {
 }
 
 export const positionsFeature: Feature = {
+  name: "positions",
   commands: [
     {
       name: "positions",
@@ -23,5 +29,7 @@ export const positionsFeature: Feature = {
   buttons: [
     codec("Positions", "ps", "account", noFields),
     codec("ClosePosition", "pz", "trade", symbolFields)
-  ]
+  ],
+  writes: [{ kind: "position", code: 2 }],
+  composer: (deps) => positions(deps)
 }

@@ -12,7 +12,7 @@
  */
 import { Context, Layer, Option } from "effect"
 import type { Middleware } from "telegraf"
-import type { CallbackData } from "../ui/CallbackData.js"
+import * as CallbackData from "../ui/CallbackData.js"
 import type { BotContext } from "../telegram/BotContext.js"
 import { PacedTelegram } from "../telegram/PacedTelegram.js"
 import { essential } from "../telegram/Pacer.js"
@@ -140,9 +140,6 @@ export const slowDownText = (perMinute: number, retryAfterMillis: number): strin
   `Slow down: the bot takes at most ${perMinute} commands and button presses a minute from one user or group. ` +
   `Try again in ${Math.max(1, Math.ceil(retryAfterMillis / 1000))} s; until then nothing is done.`
 
-/** Presses whose outcome goes out whatever the chat's line holds (an order's, a write's): never refused for room. */
-const ESSENTIAL_PRESSES: ReadonlySet<string> = new Set<CallbackData["_tag"]>(["Confirm", "Write"])
-
 /**
  * Whether an update counts against the limit: commands, button presses and a private chat's texts (answered with a
  * hint) do; a Confirm does not (previews and orders a minute bound it, and a refused one would leave the trader
@@ -150,7 +147,7 @@ const ESSENTIAL_PRESSES: ReadonlySet<string> = new Set<CallbackData["_tag"]>(["C
  */
 const counts = (ctx: BotContext): boolean => {
   const data = ctx.button
-  if (ctx.callbackQuery !== undefined) return !(data?._tag === "Confirm" || (data?._tag === "Write" && data.go))
+  if (ctx.callbackQuery !== undefined) return !CallbackData.carriesOutWrite(data)
   if (ctx.chat === undefined || ctx.chat.type === "private") return true
   const message = ctx.message
   return message !== undefined && "text" in message && message.text.startsWith("/")
@@ -175,7 +172,7 @@ export const admit = (admission: Admission): Middleware<BotContext> => async (ct
     }
     return
   }
-  if (ctx.chat !== undefined && ctx.telegram instanceof PacedTelegram && !ESSENTIAL_PRESSES.has(ctx.button?._tag ?? "")) {
+  if (ctx.chat !== undefined && ctx.telegram instanceof PacedTelegram && !CallbackData.answersConfirmation(ctx.button)) {
     try {
       await ctx.telegram.ensureRoom(ctx.chat.id)
     } catch (error) {

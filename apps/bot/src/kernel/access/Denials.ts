@@ -4,8 +4,11 @@
  */
 import type { Denial } from "../ui/messages.js"
 
-/** Replies to users with no role that are not refusals but are throttled alike: the help text and the /help hint. */
-export type Throttled = "help" | "hint"
+/**
+ * Replies to users with no role that are not refusals but are throttled alike, each named by the feature that gives
+ * it (for example a help text).
+ */
+export type Throttled = string
 
 export class Denials {
   /** user and reason → when they were last told, in insertion order (oldest first) */

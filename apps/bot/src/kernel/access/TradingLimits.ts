@@ -23,7 +23,7 @@ export interface Values {
   readonly maxOrderNotional: BigDecimal.BigDecimal | undefined
   /** the most the orders of one preview that open a position may be worth together, in USDT */
   readonly maxBatchNotional: BigDecimal.BigDecimal | undefined
-  /** the highest leverage an opening order may use and `/leverage` may set */
+  /** the highest leverage an opening order may use and a leverage change may set */
   readonly maxLeverage: number | undefined
   /** the exchange symbols (`cmt_btcusdt`) orders and leverage changes may name */
   readonly symbols: ReadonlySet<string> | undefined
@@ -57,7 +57,7 @@ export const none: TradingLimits = {
   traders: new Map()
 }
 
-/** beyond any contract's leverage, and what `/leverage` takes */
+/** beyond any contract's leverage, and what a leverage change takes */
 const MAX_LEVERAGE = 1000
 const MAX_ORDERS_PER_MINUTE = 1000
 /** symbols one setting may list */

@@ -9,7 +9,7 @@ import type { Effect, Schema } from "effect"
 import type { Middleware } from "telegraf"
 import { bold, fmt } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
-import type { WriteFeature } from "../ui/CallbackData.js"
+import type { WriteKind } from "../ui/CallbackData.js"
 import type { NotClaimed, Settlement } from "./Confirmations.js"
 import { withSimulatorLine } from "../ui/messages.js"
 import type { BotError } from "../ui/messages.js"
@@ -23,7 +23,7 @@ import { view } from "../ui/view.js"
 import type { Button, View } from "../ui/view.js"
 
 /** The Confirm and Back buttons of a confirmation kept under `id`. */
-export const confirmRow = (feature: WriteFeature, id: string, confirm: string): ReadonlyArray<Button> => [
+export const confirmRow = (feature: WriteKind, id: string, confirm: string): ReadonlyArray<Button> => [
   { label: `✅ ${confirm}`, data: { _tag: "Write", feature, id, go: true } },
   { label: "‹ Back", data: { _tag: "Write", feature, id, go: false } }
 ]
@@ -98,7 +98,7 @@ export type SendOnce = <A>(program: Effect.Effect<A, BotError, Services>) => Pro
 
 /** One feature's single write: what it stores, and what it does around the shared flow. */
 export interface SingleWrite<W, I> {
-  readonly feature: WriteFeature
+  readonly feature: WriteKind
   readonly schema: Schema.Schema<W, I>
   /** how to ask again, after a confirmation that did nothing */
   readonly again: FmtString

@@ -1,6 +1,6 @@
 /**
- * Account reads shared for a short window. Every `/orders`, `/open`, `/positions`, `/balance` and `/bills` page is a signed request against the
- * exchange's budget, and many chats read the one account the bot serves: reads of the same endpoint with the same
+ * Account reads shared for a short window. Every page of the account's orders, positions, balance or ledger is a
+ * signed request against the exchange's budget, and many chats read the one account the bot serves: reads of the same endpoint with the same
  * parameters made at the same time share one request, and its answer serves equal reads for `ttl` after (each reply
  * says the time of its data when it goes out late). A failure is shared only by the reads that waited on it. Writes
  * never come here, nor do bulk reads (an export walks its pages itself).

@@ -1,8 +1,8 @@
 /**
  * Market data, shared. All tickers: the tickers operation weighs 40, so one upstream request serves every concurrent
- * and recent `/tickers`, `/ticker`, order preview and alert check. Candles, and one market's funding: one request
- * serves every concurrent and recent chart of the same market and width (every `/funding` and `/ticker` of the same
- * market), and a request that is sent takes its weight from the read share (`ReadShare`), or is not sent: a flood of
+ * and recent read of the markets (a list, one market, an order preview, an alert check). Candles, and one market's
+ * funding: one request serves every concurrent and recent read of the same market and width (of the same market's
+ * funding), and a request that is sent takes its weight from the read share (`ReadShare`), or is not sent: a flood of
  * commands naming many markets cannot crowd out previews and Confirms. Concurrent callers wait on the same lookup (the
  * caches coalesce them); a success is kept for `ttl`; a failed tickers lookup for a second, so a failing exchange is
  * not hammered either, a failed candles or funding lookup not at all (the next command asks again), except funding the

@@ -6,6 +6,7 @@ import { TradeDeskConfig } from "@tradedesk/core"
 import { Effect } from "effect"
 import { fmt } from "telegraf/format"
 import { send } from "../telegram/respond.js"
+import { commands } from "../ui/commands.js"
 import type { Deps } from "../telegram/respond.js"
 import type { BotContext } from "../telegram/BotContext.js"
 import { view } from "../ui/view.js"
@@ -16,12 +17,15 @@ export const onDemo: Effect.Effect<boolean, never, TradeDeskConfig.TradeDeskConf
 /** The demo's money, the margin of its USDT contracts, named as the exchange names it (core keeps the name). */
 export const DEMO_COIN = "SUSDT"
 
-/** What the demo has, for what it lacks to be said against. */
-const DEMO_HAS = "its balance, positions, orders placed through /order and their history"
+/** What the demo has, for what it lacks to be said against: the orders by the command that places them. */
+const demoHas = (): string => {
+  const placing = commands().find((command) => command.placesOrders === true)
+  return `its balance, positions, orders placed through ${placing === undefined ? "the bot" : `/${placing.name}`} and their history`
+}
 
 /** A command whose whole purpose the demo lacks (`what`: `plan orders`, `fills`, …). */
 export const demoLacksView = (what: string): View =>
-  view(fmt`The exchange's demo trading has no ${what}: it has ${DEMO_HAS} only. Nothing was sent; a real account has them.`)
+  view(fmt`The exchange's demo trading has no ${what}: it has ${demoHas()} only. Nothing was sent; a real account has them.`)
 
 /**
  * On the demo, answers that it lacks `what` and resolves true, before anything is read or sent; resolves false off

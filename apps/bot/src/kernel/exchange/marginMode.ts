@@ -1,4 +1,4 @@
-/** The margin mode in force for a market: read by `/leverage` and re-read by an order's Confirm. */
+/** The margin mode in force for a market: read by a leverage view and re-read by an order's Confirm. */
 import { Account } from "@tradedesk/core"
 import type { BatchOrder, Leverage } from "@tradedesk/core"
 import { Effect, Option } from "effect"

@@ -137,7 +137,7 @@ const requires = (guard: Guard, access: Access, owns: OwnerCheck<CommandContext>
 
 /**
  * Handles a command, for the users its table entry allows. The check sits where telegraf dispatches the command, so
- * whatever telegraf takes for this command (`/bills`, `/bills,`, `/bills@bot`) is checked. A command whose entry says
+ * whatever telegraf takes for this command (for example `/list`, `/list,`, `/list@bot`) is checked. A command whose entry says
  * what owners may still do (`ownerMay`) comes with the check of it, `owns`, and only such a command.
  */
 export const onCommand = (
@@ -195,7 +195,7 @@ export const onOwnedButton = <T extends CallbackData.CallbackData["_tag"]>(
 }
 
 /**
- * Reads a command's name in lower case (`/Orders` is `/orders`), as people type it on a phone, before telegraf
+ * Reads a command's name in lower case (for example `/List` is `/list`), as people type it on a phone, before telegraf
  * dispatches it: the name in the message's text is lowered in place (its length, and so the entities, unchanged).
  */
 export const caseInsensitiveCommands: Middleware<BotContext> = (ctx, next) => {

@@ -49,7 +49,7 @@ export const DRAIN_MILLIS = 10_000
 
 /** Telegram's command menu, from the command table. */
 const setMenu = (trade: TradeBot): Promise<true> =>
-  trade.bot.telegram.setMyCommands(commands().filter((command) => command.name !== "start").map((command) => ({
+  trade.bot.telegram.setMyCommands(commands().filter((command) => command.menu !== false).map((command) => ({
     command: command.name,
     description: command.summary
   })))

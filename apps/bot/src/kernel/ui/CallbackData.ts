@@ -10,9 +10,17 @@
 import type { Access } from "./commands.js"
 import { isPlainSymbol } from "../exchange/symbols.js"
 
-/** Whose single write a Write button points to: open orders, plan orders, positions, leverage, position margin. */
-export const WRITE_FEATURES = ["open", "plan", "position", "leverage", "margin"] as const
-export type WriteFeature = (typeof WRITE_FEATURES)[number]
+/**
+ * The kinds of confirmed single write a Write button may point to, each with its code on the button: each feature adds
+ * its own (`declare module "…/kernel/ui/CallbackData.js" { interface WriteKinds { readonly <kind>: <code> } }`) and
+ * registers them (`Feature.writes`). A code is fixed for good: buttons already in chats carry it.
+ */
+export interface WriteKinds {}
+
+export type WriteKind = keyof WriteKinds & string
+
+/** One kind of write and its code, as a feature registers it. */
+export type WriteCode = { readonly [K in WriteKind]: { readonly kind: K; readonly code: WriteKinds[K] } }[WriteKind]
 
 /**
  * Every kind of button by its tag, with what it carries. The kernel declares its own; each feature adds its kinds
@@ -20,7 +28,7 @@ export type WriteFeature = (typeof WRITE_FEATURES)[number]
  */
 export interface Buttons {
   /** Confirm (`go`) or Back on a feature's single write waiting for Confirm */
-  readonly Write: { readonly feature: WriteFeature; readonly id: string; readonly go: boolean }
+  readonly Write: { readonly feature: WriteKind; readonly id: string; readonly go: boolean }
 }
 
 export type Tag = keyof Buttons
@@ -46,14 +54,21 @@ export interface ButtonCodec<T extends Tag = Tag> {
   /** who may press it: the same rule as the command that made it */
   readonly access: Access
   readonly fields: Fields<Buttons[T]>
+  /**
+   * Set for a button that answers a confirmation (its Confirm, its Back): the outcome of its press goes out whatever
+   * the chat's line holds, and a press for which this is true (one that carries out the confirmed write) does not
+   * count against the admission limit.
+   */
+  confirms?(payload: Buttons[T]): boolean
 }
 
 export const codec = <T extends Tag>(
   tag: T,
   prefix: string,
   access: Access,
-  fields: Fields<Buttons[T]>
-): ButtonCodec<T> => ({ tag, prefix, access, fields })
+  fields: Fields<Buttons[T]>,
+  confirms?: (payload: Buttons[T]) => boolean
+): ButtonCodec<T> => (confirms === undefined ? { tag, prefix, access, fields } : { tag, prefix, access, fields, confirms })
 
 const byTag = new Map<string, ButtonCodec>()
 const byPrefix = new Map<string, ButtonCodec>()
@@ -103,6 +118,38 @@ export const decode = (text: string): CallbackData | undefined => {
 
 /** Who may press a button: the same rule as the command that made it. */
 export const access = (data: CallbackData): Access => codecOf(data).access
+
+/** Whether a button answers a confirmation (its outcome goes out whatever the chat's line holds). */
+export const answersConfirmation = (data: CallbackData | undefined): boolean =>
+  data !== undefined && byTag.get(data._tag)?.confirms !== undefined
+
+/** Whether a press carries out a confirmed write (it is not counted against the admission limit). */
+export const carriesOutWrite = (data: CallbackData | undefined): boolean =>
+  data !== undefined && byTag.get(data._tag)?.confirms?.(data) === true
+
+const writeByCode = new Map<string, WriteKind>()
+const codeOfWrite = new Map<string, string>()
+
+/** Adds kinds of confirmed write; a kind or code registered twice is a mistake in the bot and stops it at start-up. */
+export const registerWrites = (writes: ReadonlyArray<WriteCode>): void => {
+  for (const { kind, code } of writes) {
+    const text = String(code)
+    if (codeOfWrite.has(kind) || writeByCode.has(text) || !/^\d$/.test(text)) {
+      throw new Error(`write ${kind} (${text}): its kind or code is taken or malformed`)
+    }
+    writeByCode.set(text, kind)
+    codeOfWrite.set(kind, text)
+  }
+}
+
+/** Every registered kind of write, by its code. */
+export const writeKinds = (): ReadonlyMap<string, WriteKind> => writeByCode
+
+const writeCodeOf = (kind: WriteKind): string => {
+  const found = codeOfWrite.get(kind)
+  if (found === undefined) throw new Error(`write ${kind} is not registered`)
+  return found
+}
 
 // ── the pieces codecs are made of ───────────────────────────────────────────────────────────────────────────────────
 
@@ -185,12 +232,12 @@ export const orderFields: Fields<{ readonly orderId: string; readonly symbol: st
 
 register([
   codec("Write", "w", "trade", {
-    write: ({ feature, id, go }) => [String(WRITE_FEATURES.indexOf(feature)), id, go ? "1" : "0"],
+    write: ({ feature, id, go }) => [writeCodeOf(feature), id, go ? "1" : "0"],
     read: (fields) => {
-      const [featureIndex = "", id = "", go = ""] = fields
-      const feature = /^\d$/.test(featureIndex) ? WRITE_FEATURES[Number(featureIndex)] : undefined
+      const [code = "", id = "", go = ""] = fields
+      const feature = writeByCode.get(code)
       if (fields.length !== 3 || feature === undefined || !SHORT_ID.test(id) || (go !== "1" && go !== "0")) return undefined
       return { feature, id, go: go === "1" }
     }
-  })
+  }, ({ go }) => go)
 ])

@@ -10,7 +10,9 @@ import type { MessageEntity } from "telegraf/types"
  * users or everyone when the market is public. `account`: the account's data, allowed users in a private chat.
  * `trade`: placing orders, trader users in a private chat.
  */
-export type Access = "open" | "market" | "account" | "trade"
+export const ACCESS = ["open", "market", "account", "trade"] as const
+
+export type Access = (typeof ACCESS)[number]
 
 export interface CommandSpec {
   readonly name: string
@@ -25,6 +27,20 @@ export interface CommandSpec {
    * someone who owns nothing it acts on is refused as `access` says.
    */
   readonly ownerMay?: string
+  /** false: left out of Telegram's command menu (a command Telegram itself sends, such as the first one of a chat) */
+  readonly menu?: false
+  /**
+   * A message of this command that goes on over the next lines: in the console chat, the command with arguments that
+   * `after` matches, sent alone, is joined by the lines typed next until an empty line; `prompt` says so
+   */
+  readonly continues?: { readonly after: RegExp; readonly prompt: string }
+  /** the command that places orders: what the exchange's demo trading has is said by it */
+  readonly placesOrders?: true
+  /**
+   * What this command shows or not of orders whose placement had no answer, said where the bot tells where to look
+   * for them (for example "lists plan orders only")
+   */
+  readonly unknownOrders?: string
 }
 
 const table: Array<CommandSpec> = []
@@ -44,6 +60,9 @@ export const commands = (): ReadonlyArray<CommandSpec> => table
 
 export const isCommand = (name: string): boolean => byName.has(name)
 
+/** A registered command's entry, or undefined for a name nobody registered. */
+export const findCommand = (name: string): CommandSpec | undefined => byName.get(name)
+
 /** A registered command's entry; a handler for a command nobody registered is a mistake in the bot. */
 export const commandSpec = (name: string): CommandSpec => {
   const spec = byName.get(name)
@@ -53,8 +72,8 @@ export const commandSpec = (name: string): CommandSpec => {
 
 /**
  * The bot command a message starts with, read as telegraf reads it to dispatch: the first entity, a `bot_command` at
- * offset 0, split at `@` (`/tickers@my_bot eth` → `{ name: "tickers", target: "my_bot" }`). Telegram ends the entity
- * at the first character that cannot be in a command, so `/bills,` is the command `bills`.
+ * offset 0, split at `@` (for example `/list@my_bot eth` → `{ name: "list", target: "my_bot" }`). Telegram ends the
+ * entity at the first character that cannot be in a command, so (for example) `/list,` is the command `list`.
  */
 export const commandOf = (
   message: { readonly text: string; readonly entities?: ReadonlyArray<MessageEntity> }

@@ -2,6 +2,7 @@
 import type { TradeDeskError } from "@tradedesk/core"
 import { bold, code, fmt, join } from "telegraf/format"
 import type { FmtString } from "telegraf/format"
+import { commands } from "./commands.js"
 import type { CommandSpec } from "./commands.js"
 import type { ExportBusyError } from "../exchange/ExportGate.js"
 import type { StoreError, StoreReadError } from "../store/Store.js"
@@ -24,6 +25,10 @@ const DENIALS: Readonly<Record<Denial, string>> = {
 
 export const denialText = (denial: Denial, userId: number | undefined): string =>
   denial === "not_allowed" && userId !== undefined ? `${DENIALS[denial]} (${userId}).` : `${DENIALS[denial]}.`
+
+/** What the bot's commands show or not of orders whose placement had no answer (`CommandSpec.unknownOrders`). */
+const unknownOrdersNotes = (): FmtString =>
+  join(commands().flatMap((command) => (command.unknownOrders === undefined ? [] : [fmt`; ${code(`/${command.name}`)} ${command.unknownOrders}`])))
 
 export interface ErrorReport {
   readonly view: View
@@ -69,9 +74,9 @@ export const errorReport = (error: BotError): ErrorReport => {
       )
     case "OutcomeUnknownError":
       return report(
-        fmt`${bold("Outcome unknown")}: the orders may be live (${error.happened}). Check the exchange's open orders and order history (in its app or website; ${
-          code("/orders")
-        } lists plan orders only) for client ids ${join(error.clientOids.map((clientOid) => code(clientOid)), ", ")} before placing them again: sending them again may place them twice.`
+        fmt`${bold("Outcome unknown")}: the orders may be live (${error.happened}). Check the exchange's open orders and order history (in its app or website${
+          unknownOrdersNotes()
+        }) for client ids ${join(error.clientOids.map((clientOid) => code(clientOid)), ", ")} before placing them again: sending them again may place them twice.`
       )
     case "ExchangeApiError":
       if (error.category === "auth") return report(fmt`${MISCONFIGURED}`, true)

@@ -4,9 +4,9 @@
  * pressed by typing `[1]`; files the bot sends are written to a folder (never over an earlier file) and their path
  * printed.
  *
- * A message may take several lines, as /help says orders do: lines that do not start a command or press a button join
- * the message before them when they come with it (pasted, or piped in one go), and after a bare `/order <symbol>` the
- * lines typed next join it until an empty line (or the next command) sends it.
+ * A message may take several lines: lines that do not start a command or press a button join the message before them
+ * when they come with it (pasted, or piped in one go), and after a command whose table entry says it goes on over the
+ * next lines (`continues`), sent alone, the lines typed next join it until an empty line (or the next command) sends it.
  */
 import { mkdir, writeFile } from "node:fs/promises"
 import { basename, join, parse, relative } from "node:path"
@@ -14,6 +14,7 @@ import { createInterface } from "node:readline"
 import type { Interface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
 import { PRIVATE_DIR, PRIVATE_FILE } from "../../store/privateFiles.js"
+import { findCommand } from "../../ui/commands.js"
 import type { ApiCall, LocalBotApi, Person, StoredMessage } from "./LocalBotApi.js"
 
 export interface ConsoleChatOptions {
@@ -34,8 +35,15 @@ interface Pressable {
   readonly data: string
 }
 
-/** `/order btc` or `/order eth isolated` alone: its orders follow on the next lines. */
-const ORDER_HEADER = /^\/order(@\S+)?\s+\S+(\s+(cross|isolated))?$/i
+/** A command and its arguments, as typed (a name in any case, maybe for `@` a bot). */
+const COMMAND_LINE = /^\/([a-z]+)(@\S+)?\s+(\S.*)$/i
+
+/** What a line that goes on over the next ones prompts for, or undefined when it is complete as it is. */
+const continuing = (line: string): string | undefined => {
+  const typed = COMMAND_LINE.exec(line)
+  const continues = typed === null ? undefined : findCommand(typed[1]!.toLowerCase())?.continues
+  return continues !== undefined && continues.after.test(typed![3]!) ? continues.prompt : undefined
+}
 
 const indent = (text: string) => text.split("\n").map((line, index) => (index === 0 ? line : `      ${line}`)).join("\n")
 
@@ -80,7 +88,7 @@ export class ConsoleChat {
   private readonly tty: boolean
   /** no more input is taken */
   private ended = false
-  /** the lines of the message being gathered, sent at the end of their input chunk or, for `/order`, on an empty line */
+  /** the lines of the message being gathered, sent at the end of their input chunk or, for a command that goes on, on an empty line */
   private gathering: Array<string> | undefined
   /** the gathered message waits for more lines typed after its chunk */
   private open = false
@@ -160,15 +168,16 @@ export class ConsoleChat {
       if (message !== undefined) this.options.api.pressData(this.options.user, message, button.data)
       return
     }
-    // the lines after it in the same chunk join it; then it goes, unless it is an /order still waiting for its orders
+    // the lines after it in the same chunk join it; then it goes, unless it is a command still waiting for its lines
     this.gathering = [line]
     this.open = false
     setImmediate(() => {
       const gathered = this.gathering
       if (gathered === undefined || this.open) return
-      if (gathered.length === 1 && ORDER_HEADER.test(gathered[0]!)) {
+      const prompt = gathered.length === 1 ? continuing(gathered[0]!) : undefined
+      if (prompt !== undefined) {
         this.open = true
-        this.print("(one order per line; an empty line sends them)")
+        this.print(`(${prompt})`)
         return this.prompt()
       }
       this.sendGathered()
