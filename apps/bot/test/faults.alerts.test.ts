@@ -8,16 +8,14 @@ import { startSimulator } from "@tradedesk/simulator"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { BigDecimal } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { createBot } from "../src/createBot.js"
 import * as AlertBook from "../src/features/alerts/alertBook.js"
-import { jsonLogger } from "../src/kernel/ops/log.js"
 import type { RedisSettings } from "../src/kernel/redis/RedisConnection.js"
 import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
-import * as BotRuntime from "../src/runtime.js"
-import { defaultOrderSettings, TOKEN, trader, until } from "./harness.js"
+import { TOKEN, trader, until } from "./harness.js"
 import type { LogLine } from "./harness.js"
 import { faultProxy } from "./redisFaults.js"
 import type { Command } from "./redisFaults.js"
+import { redisBot } from "./redisBot.js"
 import { freshRedis, redisSettings } from "./redisHarness.js"
 
 const BTC = "cmt_btcusdt"
@@ -40,30 +38,17 @@ afterAll(async () => {
 
 /** A bot process on `redis`, checking alerts every 20 ms; stopped when the test ends. */
 const replica = async (redis: RedisSettings, stops: Array<() => Promise<void>>) => {
-  const logs: Array<LogLine> = []
-  const logger = jsonLogger((line) => logs.push(JSON.parse(line) as LogLine))
-  const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
-  const runtime = BotRuntime.make(
-    { futuresBaseUrl: simulator.futuresBaseUrl, spotBaseUrl: simulator.spotBaseUrl, apiKey, apiSecret, apiPassphrase, readRetries: 0, timeoutMs: 2_000, rateLimit: false },
-    { tickersTtlMs: 20 },
-    logger,
-    { redis }
-  )
-  const trade = createBot({
-    token: TOKEN,
-    apiRoot: api.url,
-    runtime,
-    access: { readers: new Set(), traders: new Set([trader.id]), publicMarket: false },
-    logger,
-    pacing: { perChatIntervalMs: 0, groupIntervalMs: 0 },
-    orders: defaultOrderSettings,
-    alertIntervalMs: 20
+  const { runtime, logs, trade, dispose } = redisBot({
+    simulator,
+    api,
+    redis,
+    traders: [trader.id],
+    exchange: { rateLimit: false },
+    caches: { tickersTtlMs: 20 },
+    bot: { alertIntervalMs: 20 }
   })
   await trade.start()
-  stops.push(async () => {
-    await trade.stop()
-    await runtime.dispose()
-  })
+  stops.push(dispose)
   return { runtime, logs }
 }
 

@@ -8,15 +8,12 @@ import { startSimulator } from "@tradedesk/simulator"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import type { Update } from "telegraf/types"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { createBot } from "../src/createBot.js"
-import * as BotRuntime from "../src/runtime.js"
-import { jsonLogger } from "../src/kernel/ops/log.js"
 import type { RedisSettings } from "../src/kernel/redis/RedisConnection.js"
 import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
-import { defaultOrderSettings, TOKEN, trader, until } from "./harness.js"
-import type { LogLine } from "./harness.js"
+import { TOKEN, trader, until } from "./harness.js"
 import { faultProxy, scriptOn } from "./redisFaults.js"
 import type { FaultProxy } from "./redisFaults.js"
+import { redisBot } from "./redisBot.js"
 import { freshRedis } from "./redisHarness.js"
 
 /** The client's command timeout here: a held reply comes well after it. */
@@ -36,24 +33,13 @@ afterAll(async () => {
 
 /** The bot on `redis`, its updates handed to it here rather than polled. */
 const startBot = async (redis: RedisSettings) => {
-  const logs: Array<LogLine> = []
-  const logger = jsonLogger((line) => logs.push(JSON.parse(line) as LogLine))
-  const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
-  const runtime = BotRuntime.make(
-    { futuresBaseUrl: simulator.futuresBaseUrl, spotBaseUrl: simulator.spotBaseUrl, apiKey, apiSecret, apiPassphrase, readRetries: 0, timeoutMs: 2_000 },
-    { accountReadsTtlMs: 0 },
-    logger,
-    { redis }
-  )
-  const trade = createBot({
-    token: TOKEN,
-    apiRoot: api.url,
-    runtime,
-    access: { readers: new Set(), traders: new Set([trader.id]), publicMarket: false },
-    logger,
-    pacing: { perChatIntervalMs: 0, groupIntervalMs: 0 },
-    orders: defaultOrderSettings,
-    userCommandsPerMinute: Number.POSITIVE_INFINITY
+  const { logs, trade, dispose } = redisBot({
+    simulator,
+    api,
+    redis,
+    traders: [trader.id],
+    caches: { accountReadsTtlMs: 0 },
+    bot: { userCommandsPerMinute: Number.POSITIVE_INFINITY }
   })
   let offset = 0
   /** The updates the users made since the last call, as Telegram's getUpdates gives them. */
@@ -84,15 +70,7 @@ const startBot = async (redis: RedisSettings) => {
   // what earlier tests left in the local Bot API is not this bot's
   await fetchUpdates()
   await trade.start()
-  return {
-    deliver,
-    outcomes,
-    handle,
-    stop: async () => {
-      await trade.stop()
-      await runtime.dispose()
-    }
-  }
+  return { deliver, outcomes, handle, stop: dispose }
 }
 
 const lastPrice = async () => {

@@ -10,18 +10,15 @@
 import { startSimulator } from "@tradedesk/simulator"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { createBot } from "../src/createBot.js"
-import * as BotRuntime from "../src/runtime.js"
-import { jsonLogger } from "../src/kernel/ops/log.js"
 import { prefixOf } from "../src/kernel/redis/RedisConnection.js"
 import type { RedisSettings } from "../src/kernel/redis/RedisConnection.js"
 import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
 import type { Person } from "../src/kernel/telegram/local/LocalBotApi.js"
 import { startWebhook } from "../src/kernel/telegram/serve.js"
-import { defaultOrderSettings, TOKEN, until } from "./harness.js"
-import type { LogLine } from "./harness.js"
+import { TOKEN, until } from "./harness.js"
 import { faultProxy } from "./redisFaults.js"
 import type { Command } from "./redisFaults.js"
+import { redisBot } from "./redisBot.js"
 import { freshRedis, redisSettings } from "./redisHarness.js"
 
 const SECRET = "s3cret_token_for_the_ledger"
@@ -44,25 +41,12 @@ afterAll(async () => {
 
 /** One replica by webhook on `redis`, as `BOT_WEBHOOK_URL` runs it (`unsure: retry`); `stop` drains it. */
 const startReplica = async (redis: RedisSettings, traderId: number) => {
-  const logs: Array<LogLine> = []
-  const logger = jsonLogger((line) => logs.push(JSON.parse(line) as LogLine))
-  const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
-  const runtime = BotRuntime.make(
-    { futuresBaseUrl: simulator.futuresBaseUrl, spotBaseUrl: simulator.spotBaseUrl, apiKey, apiSecret, apiPassphrase, readRetries: 0, timeoutMs: 2_000 },
-    {},
-    logger,
-    { redis }
-  )
-  const trade = createBot({
-    token: TOKEN,
-    apiRoot: api.url,
-    runtime,
-    access: { readers: new Set(), traders: new Set([traderId]), publicMarket: false },
-    logger,
-    pacing: { perChatIntervalMs: 0, groupIntervalMs: 0 },
-    orders: defaultOrderSettings,
-    userCommandsPerMinute: Number.POSITIVE_INFINITY,
-    unsureUpdates: "retry"
+  const { logs, logger, runtime, trade } = redisBot({
+    simulator,
+    api,
+    redis,
+    traders: [traderId],
+    bot: { userCommandsPerMinute: Number.POSITIVE_INFINITY, unsureUpdates: "retry" }
   })
   const webhook = await startWebhook(trade, HOOK, logger)
   let stopped = false

@@ -9,16 +9,13 @@ import { createClient, Decimal } from "@tradedesk/core"
 import { startSimulator } from "@tradedesk/simulator"
 import type { RunningSimulator } from "@tradedesk/simulator"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { createBot } from "../src/createBot.js"
 import { setNotify } from "../src/features/notify/subscribers.js"
-import { jsonLogger } from "../src/kernel/ops/log.js"
 import type { RedisSettings } from "../src/kernel/redis/RedisConnection.js"
 import { LocalBotApi } from "../src/kernel/telegram/local/LocalBotApi.js"
-import * as BotRuntime from "../src/runtime.js"
-import { defaultOrderSettings, TOKEN, trader, until } from "./harness.js"
-import type { LogLine } from "./harness.js"
+import { TOKEN, trader, until } from "./harness.js"
 import { faultProxy } from "./redisFaults.js"
 import type { Command } from "./redisFaults.js"
+import { redisBot } from "./redisBot.js"
 import { freshRedis, redisSettings } from "./redisHarness.js"
 
 const BTC = "cmt_btcusdt"
@@ -40,28 +37,8 @@ afterAll(async () => {
 
 /** A bot process on `redis`, its watcher polling every second or so; stopped when the test ends. */
 const replica = async (redis: RedisSettings, stops: Array<() => Promise<void>>) => {
-  const logs: Array<LogLine> = []
-  const logger = jsonLogger((line) => logs.push(JSON.parse(line) as LogLine))
-  const { apiKey, apiSecret, apiPassphrase } = simulator.accounts.agent
-  const runtime = BotRuntime.make(
-    { futuresBaseUrl: simulator.futuresBaseUrl, spotBaseUrl: simulator.spotBaseUrl, apiKey, apiSecret, apiPassphrase, readRetries: 0, timeoutMs: 2_000, rateLimit: false },
-    { tickersTtlMs: 20 },
-    logger,
-    { redis }
-  )
-  const trade = createBot({
-    token: TOKEN,
-    apiRoot: api.url,
-    runtime,
-    access: { readers: new Set(), traders: new Set([trader.id]), publicMarket: false },
-    logger,
-    pacing: { perChatIntervalMs: 0, groupIntervalMs: 0 },
-    orders: defaultOrderSettings
-  })
-  stops.push(async () => {
-    await trade.stop()
-    await runtime.dispose()
-  })
+  const { runtime, logs, trade, dispose } = redisBot({ simulator, api, redis, traders: [trader.id], exchange: { rateLimit: false }, caches: { tickersTtlMs: 20 } })
+  stops.push(dispose)
   return { runtime, logs, start: () => trade.start() }
 }
 
